@@ -1,0 +1,465 @@
+//===- XLNetOps.td - xlnet dialect ops ---------------------*- tablegen -*-===//
+//
+// Ops of the `xlnet` dialect, grouped as: inputs and embeddings, positions and
+// masks, memory, attention, feed-forward and head, layer-level, kernel-level.
+// Every op has a C++ verifier (XLNetOps.cpp) that names the dimensions that
+// disagree.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef XLNET_OPS_TD
+#define XLNET_OPS_TD
+
+include "dialect/XLNet/XLNetBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+//===----------------------------------------------------------------------===//
+// Embeddings
+//===----------------------------------------------------------------------===//
+
+def XLNet_EmbeddingOp : XLNet_Op<"embedding", [Pure]> {
+  let summary = "word embedding lookup";
+  let description = [{
+    Gathers one row of the embedding table per token: `out[b, s] =
+    table[ids[b, s]]`. The table is the tied `transformer.word_embedding.weight`
+    (`[V, D]`). An id outside `[0, V)` is a run-time error.
+
+    ```mlir
+    %h0 = xlnet.embedding %input_k, %word_emb
+        : (tensor<2x16xi64>, tensor<64x32xf32>) -> tensor<2x16x32xf32>
+    ```
+  }];
+  let arguments = (ins XLNet_I64Tensor:$ids, XLNet_F32Tensor:$table);
+  let results = (outs XLNet_F32Tensor:$result);
+  let assemblyFormat = "$ids `,` $table attr-dict `:` functional-type(operands, results)";
+}
+
+def XLNet_MaskEmbeddingOp : XLNet_Op<"mask_embedding", [Pure]> {
+  let summary = "initial query stream: mask_emb for every prediction slot";
+  let description = [{
+    Broadcasts `transformer.mask_emb` (`[1, 1, D]`) to every prediction slot:
+    the query stream `g^(0)` of shape `[B, NP, D]`.
+
+    ```mlir
+    %g0 = xlnet.mask_embedding %mask_emb
+        : (tensor<1x1x32xf32>) -> tensor<2x5x32xf32>
+    ```
+  }];
+  let arguments = (ins XLNet_F32Tensor:$mask_emb);
+  let results = (outs XLNet_F32Tensor:$result);
+  let assemblyFormat = "$mask_emb attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Positions and masks
+//===----------------------------------------------------------------------===//
+
+def XLNet_RelPosEncodingOp : XLNet_Op<"rel_pos_encoding", [Pure]> {
+  let summary = "sinusoidal relative positional encoding (attn_type bi)";
+  let description = [{
+    Produces `pos_emb` of shape `[P, R, D]` with `R = klen + qlen`. Copy 0
+    encodes `pos = klen, klen-1, ..., -qlen+1`; with `bi_data` a second copy
+    encodes the negated sequence `-klen, ..., qlen-1` and is used by the second
+    half of the batch. With `clamp_len > 0` positions are clipped to
+    `[-clamp_len, clamp_len]`. Each row is `[sin(pos*f) | cos(pos*f)]` with
+    `f_k = 1 / 10000^(2k/D)`: all sines first, then all cosines.
+
+    ```mlir
+    %pos = xlnet.rel_pos_encoding klen = 24 qlen = 16 clamp_len = -1 bi_data
+        : tensor<2x40x32xf32>
+    ```
+  }];
+  let arguments = (ins I64Attr:$klen, I64Attr:$qlen, I64Attr:$clamp_len,
+                       UnitAttr:$bi_data);
+  let results = (outs XLNet_F32Tensor:$result);
+  let assemblyFormat = [{
+    `klen` `=` $klen `qlen` `=` $qlen `clamp_len` `=` $clamp_len
+    (`bi_data` $bi_data^)? attr-dict `:` type($result)
+  }];
+}
+
+def XLNet_RelSegmentOp : XLNet_Op<"rel_segment", [Pure]> {
+  let summary = "relative segment matrix: query and key in different segments";
+  let description = [{
+    `out[b, i, j] = seg_id[b, i] != key_seg[b, j]` where the keys are
+    `[mems ; h]` and memory positions have segment 0. Only equality of segment
+    ids matters. Result `[B, S, K]` with `K = mlen + S`.
+
+    ```mlir
+    %seg = xlnet.rel_segment %seg_id mlen = 8
+        : (tensor<2x16xi64>) -> tensor<2x16x24xi1>
+    ```
+  }];
+  let arguments = (ins XLNet_I64Tensor:$seg_id, I64Attr:$mlen);
+  let results = (outs XLNet_MaskTensor:$result);
+  let assemblyFormat = [{
+    $seg_id `mlen` `=` $mlen attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def XLNet_AttnMaskOp : XLNet_Op<"attn_mask", [Pure]> {
+  let summary = "attention mask of the query or the content stream";
+  let description = [{
+    Builds the `[B, S, K]` mask (1 = may not attend) from the permutation
+    mask `perm_mask` (`[B, S, S]`, 1 = may not attend, as HuggingFace takes
+    it): the `mlen` memory columns are always visible, the rest is
+    `perm_mask > 0`. The `query` stream uses it as is (a target cannot see
+    itself); the `content` stream additionally opens the diagonal of the
+    non-memory block (every position sees itself).
+
+    ```mlir
+    %mask_g = xlnet.attn_mask query %perm_mask mlen = 8
+        : (tensor<2x16x16xf32>) -> tensor<2x16x24xi1>
+    ```
+  }];
+  let arguments = (ins XLNet_StreamAttr:$stream, XLNet_F32Tensor:$perm_mask,
+                       I64Attr:$mlen);
+  let results = (outs XLNet_MaskTensor:$result);
+  let assemblyFormat = [{
+    $stream $perm_mask `mlen` `=` $mlen attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def XLNet_TargetPositionsOp : XLNet_Op<"target_positions", [Pure]> {
+  let summary = "position of each prediction slot from the one-hot target_mapping";
+  let description = [{
+    For every row of `target_mapping` (`[B, NP, S]`, one-hot or all zero)
+    returns the column of its single 1, or -1 for a padding slot. A row that
+    is neither is a run-time error. The query stream computes only these rows.
+
+    ```mlir
+    %rows = xlnet.target_positions %target_mapping
+        : (tensor<2x5x16xf32>) -> tensor<2x5xi64>
+    ```
+  }];
+  let arguments = (ins XLNet_F32Tensor:$target_mapping);
+  let results = (outs XLNet_I64Tensor:$result);
+  let assemblyFormat = "$target_mapping attr-dict `:` functional-type(operands, results)";
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+def XLNet_MemConcatOp : XLNet_Op<"mem_concat", [Pure]> {
+  let summary = "keys and values source: [mems ; h]";
+  let description = [{
+    Concatenates the incoming memory (time-major `[M, B, D]`) in front of the
+    content stream (`[B, S, D]`), giving the batch-major `[B, M + S, D]` that
+    keys and values are projected from.
+
+    ```mlir
+    %cat = xlnet.mem_concat %mems, %h
+        : (tensor<8x2x32xf32>, tensor<2x16x32xf32>) -> tensor<2x24x32xf32>
+    ```
+  }];
+  let arguments = (ins XLNet_F32Tensor:$mems, XLNet_F32Tensor:$h);
+  let results = (outs XLNet_F32Tensor:$result);
+  let assemblyFormat = "$mems `,` $h attr-dict `:` functional-type(operands, results)";
+}
+
+def XLNet_MemCacheOp : XLNet_Op<"mem_cache", [Pure]> {
+  let summary = "next step's memory: concat(mems, h[:reuse_len])[-mem_len:]";
+  let description = [{
+    Caches the first `reuse_len` positions of a layer's input after the
+    incoming memory and keeps the last `L = min(mem_len, M + reuse_len)` rows
+    (time-major `[L, B, D]`). Gradients do not flow through the result
+    (stop-gradient). The `mems` operand is absent when there is no incoming
+    memory.
+
+    ```mlir
+    %new = xlnet.mem_cache %h mems %mems reuse_len = 8 mem_len = 8
+        : (tensor<8x2x32xf32>, tensor<2x16x32xf32>) -> tensor<8x2x32xf32>
+    ```
+  }];
+  let arguments = (ins Optional<XLNet_F32Tensor>:$mems, XLNet_F32Tensor:$h,
+                       I64Attr:$reuse_len, I64Attr:$mem_len);
+  let results = (outs XLNet_F32Tensor:$result);
+  let assemblyFormat = [{
+    $h (`mems` $mems^)? `reuse_len` `=` $reuse_len `mem_len` `=` $mem_len
+    attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+def XLNet_HeadProjOp : XLNet_Op<"head_proj", [Pure]> {
+  let summary = "projection into heads: x · W with W of shape [D, N, H]";
+  let description = [{
+    `out[a, t, n, h] = Σ_d x[a, t, d] · W[d, n, h]`. Used for the queries of
+    both streams, the keys and values (from `[mems ; h]`) and the positional
+    keys `k_r` (from `pos_emb`, projected once per step).
+
+    ```mlir
+    %q = xlnet.head_proj %h, %w_q
+        : (tensor<2x16x32xf32>, tensor<32x2x16xf32>) -> tensor<2x16x2x16xf32>
+    ```
+  }];
+  let arguments = (ins XLNet_F32Tensor:$x, XLNet_F32Tensor:$weight);
+  let results = (outs XLNet_F32Tensor:$result);
+  let assemblyFormat = "$x `,` $weight attr-dict `:` functional-type(operands, results)";
+}
+
+def XLNet_RelAttentionOp : XLNet_Op<"rel_attention", [Pure]> {
+  let summary = "relative attention core: ac + rel-shifted bd + ef, mask, softmax, ·V";
+  let description = [{
+    For query row `t` of batch row `b` and head `n`, at position
+    `i = rows[b, t]` (or `i = t` without `rows`):
+
+    ```
+    ac[j] = (q + r_w_bias) · k[j]
+    bd[j] = (q + r_r_bias) · k_r[p, S - i + j]      // XLNet's rel_shift
+    ef[j] = (q + r_s_bias) · seg_embed[seg_mat[b, i, j]]
+    s[j]  = (ac + bd + ef) * scale - 1e30 * mask[b, i, j]
+    out   = Σ_j softmax(s)[j] · v[j]   (dropout `dropatt` on the probabilities)
+    ```
+
+    `p` selects the bi_data half of the batch. With `rows`, only the `T`
+    prediction slots are computed (query stream) and a slot with `i < 0`
+    (padding) produces 0; without `rows`, `T = S` (content stream).
+
+    ```mlir
+    %attn = xlnet.rel_attention q(%q) k(%k) v(%v) k_r(%kr) seg_embed(%se)
+        biases(%rw, %rr, %rs) seg_mat(%seg) mask(%mask) rows(%rows)
+        scale = 2.500000e-01 dropatt = 0.000000e+00
+        : (tensor<2x5x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>,
+           tensor<1x40x2x16xf32>, tensor<2x2x16xf32>, tensor<2x16xf32>,
+           tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16x24xi1>,
+           tensor<2x16x24xi1>, tensor<2x5xi64>) -> tensor<2x5x2x16xf32>
+    ```
+  }];
+  let arguments = (ins XLNet_F32Tensor:$q, XLNet_F32Tensor:$k, XLNet_F32Tensor:$v,
+                       XLNet_F32Tensor:$k_r, XLNet_F32Tensor:$seg_embed,
+                       XLNet_F32Tensor:$r_w_bias, XLNet_F32Tensor:$r_r_bias,
+                       XLNet_F32Tensor:$r_s_bias, XLNet_MaskTensor:$seg_mat,
+                       XLNet_MaskTensor:$mask, Optional<XLNet_I64Tensor>:$rows,
+                       F64Attr:$scale, F64Attr:$dropatt);
+  let results = (outs XLNet_F32Tensor:$result);
+  let assemblyFormat = [{
+    `q` `(` $q `)` `k` `(` $k `)` `v` `(` $v `)` `k_r` `(` $k_r `)`
+    `seg_embed` `(` $seg_embed `)` `biases` `(` $r_w_bias `,` $r_r_bias `,` $r_s_bias `)`
+    `seg_mat` `(` $seg_mat `)` `mask` `(` $mask `)` (`rows` `(` $rows^ `)`)?
+    `scale` `=` $scale `dropatt` `=` $dropatt
+    attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def XLNet_PostAttentionOp : XLNet_Op<"post_attention", [Pure]> {
+  let summary = "o-projection, dropout, residual and LayerNorm";
+  let description = [{
+    `LN(dropout(Σ_{n,h} attn[.., n, h] · W_o[d, n, h]) + residual)` with the
+    LayerNorm parameters `rel_attn.layer_norm.{weight,bias}` and epsilon `eps`.
+
+    ```mlir
+    %h1 = xlnet.post_attention %attn residual %h weight %w_o
+        layer_norm(%ln_w, %ln_b) eps = 9.9999999999999998E-13 dropout = 0.000000e+00
+        : (tensor<2x16x2x16xf32>, tensor<2x16x32xf32>, tensor<32x2x16xf32>,
+           tensor<32xf32>, tensor<32xf32>) -> tensor<2x16x32xf32>
+    ```
+  }];
+  let arguments = (ins XLNet_F32Tensor:$attn, XLNet_F32Tensor:$residual,
+                       XLNet_F32Tensor:$o_weight, XLNet_F32Tensor:$ln_weight,
+                       XLNet_F32Tensor:$ln_bias, F64Attr:$eps, F64Attr:$dropout);
+  let results = (outs XLNet_F32Tensor:$result);
+  let assemblyFormat = [{
+    $attn `residual` $residual `weight` $o_weight
+    `layer_norm` `(` $ln_weight `,` $ln_bias `)` `eps` `=` $eps `dropout` `=` $dropout
+    attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Feed-forward and head
+//===----------------------------------------------------------------------===//
+
+def XLNet_FFNOp : XLNet_Op<"ffn", [Pure]> {
+  let summary = "position-wise feed-forward with residual and LayerNorm";
+  let description = [{
+    `LN(x + dropout(dropout(act(x · W1ᵀ + b1)) · W2ᵀ + b2))` with the
+    HuggingFace shapes `layer_1.weight [I, D]`, `layer_2.weight [D, I]`.
+
+    ```mlir
+    %y = xlnet.ffn %x layer_1(%w1, %b1) layer_2(%w2, %b2) layer_norm(%ln_w, %ln_b)
+        activation = relu eps = 9.9999999999999998E-13 dropout = 0.000000e+00
+        : (tensor<2x16x32xf32>, tensor<48x32xf32>, tensor<48xf32>,
+           tensor<32x48xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
+        -> tensor<2x16x32xf32>
+    ```
+  }];
+  let arguments = (ins XLNet_F32Tensor:$x, XLNet_F32Tensor:$w1, XLNet_F32Tensor:$b1,
+                       XLNet_F32Tensor:$w2, XLNet_F32Tensor:$b2,
+                       XLNet_F32Tensor:$ln_weight, XLNet_F32Tensor:$ln_bias,
+                       XLNet_ActivationAttr:$activation, F64Attr:$eps,
+                       F64Attr:$dropout);
+  let results = (outs XLNet_F32Tensor:$result);
+  let assemblyFormat = [{
+    $x `layer_1` `(` $w1 `,` $b1 `)` `layer_2` `(` $w2 `,` $b2 `)`
+    `layer_norm` `(` $ln_weight `,` $ln_bias `)` `activation` `=` $activation
+    `eps` `=` $eps `dropout` `=` $dropout attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def XLNet_LMHeadOp : XLNet_Op<"lm_head", [Pure]> {
+  let summary = "LM head with the tied embedding: g · Eᵀ + b";
+  let description = [{
+    Logits of every prediction slot, `[B, NP, V]`, from the last query stream
+    `[B, NP, D]`, the word embedding `[V, D]` and `lm_loss.bias` `[V]`.
+
+    ```mlir
+    %logits = xlnet.lm_head %g, %word_emb, %lm_bias
+        : (tensor<2x5x32xf32>, tensor<64x32xf32>, tensor<64xf32>) -> tensor<2x5x64xf32>
+    ```
+  }];
+  let arguments = (ins XLNet_F32Tensor:$g, XLNet_F32Tensor:$embedding,
+                       XLNet_F32Tensor:$bias);
+  let results = (outs XLNet_F32Tensor:$result);
+  let assemblyFormat = "$g `,` $embedding `,` $bias attr-dict `:` functional-type(operands, results)";
+}
+
+def XLNet_LMLossOp : XLNet_Op<"lm_loss", [Pure]> {
+  let summary = "masked-mean cross-entropy over the prediction slots";
+  let description = [{
+    `per_token_loss = logsumexp(logits) - logits[target]` for every slot and
+    `loss = Σ(per_token_loss · target_mask) / Σ target_mask`.
+
+    ```mlir
+    %loss, %ptl = xlnet.lm_loss %logits, %target, %target_mask
+        : (tensor<2x5x64xf32>, tensor<2x5xi64>, tensor<2x5xf32>)
+        -> (tensor<f32>, tensor<2x5xf32>)
+    ```
+  }];
+  let arguments = (ins XLNet_F32Tensor:$logits, XLNet_I64Tensor:$target,
+                       XLNet_F32Tensor:$target_mask);
+  let results = (outs XLNet_ScalarF32:$loss, XLNet_F32Tensor:$per_token_loss);
+  let assemblyFormat = [{
+    $logits `,` $target `,` $target_mask attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Layer level
+//===----------------------------------------------------------------------===//
+
+def XLNet_TwoStreamLayerOp : XLNet_Op<"two_stream_layer", [Pure]> {
+  let summary = "one XLNet layer: both attention streams, FFN and the memory cache";
+  let description = [{
+    One two-stream layer with weights shared by both streams. Keys and values
+    come from `[mems ; h]`; the content stream `h` attends with the content
+    mask, the query stream `g` (only the prediction slots, at positions
+    `rows`) with the query mask. Both go through post-attention and the FFN.
+    When `mem_len > 0` the layer also returns its memory for the next step,
+    `mem_cache(h, mems)` (stop-gradient). `--xlnet-decompose-layers` expands
+    this op into the ops above.
+
+    ```mlir
+    %h1, %g1, %m1 = xlnet.two_stream_layer h(%h) g(%g) mems(%mems) pos(%pos)
+        seg(%seg) masks(%mask_h, %mask_g) rows(%rows)
+        attn(%wq, %wk, %wv, %wo, %wr) biases(%rw, %rr, %rs) seg_embed(%se)
+        attn_ln(%aw, %ab) ffn(%w1, %b1, %w2, %b2) ffn_ln(%fw, %fb)
+        {activation = #xlnet<activation relu>, dropatt = 0.0 : f64,
+         dropout = 0.0 : f64, eps = 1.0e-12 : f64, mem_len = 8 : i64,
+         reuse_len = 8 : i64}
+        : (...) -> (tensor<2x16x32xf32>, tensor<2x5x32xf32>, tensor<8x2x32xf32>)
+    ```
+  }];
+  let arguments = (ins XLNet_F32Tensor:$h, XLNet_F32Tensor:$g,
+                       Optional<XLNet_F32Tensor>:$mems, XLNet_F32Tensor:$pos_emb,
+                       XLNet_MaskTensor:$seg_mat, XLNet_MaskTensor:$mask_h,
+                       XLNet_MaskTensor:$mask_g, XLNet_I64Tensor:$rows,
+                       XLNet_F32Tensor:$q_weight, XLNet_F32Tensor:$k_weight,
+                       XLNet_F32Tensor:$v_weight, XLNet_F32Tensor:$o_weight,
+                       XLNet_F32Tensor:$r_weight, XLNet_F32Tensor:$r_w_bias,
+                       XLNet_F32Tensor:$r_r_bias, XLNet_F32Tensor:$r_s_bias,
+                       XLNet_F32Tensor:$seg_embed,
+                       XLNet_F32Tensor:$attn_ln_weight, XLNet_F32Tensor:$attn_ln_bias,
+                       XLNet_F32Tensor:$ff_w1, XLNet_F32Tensor:$ff_b1,
+                       XLNet_F32Tensor:$ff_w2, XLNet_F32Tensor:$ff_b2,
+                       XLNet_F32Tensor:$ff_ln_weight, XLNet_F32Tensor:$ff_ln_bias,
+                       XLNet_ActivationAttr:$activation, I64Attr:$reuse_len,
+                       I64Attr:$mem_len, F64Attr:$eps, F64Attr:$dropout,
+                       F64Attr:$dropatt);
+  let results = (outs XLNet_F32Tensor:$h_out, XLNet_F32Tensor:$g_out,
+                      Optional<XLNet_F32Tensor>:$new_mems);
+  let assemblyFormat = [{
+    `h` `(` $h `)` `g` `(` $g `)` (`mems` `(` $mems^ `)`)? `pos` `(` $pos_emb `)`
+    `seg` `(` $seg_mat `)` `masks` `(` $mask_h `,` $mask_g `)` `rows` `(` $rows `)`
+    `attn` `(` $q_weight `,` $k_weight `,` $v_weight `,` $o_weight `,` $r_weight `)`
+    `biases` `(` $r_w_bias `,` $r_r_bias `,` $r_s_bias `)` `seg_embed` `(` $seg_embed `)`
+    `attn_ln` `(` $attn_ln_weight `,` $attn_ln_bias `)`
+    `ffn` `(` $ff_w1 `,` $ff_b1 `,` $ff_w2 `,` $ff_b2 `)`
+    `ffn_ln` `(` $ff_ln_weight `,` $ff_ln_bias `)`
+    attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel level (produced by --xlnet-lower-to-kernels)
+//===----------------------------------------------------------------------===//
+
+def XLNet_GemmOp : XLNet_Op<"gemm", [Pure]> {
+  let summary = "matrix multiply with optional bias and activation epilogue";
+  let description = [{
+    `y = act(x · op(w) + bias)`. `x` is viewed as a matrix whose columns are
+    its last `k_rank` dims; `w` as `[K, N]` with its K dims first, or, with
+    `transpose_w`, as `[N, K]` with its K dims last. The result has the
+    leading dims of `x` followed by the N dims of `w`. `bias` has N elements.
+    One cuBLASLt call (bias and relu/gelu epilogues fit there).
+
+    ```mlir
+    %y = xlnet.gemm %x, %w1 bias %b1 {activation = #xlnet<activation relu>, transpose_w}
+        : (tensor<2x16x32xf32>, tensor<48x32xf32>, tensor<48xf32>) -> tensor<2x16x48xf32>
+    ```
+  }];
+  let arguments = (ins XLNet_F32Tensor:$x, XLNet_F32Tensor:$w,
+                       Optional<XLNet_F32Tensor>:$bias,
+                       DefaultValuedAttr<I64Attr, "1">:$k_rank,
+                       UnitAttr:$transpose_w,
+                       DefaultValuedAttr<XLNet_ActivationAttr,
+                                         "::mlir::xlnet::Activation::none">:$activation);
+  let results = (outs XLNet_F32Tensor:$result);
+  let assemblyFormat = [{
+    $x `,` $w (`bias` $bias^)? attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def XLNet_AddLayerNormOp : XLNet_Op<"add_layer_norm", [Pure]> {
+  let summary = "LayerNorm(x + residual) over the last dim";
+  let description = [{
+    Residual add followed by LayerNorm with biased variance and epsilon `eps`.
+
+    ```mlir
+    %y = xlnet.add_layer_norm %x, %res, %gamma, %beta eps = 9.9999999999999998E-13
+        : (tensor<2x16x32xf32>, tensor<2x16x32xf32>, tensor<32xf32>, tensor<32xf32>)
+        -> tensor<2x16x32xf32>
+    ```
+  }];
+  let arguments = (ins XLNet_F32Tensor:$x, XLNet_F32Tensor:$residual,
+                       XLNet_F32Tensor:$gamma, XLNet_F32Tensor:$beta, F64Attr:$eps);
+  let results = (outs XLNet_F32Tensor:$result);
+  let assemblyFormat = [{
+    $x `,` $residual `,` $gamma `,` $beta `eps` `=` $eps attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def XLNet_DropoutOp : XLNet_Op<"dropout", [SameOperandsAndResultType]> {
+  let summary = "inverted dropout (training)";
+  let description = [{
+    Zeroes each element with probability `rate` and scales the rest by
+    `1 / (1 - rate)`. The keep decision is a deterministic function of the
+    step seed, the op's site and the element index. Not `Pure`: two dropouts
+    of the same value are different.
+
+    ```mlir
+    %y = xlnet.dropout %x rate = 1.000000e-01 : tensor<2x16x32xf32>
+    ```
+  }];
+  let arguments = (ins XLNet_F32Tensor:$x, F64Attr:$rate);
+  let results = (outs XLNet_F32Tensor:$result);
+  let assemblyFormat = "$x `rate` `=` $rate attr-dict `:` type($result)";
+}
+
+#endif // XLNET_OPS_TD

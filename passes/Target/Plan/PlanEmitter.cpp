@@ -1,0 +1,186 @@
+//===- PlanEmitter.cpp - kernel-level xlnet IR to a plan ------------------===//
+
+#include "passes/Target/Plan/PlanEmitter.h"
+
+#include "dialect/XLNet/XLNetOps.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+
+using namespace mlir;
+using namespace mlir::xlnet;
+namespace json = llvm::json;
+
+namespace {
+
+/// Plan dtype name of a tensor element type, or "" if unsupported.
+StringRef dtypeName(Type type) {
+  if (type.isF32())
+    return "f32";
+  if (type.isInteger(64))
+    return "i64";
+  if (type.isInteger(1))
+    return "bool";
+  return "";
+}
+
+/// Kernel-specific attributes of a step, or std::nullopt if `op` is not a
+/// kernel-level op. `site` numbers the ops that draw random numbers.
+std::optional<json::Object> stepAttrs(Operation *op, int64_t &site) {
+  using Result = std::optional<json::Object>;
+  return llvm::TypeSwitch<Operation *, Result>(op)
+      .Case<EmbeddingOp, MaskEmbeddingOp, TargetPositionsOp, MemConcatOp,
+            LMLossOp>([](auto) { return json::Object{}; })
+      .Case([](RelPosEncodingOp o) {
+        return json::Object{{"klen", o.getKlen()},
+                            {"qlen", o.getQlen()},
+                            {"clamp_len", o.getClampLen()},
+                            {"bi_data", o.getBiData()}};
+      })
+      .Case([](RelSegmentOp o) { return json::Object{{"mlen", o.getMlen()}}; })
+      .Case([](AttnMaskOp o) {
+        return json::Object{{"mlen", o.getMlen()},
+                            {"stream", stringifyStream(o.getStream()).str()}};
+      })
+      .Case([](MemCacheOp o) {
+        return json::Object{{"reuse_len", o.getReuseLen()},
+                            {"mem_len", o.getMemLen()}};
+      })
+      .Case([](GemmOp o) {
+        return json::Object{
+            {"k_rank", o.getKRank()},
+            {"transpose_w", o.getTransposeW()},
+            {"activation", stringifyActivation(o.getActivation()).str()}};
+      })
+      .Case([&](RelAttentionOp o) {
+        return json::Object{{"scale", o.getScale().convertToDouble()},
+                            {"dropatt", o.getDropatt().convertToDouble()},
+                            {"dropout_site", site++}};
+      })
+      .Case([](AddLayerNormOp o) {
+        return json::Object{{"eps", o.getEps().convertToDouble()}};
+      })
+      .Case([&](DropoutOp o) {
+        return json::Object{{"rate", o.getRate().convertToDouble()},
+                            {"dropout_site", site++}};
+      })
+      .Default([](Operation *) { return Result(); });
+}
+
+/// "layer.3" for ops of a layer, "file:line:col" for the rest.
+std::string locString(Location loc) {
+  if (auto name = dyn_cast<NameLoc>(loc))
+    return name.getName().str();
+  if (auto file = dyn_cast<FileLineColLoc>(loc))
+    return llvm::formatv("{0}:{1}:{2}", file.getFilename(), file.getLine(),
+                         file.getColumn())
+        .str();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  loc.print(os);
+  return text;
+}
+
+/// Assigns buffer ids and collects the JSON of buffers and steps.
+class PlanBuilder {
+public:
+  LogicalResult addArgument(func::FuncOp func, BlockArgument arg) {
+    unsigned i = arg.getArgNumber();
+    for (StringRef role : {"input", "param"})
+      if (auto name = func.getArgAttrOfType<StringAttr>(i, ("xlnet." + role).str()))
+        return addBuffer(arg, role, name.getValue(), func);
+    return func.emitOpError() << "argument #" << i
+                              << " has neither an xlnet.input nor an "
+                                 "xlnet.param name";
+  }
+
+  LogicalResult addStep(Operation *op) {
+    std::optional<json::Object> attrs = stepAttrs(op, dropoutSite);
+    if (!attrs)
+      return op->emitOpError()
+             << "is not a kernel-level op; run the lowering pipeline "
+                "(--xlnet-lower) before emitting a plan";
+    json::Array in, out;
+    for (Value operand : op->getOperands())
+      in.push_back(ids.lookup(operand));
+    for (Value result : op->getResults()) {
+      if (failed(addBuffer(result, "temp", "", op)))
+        return failure();
+      out.push_back(ids.lookup(result));
+    }
+    steps.push_back(json::Object{{"op", op->getName().stripDialect().str()},
+                                 {"in", std::move(in)},
+                                 {"out", std::move(out)},
+                                 {"attrs", std::move(*attrs)},
+                                 {"loc", locString(op->getLoc())}});
+    return success();
+  }
+
+  void addOutput(Value value, StringRef name) { outputs[ids.lookup(value)].push_back(name.str()); }
+
+  json::Value finish(StringRef function) {
+    json::Array bufferArray;
+    for (auto [id, buffer] : llvm::enumerate(buffers)) {
+      if (auto it = outputs.find(id); it != outputs.end())
+        buffer["outputs"] = json::Array(it->second);
+      bufferArray.push_back(std::move(buffer));
+    }
+    return json::Object{{"format", "xlnetc-plan"},
+                        {"version", kPlanVersion},
+                        {"function", function.str()},
+                        {"buffers", std::move(bufferArray)},
+                        {"steps", std::move(steps)}};
+  }
+
+private:
+  LogicalResult addBuffer(Value value, StringRef role, StringRef name,
+                          Operation *where) {
+    auto type = dyn_cast<RankedTensorType>(value.getType());
+    if (!type || !type.hasStaticShape() || dtypeName(type.getElementType()).empty())
+      return where->emitOpError()
+             << "plan buffers must be static tensors of f32, i64 or i1, got "
+             << value.getType();
+    int64_t id = buffers.size();
+    ids[value] = id;
+    json::Object buffer{{"id", id},
+                        {"dtype", dtypeName(type.getElementType()).str()},
+                        {"shape", json::Array(type.getShape())},
+                        {"role", role.str()}};
+    if (!name.empty())
+      buffer["name"] = name.str();
+    buffers.push_back(std::move(buffer));
+    return success();
+  }
+
+  llvm::DenseMap<Value, int64_t> ids;
+  std::vector<json::Object> buffers;
+  llvm::DenseMap<int64_t, std::vector<std::string>> outputs;
+  json::Array steps;
+  int64_t dropoutSite = 0;
+};
+
+} // namespace
+
+LogicalResult mlir::xlnet::emitPlan(func::FuncOp func, llvm::raw_ostream &os) {
+  PlanBuilder plan;
+  for (BlockArgument arg : func.getArguments())
+    if (failed(plan.addArgument(func, arg)))
+      return failure();
+  for (Operation &op : func.getBody().front()) {
+    if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+      for (auto [i, value] : llvm::enumerate(ret.getOperands())) {
+        auto name = func.getResultAttrOfType<StringAttr>(i, "xlnet.output");
+        if (!name)
+          return func.emitOpError() << "result #" << i << " has no xlnet.output name";
+        plan.addOutput(value, name.getValue());
+      }
+      continue;
+    }
+    if (failed(plan.addStep(&op)))
+      return failure();
+  }
+  os << llvm::formatv("{0:2}", plan.finish(func.getSymName())) << "\n";
+  return success();
+}

@@ -1,0 +1,457 @@
+//===- Plan.cpp - Parsing the xlnetc plan JSON ----------------------------===//
+//
+// Reads the plan JSON into Plan and checks its structure: format and version,
+// buffer ids and roles, known ops and their arities and attributes, and that
+// every temp is written by exactly one step before it is read. The dtype and
+// shape rule of each op lives in PlanVerify.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/Plan.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+namespace xlnetc::rt {
+
+using nlohmann::json;
+
+namespace {
+
+/// Static description of an op: its name and arity.
+struct OpInfo {
+  const char *name;
+  OpKind kind;
+  int minIn, maxIn, numOut;
+};
+
+constexpr OpInfo kOps[] = {
+    {"embedding", OpKind::Embedding, 2, 2, 1},
+    {"mask_embedding", OpKind::MaskEmbedding, 1, 1, 1},
+    {"rel_pos_encoding", OpKind::RelPosEncoding, 0, 0, 1},
+    {"rel_segment", OpKind::RelSegment, 1, 1, 1},
+    {"attn_mask", OpKind::AttnMask, 1, 1, 1},
+    {"target_positions", OpKind::TargetPositions, 1, 1, 1},
+    {"mem_concat", OpKind::MemConcat, 2, 2, 1},
+    {"mem_cache", OpKind::MemCache, 1, 2, 1},
+    {"gemm", OpKind::Gemm, 2, 3, 1},
+    {"rel_attention", OpKind::RelAttention, 10, 11, 1},
+    {"add_layer_norm", OpKind::AddLayerNorm, 4, 4, 1},
+    {"dropout", OpKind::Dropout, 1, 1, 1},
+    {"lm_loss", OpKind::LmLoss, 3, 3, 2},
+};
+
+const OpInfo *findOp(const std::string &name) {
+  for (const OpInfo &info : kOps)
+    if (name == info.name)
+      return &info;
+  return nullptr;
+}
+
+const OpInfo &opInfo(OpKind kind) {
+  for (const OpInfo &info : kOps)
+    if (info.kind == kind)
+      return info;
+  return kOps[0];
+}
+
+/// Reads attributes of one step, recording a readable error on failure.
+class AttrReader {
+public:
+  explicit AttrReader(const json &attrs) : attrs_(attrs) {}
+
+  Status integer(const char *key, int64_t &out, bool required = true) {
+    const json *v = find(key);
+    if (!v)
+      return missing(key, required);
+    if (!v->is_number_integer())
+      return Status::error(
+          fmt::format("attribute '{}' must be an integer, got {}", key,
+                      v->dump()));
+    out = v->get<int64_t>();
+    return Status::ok();
+  }
+  Status nonNegative(const char *key, int64_t &out, bool required = true) {
+    XLNETC_RETURN_IF_ERROR(integer(key, out, required));
+    if (out < 0)
+      return Status::error(
+          fmt::format("attribute '{}' must be >= 0, got {}", key, out));
+    return Status::ok();
+  }
+  Status number(const char *key, double &out, bool required = true) {
+    const json *v = find(key);
+    if (!v)
+      return missing(key, required);
+    if (!v->is_number())
+      return Status::error(fmt::format(
+          "attribute '{}' must be a number, got {}", key, v->dump()));
+    out = v->get<double>();
+    return Status::ok();
+  }
+  Status boolean(const char *key, bool &out) {
+    const json *v = find(key);
+    if (!v)
+      return missing(key, true);
+    if (!v->is_boolean())
+      return Status::error(fmt::format(
+          "attribute '{}' must be true or false, got {}", key, v->dump()));
+    out = v->get<bool>();
+    return Status::ok();
+  }
+  Status string(const char *key, std::string &out) {
+    const json *v = find(key);
+    if (!v)
+      return missing(key, true);
+    if (!v->is_string())
+      return Status::error(fmt::format(
+          "attribute '{}' must be a string, got {}", key, v->dump()));
+    out = v->get<std::string>();
+    return Status::ok();
+  }
+
+private:
+  const json *find(const char *key) const {
+    if (!attrs_.is_object())
+      return nullptr;
+    auto it = attrs_.find(key);
+    return it == attrs_.end() ? nullptr : &*it;
+  }
+  static Status missing(const char *key, bool required) {
+    return required ? Status::error(fmt::format("missing attribute '{}'", key))
+                    : Status::ok();
+  }
+  const json &attrs_;
+};
+
+Status parseRate(AttrReader &r, const char *key, double &out, bool required) {
+  XLNETC_RETURN_IF_ERROR(r.number(key, out, required));
+  if (!(out >= 0.0 && out < 1.0))
+    return Status::error(
+        fmt::format("attribute '{}' must be in [0, 1), got {}", key, out));
+  return Status::ok();
+}
+
+/// Parses the attributes the op of `step` takes.
+Status parseAttrs(const json &attrs, Step &step) {
+  if (!attrs.is_null() && !attrs.is_object())
+    return Status::error("'attrs' must be an object");
+  AttrReader r(attrs);
+  StepAttrs &a = step.attrs;
+  switch (step.kind) {
+  case OpKind::RelPosEncoding:
+    XLNETC_RETURN_IF_ERROR(r.nonNegative("klen", a.klen));
+    XLNETC_RETURN_IF_ERROR(r.nonNegative("qlen", a.qlen));
+    XLNETC_RETURN_IF_ERROR(r.integer("clamp_len", a.clampLen)); // <= 0: no clamp
+    XLNETC_RETURN_IF_ERROR(r.integer("clamp_len", a.clampLen));
+    return r.boolean("bi_data", a.biData);
+  case OpKind::RelSegment:
+    return r.nonNegative("mlen", a.mlen);
+  case OpKind::AttnMask: {
+    XLNETC_RETURN_IF_ERROR(r.nonNegative("mlen", a.mlen));
+    std::string stream;
+    XLNETC_RETURN_IF_ERROR(r.string("stream", stream));
+    if (stream == "query")
+      a.stream = MaskStream::Query;
+    else if (stream == "content")
+      a.stream = MaskStream::Content;
+    else
+      return Status::error(fmt::format(
+          "attribute 'stream' must be \"query\" or \"content\", got \"{}\"",
+          stream));
+    return Status::ok();
+  }
+  case OpKind::MemCache:
+    XLNETC_RETURN_IF_ERROR(r.nonNegative("reuse_len", a.reuseLen));
+    return r.nonNegative("mem_len", a.memLen);
+  case OpKind::Gemm: {
+    int64_t kRank = 0;
+    XLNETC_RETURN_IF_ERROR(r.integer("k_rank", kRank));
+    if (kRank < 1 || kRank > 8)
+      return Status::error(
+          fmt::format("attribute 'k_rank' must be in [1, 8], got {}", kRank));
+    a.kRank = int(kRank);
+    XLNETC_RETURN_IF_ERROR(r.boolean("transpose_w", a.transposeW));
+    std::string act;
+    XLNETC_RETURN_IF_ERROR(r.string("activation", act));
+    if (act == "none")
+      a.activation = Activation::None;
+    else if (act == "relu")
+      a.activation = Activation::Relu;
+    else if (act == "gelu_tanh")
+      a.activation = Activation::GeluTanh;
+    else if (act == "gelu_erf")
+      a.activation = Activation::GeluErf;
+    else
+      return Status::error(fmt::format(
+          "unknown activation \"{}\" (none, relu, gelu_tanh, gelu_erf)", act));
+    return Status::ok();
+  }
+  case OpKind::RelAttention:
+    XLNETC_RETURN_IF_ERROR(r.number("scale", a.scale));
+    if (!std::isfinite(a.scale))
+      return Status::error("attribute 'scale' must be finite");
+    XLNETC_RETURN_IF_ERROR(parseRate(r, "dropatt", a.dropatt, false));
+    return r.integer("dropout_site", a.dropoutSite, /*required=*/false);
+  case OpKind::AddLayerNorm:
+    XLNETC_RETURN_IF_ERROR(r.number("eps", a.eps));
+    if (!(a.eps >= 0.0))
+      return Status::error(fmt::format("attribute 'eps' must be >= 0, got {}",
+                                       a.eps));
+    return Status::ok();
+  case OpKind::Dropout:
+    XLNETC_RETURN_IF_ERROR(parseRate(r, "rate", a.rate, true));
+    return r.integer("dropout_site", a.dropoutSite, /*required=*/false);
+  default:
+    return Status::ok();
+  }
+}
+
+Status parseIdList(const json &obj, const char *key, std::vector<int> &ids,
+                   size_t numBuffers) {
+  auto it = obj.find(key);
+  if (it == obj.end())
+    return Status::error(fmt::format("missing '{}'", key));
+  if (!it->is_array())
+    return Status::error(fmt::format("'{}' must be an array of buffer ids",
+                                     key));
+  for (const json &v : *it) {
+    if (!v.is_number_integer())
+      return Status::error(
+          fmt::format("'{}' holds {}, not a buffer id", key, v.dump()));
+    int64_t id = v.get<int64_t>();
+    if (id < 0 || uint64_t(id) >= numBuffers)
+      return Status::error(fmt::format(
+          "'{}' names buffer {}, but the plan has buffers 0..{}", key, id,
+          int64_t(numBuffers) - 1));
+    ids.push_back(int(id));
+  }
+  return Status::ok();
+}
+
+Status parseBuffer(const json &j, size_t index, Buffer &b) {
+  if (!j.is_object())
+    return Status::error("not an object");
+  auto id = j.find("id");
+  if (id == j.end() || !id->is_number_integer() ||
+      id->get<int64_t>() != int64_t(index))
+    return Status::error(fmt::format(
+        "'id' must be {} (ids are 0..n-1 in order), got {}", index,
+        id == j.end() ? "nothing" : id->dump()));
+  b.id = int(index);
+  auto dt = j.find("dtype");
+  std::optional<DType> dtype;
+  if (dt != j.end() && dt->is_string())
+    dtype = parseDTypeName(dt->get<std::string>());
+  if (!dtype)
+    return Status::error(fmt::format(
+        "'dtype' must be \"f32\", \"i64\" or \"bool\", got {}",
+        dt == j.end() ? "nothing" : dt->dump()));
+  b.dtype = *dtype;
+  auto shape = j.find("shape");
+  if (shape == j.end() || !shape->is_array())
+    return Status::error("missing or non-array 'shape'");
+  for (const json &d : *shape) {
+    if (!d.is_number_integer() || d.get<int64_t>() < 0)
+      return Status::error(fmt::format(
+          "shape entry {} is not a non-negative integer", d.dump()));
+    b.shape.push_back(d.get<int64_t>());
+  }
+  auto role = j.find("role");
+  std::string roleStr = role != j.end() && role->is_string()
+                            ? role->get<std::string>()
+                            : std::string();
+  if (roleStr == "input")
+    b.role = Buffer::Input;
+  else if (roleStr == "param")
+    b.role = Buffer::Param;
+  else if (roleStr == "temp")
+    b.role = Buffer::Temp;
+  else
+    return Status::error(fmt::format(
+        "'role' must be \"input\", \"param\" or \"temp\", got {}",
+        role == j.end() ? "nothing" : role->dump()));
+  auto name = j.find("name");
+  if (name != j.end()) {
+    if (!name->is_string())
+      return Status::error("'name' must be a string");
+    b.name = name->get<std::string>();
+  }
+  if (b.role != Buffer::Temp && b.name.empty())
+    return Status::error(fmt::format("{} buffer needs a 'name'", roleStr));
+  auto outs = j.find("outputs");
+  if (outs != j.end()) {
+    if (!outs->is_array())
+      return Status::error("'outputs' must be an array of names");
+    for (const json &o : *outs) {
+      if (!o.is_string() || o.get<std::string>().empty())
+        return Status::error(
+            fmt::format("'outputs' entry {} is not a name", o.dump()));
+      b.outputs.push_back(o.get<std::string>());
+    }
+  }
+  return Status::ok();
+}
+
+Status parseStep(const json &j, size_t numBuffers, Step &s) {
+  if (!j.is_object())
+    return Status::error("not an object");
+  auto loc = j.find("loc");
+  if (loc != j.end() && loc->is_string())
+    s.loc = loc->get<std::string>();
+  auto op = j.find("op");
+  if (op == j.end() || !op->is_string())
+    return Status::error("missing or non-string 'op'");
+  s.op = op->get<std::string>();
+  const OpInfo *info = findOp(s.op);
+  if (!info)
+    return Status::error(fmt::format("unknown op '{}'", s.op));
+  s.kind = info->kind;
+  XLNETC_RETURN_IF_ERROR(parseIdList(j, "in", s.in, numBuffers));
+  XLNETC_RETURN_IF_ERROR(parseIdList(j, "out", s.out, numBuffers));
+  if (int(s.in.size()) < info->minIn || int(s.in.size()) > info->maxIn)
+    return Status::error(
+        info->minIn == info->maxIn
+            ? fmt::format("takes {} inputs, got {}", info->minIn, s.in.size())
+            : fmt::format("takes {} to {} inputs, got {}", info->minIn,
+                          info->maxIn, s.in.size()));
+  if (int(s.out.size()) != info->numOut)
+    return Status::error(fmt::format("has {} outputs, got {}", info->numOut,
+                                     s.out.size()));
+  auto attrs = j.find("attrs");
+  return parseAttrs(attrs == j.end() ? json() : *attrs, s);
+}
+
+/// Every temp is written by exactly one step, before any step reads it.
+Status checkDataflow(const Plan &plan) {
+  std::vector<int> writer(plan.buffers.size(), -1);
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const Step &s = plan.steps[i];
+    for (size_t k = 0; k < s.in.size(); ++k) {
+      const Buffer &b = plan.buffers[s.in[k]];
+      if (b.role == Buffer::Temp && writer[b.id] < 0)
+        return Status::error(fmt::format(
+            "{}input {} reads temp buffer {} before any step writes it",
+            stepPrefix(i, s), k, b.id));
+    }
+    for (size_t k = 0; k < s.out.size(); ++k) {
+      const Buffer &b = plan.buffers[s.out[k]];
+      if (b.role != Buffer::Temp)
+        return Status::error(
+            fmt::format("{}output {} writes {} buffer {} ('{}'); only temps "
+                        "are written",
+                        stepPrefix(i, s), k,
+                        b.role == Buffer::Input ? "input" : "param", b.id,
+                        b.name));
+      if (writer[b.id] >= 0)
+        return Status::error(fmt::format(
+            "{}output {} writes temp buffer {}, already written by step {}",
+            stepPrefix(i, s), k, b.id, writer[b.id]));
+      writer[b.id] = int(i);
+    }
+  }
+  for (const Buffer &b : plan.buffers)
+    if (b.role == Buffer::Temp && !b.outputs.empty() && writer[b.id] < 0)
+      return Status::error(fmt::format(
+          "buffer {} is returned as '{}' but no step writes it", b.id,
+          b.outputs.front()));
+  return Status::ok();
+}
+
+Status parseImpl(const json &doc, Plan &plan) {
+  if (!doc.is_object())
+    return Status::error("plan: top level is not a JSON object");
+  auto format = doc.find("format");
+  if (format == doc.end() || *format != "xlnetc-plan")
+    return Status::error(fmt::format(
+        "plan: 'format' must be \"xlnetc-plan\", got {}",
+        format == doc.end() ? "nothing" : format->dump()));
+  auto version = doc.find("version");
+  if (version == doc.end() || *version != 1)
+    return Status::error(fmt::format(
+        "plan: unsupported version {} (this runtime reads version 1)",
+        version == doc.end() ? "(missing)" : version->dump()));
+  plan.version = 1;
+  auto fn = doc.find("function");
+  if (fn != doc.end() && fn->is_string())
+    plan.function = fn->get<std::string>();
+  auto buffers = doc.find("buffers");
+  auto steps = doc.find("steps");
+  if (buffers == doc.end() || !buffers->is_array())
+    return Status::error("plan: missing or non-array 'buffers'");
+  if (steps == doc.end() || !steps->is_array())
+    return Status::error("plan: missing or non-array 'steps'");
+
+  std::map<std::string, int> bound, returned;
+  for (size_t i = 0; i < buffers->size(); ++i) {
+    Buffer b;
+    XLNETC_RETURN_IF_ERROR(parseBuffer((*buffers)[i], i, b)
+                               .withPrefix(fmt::format("buffer {}: ", i)));
+    if (b.role != Buffer::Temp && !bound.emplace(b.name, b.id).second)
+      return Status::error(fmt::format(
+          "buffer {}: name '{}' is already bound by buffer {}", i, b.name,
+          bound[b.name]));
+    for (const std::string &o : b.outputs)
+      if (!returned.emplace(o, b.id).second)
+        return Status::error(fmt::format(
+            "buffer {}: output name '{}' is already used by buffer {}", i, o,
+            returned[o]));
+    plan.buffers.push_back(std::move(b));
+  }
+  for (size_t i = 0; i < steps->size(); ++i) {
+    Step s;
+    const json &j = (*steps)[i];
+    Status st = parseStep(j, plan.buffers.size(), s);
+    if (!st) {
+      // The op and loc may be known even when the rest is broken.
+      return st.withPrefix(s.op.empty() ? fmt::format("step {}: ", i)
+                                        : stepPrefix(i, s));
+    }
+    XLNETC_RETURN_IF_ERROR(
+        verifyStepTypes(plan, s).withPrefix(stepPrefix(i, s)));
+    plan.steps.push_back(std::move(s));
+  }
+  return checkDataflow(plan);
+}
+
+} // namespace
+
+const char *opName(OpKind kind) { return opInfo(kind).name; }
+
+const char *activationName(Activation act) {
+  switch (act) {
+  case Activation::None:
+    return "none";
+  case Activation::Relu:
+    return "relu";
+  case Activation::GeluTanh:
+    return "gelu_tanh";
+  case Activation::GeluErf:
+    return "gelu_erf";
+  }
+  return "?";
+}
+
+std::string stepPrefix(size_t index, const Step &step) {
+  return fmt::format("step {} ({}, loc '{}'): ", index, step.op, step.loc);
+}
+
+Status parsePlan(const std::string &jsonText, Plan &out) {
+  json doc = json::parse(jsonText, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded())
+    return Status::error("plan: not valid JSON");
+  Plan plan;
+  Status st = Status::ok();
+  try {
+    st = parseImpl(doc, plan);
+  } catch (const std::exception &e) {
+    // Defensive: a JSON type error we did not anticipate.
+    st = Status::error(std::string("plan: malformed: ") + e.what());
+  }
+  if (st)
+    out = std::move(plan);
+  return st;
+}
+
+} // namespace xlnetc::rt

@@ -1,0 +1,125 @@
+//===- Plan.h - The xlnetc execution plan (docs/Plan.md) -------*- C++ -*-===//
+//
+// In-memory form of the plan the compiler hands to the runtime: buffers and a
+// sequence of steps, each one kernel or library call. parsePlan() reads the
+// JSON text and checks everything docs/Plan.md states (format, version, ids,
+// known ops, arities, attributes, dtype and shape rules, write-once temps), so
+// an executor can trust a parsed plan. This header does not expose the JSON
+// library: attributes are parsed into the typed StepAttrs.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef XLNETC_RUNTIME_PLAN_H
+#define XLNETC_RUNTIME_PLAN_H
+
+#include "runtime/Status.h"
+#include "runtime/Tensor.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace xlnetc::rt {
+
+/// One buffer of the plan.
+struct Buffer {
+  enum Role { Input, Param, Temp };
+  int id = 0;
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  Role role = Temp;
+  /// Binding name for inputs and params (empty for temps).
+  std::string name;
+  /// Names under which the buffer is returned to the caller.
+  std::vector<std::string> outputs;
+};
+
+/// The ops of docs/Plan.md.
+enum class OpKind {
+  Embedding,
+  MaskEmbedding,
+  RelPosEncoding,
+  RelSegment,
+  AttnMask,
+  TargetPositions,
+  MemConcat,
+  MemCache,
+  Gemm,
+  RelAttention,
+  AddLayerNorm,
+  Dropout,
+  LmLoss,
+};
+
+/// Activation applied by a gemm step.
+enum class Activation { None, Relu, GeluTanh, GeluErf };
+
+/// Stream of an attn_mask step.
+enum class MaskStream { Query, Content };
+
+/// Attributes of a step; only the fields of the step's op are meaningful.
+struct StepAttrs {
+  // rel_pos_encoding
+  int64_t klen = 0;
+  int64_t qlen = 0;
+  int64_t clampLen = 0;
+  bool biData = false;
+  // rel_segment, attn_mask
+  int64_t mlen = 0;
+  MaskStream stream = MaskStream::Query;
+  // mem_cache
+  int64_t reuseLen = 0;
+  int64_t memLen = 0;
+  // gemm
+  int kRank = 1;
+  bool transposeW = false;
+  Activation activation = Activation::None;
+  // rel_attention
+  double scale = 1.0;
+  double dropatt = 0.0;
+  // dropout
+  double rate = 0.0;
+  // dropout, rel_attention
+  int64_t dropoutSite = 0;
+  // add_layer_norm
+  double eps = 1e-12;
+};
+
+/// One step of the plan.
+struct Step {
+  /// The op name as written in the plan ("gemm").
+  std::string op;
+  OpKind kind = OpKind::Gemm;
+  std::vector<int> in;
+  std::vector<int> out;
+  StepAttrs attrs;
+  /// Free-form location (the MLIR location) for messages.
+  std::string loc;
+};
+
+/// A parsed, verified plan.
+struct Plan {
+  int version = 1;
+  std::string function;
+  std::vector<Buffer> buffers;
+  std::vector<Step> steps;
+};
+
+/// Parses and verifies `jsonText`. Errors name the buffer or the step, e.g.
+/// "step 12 (gemm, loc 'layer 0 q-proj'): input 1 (w) ...".
+Status parsePlan(const std::string &jsonText, Plan &out);
+
+/// The plan spelling of an op kind ("rel_attention").
+const char *opName(OpKind kind);
+/// The plan spelling of an activation ("gelu_tanh").
+const char *activationName(Activation act);
+/// "step 12 (gemm, loc 'layer 0 q-proj'): ", the prefix of step messages.
+std::string stepPrefix(size_t index, const Step &step);
+
+/// Checks the dtype and shape rules of `step` against `plan.buffers` (called
+/// by parsePlan; exposed for plans built in memory).
+Status verifyStepTypes(const Plan &plan, const Step &step);
+
+} // namespace xlnetc::rt
+
+#endif // XLNETC_RUNTIME_PLAN_H

@@ -1,0 +1,300 @@
+//===- PlanVerify.cpp - dtype and shape rules of every plan op ------------===//
+//
+// One rule per op, exactly as in the table of docs/Plan.md. Each rule checks
+// the inputs, derives the output types (with -1 for a dim the inputs do not
+// determine) and compares them with the declared outputs, so a wrong plan is
+// rejected with a message naming the operand and the dimension.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/Plan.h"
+
+#include <fmt/format.h>
+
+namespace xlnetc::rt {
+
+namespace {
+
+/// A dtype and shape; -1 in `shape` means "any size".
+struct TypeSpec {
+  DType dtype;
+  std::vector<int64_t> shape;
+};
+
+std::string specStr(const TypeSpec &t) {
+  std::vector<std::string> dims;
+  for (int64_t d : t.shape)
+    dims.push_back(d < 0 ? "?" : std::to_string(d));
+  return fmt::format("{}[{}]", dtypeName(t.dtype), fmt::join(dims, ", "));
+}
+
+std::string bufStr(const Buffer &b) {
+  return std::string(dtypeName(b.dtype)) + shapeStr(b.shape);
+}
+
+/// Checks for one step: operand access and messages naming the operand.
+class Rule {
+public:
+  Rule(const Plan &plan, const Step &step,
+       std::vector<const char *> inNames)
+      : plan_(plan), step_(step), inNames_(std::move(inNames)) {}
+
+  size_t numIn() const { return step_.in.size(); }
+  const Buffer &in(size_t k) const { return plan_.buffers[step_.in[k]]; }
+  const std::vector<int64_t> &shape(size_t k) const { return in(k).shape; }
+  int64_t dim(size_t k, size_t d) const { return in(k).shape[d]; }
+
+  std::string name(size_t k) const {
+    return fmt::format("input {} ({}, buffer {})", k,
+                       k < inNames_.size() ? inNames_[k] : "?", in(k).id);
+  }
+
+  /// Input k has `dtype` and `rank` dims (rank < 0: at least -rank dims).
+  Status operand(size_t k, DType dtype, int rank) const {
+    const Buffer &b = in(k);
+    if (b.dtype != dtype)
+      return Status::error(fmt::format("{} must be {}, got {}", name(k),
+                                       dtypeName(dtype), bufStr(b)));
+    if (rank >= 0 && int(b.shape.size()) != rank)
+      return Status::error(fmt::format("{} must have rank {}, got {}", name(k),
+                                       rank, bufStr(b)));
+    if (rank < 0 && int(b.shape.size()) < -rank)
+      return Status::error(fmt::format("{} must have rank >= {}, got {}",
+                                       name(k), -rank, bufStr(b)));
+    return Status::ok();
+  }
+
+  /// Input k has `dtype`, any rank.
+  Status operandDType(size_t k, DType dtype) const {
+    if (in(k).dtype != dtype)
+      return Status::error(fmt::format("{} must be {}, got {}", name(k),
+                                       dtypeName(dtype), bufStr(in(k))));
+    return Status::ok();
+  }
+
+  /// Input k has exactly `spec` (-1 dims match anything).
+  Status operandType(size_t k, const TypeSpec &spec) const {
+    const Buffer &b = in(k);
+    if (!matches(b, spec))
+      return Status::error(fmt::format("{} must be {}, got {}", name(k),
+                                       specStr(spec), bufStr(b)));
+    return Status::ok();
+  }
+
+  /// Dim `d` of input k equals `want`, described as `what`.
+  Status sameDim(size_t k, size_t d, int64_t want, const std::string &what)
+      const {
+    if (dim(k, d) != want)
+      return Status::error(fmt::format("{} dim {} is {} but {} is {} ({})",
+                                       name(k), d, dim(k, d), what, want,
+                                       bufStr(in(k))));
+    return Status::ok();
+  }
+
+  /// The declared outputs match `expected`.
+  Status outputs(const std::vector<TypeSpec> &expected,
+                 const std::string &why = "") const {
+    for (size_t k = 0; k < expected.size(); ++k) {
+      const Buffer &b = plan_.buffers[step_.out[k]];
+      if (!matches(b, expected[k]))
+        return Status::error(fmt::format(
+            "output {} (buffer {}) is {} but must be {}{}", k, b.id,
+            bufStr(b), specStr(expected[k]), why.empty() ? "" : " " + why));
+    }
+    return Status::ok();
+  }
+
+  const StepAttrs &attrs() const { return step_.attrs; }
+
+private:
+  static bool matches(const Buffer &b, const TypeSpec &spec) {
+    if (b.dtype != spec.dtype || b.shape.size() != spec.shape.size())
+      return false;
+    for (size_t d = 0; d < b.shape.size(); ++d)
+      if (spec.shape[d] >= 0 && spec.shape[d] != b.shape[d])
+        return false;
+    return true;
+  }
+
+  const Plan &plan_;
+  const Step &step_;
+  std::vector<const char *> inNames_;
+};
+
+constexpr DType F32 = DType::F32, I64 = DType::I64, Bool = DType::Bool;
+
+Status verifyGemm(const Rule &r) {
+  int kRank = r.attrs().kRank;
+  XLNETC_RETURN_IF_ERROR(r.operand(0, F32, -kRank));
+  XLNETC_RETURN_IF_ERROR(r.operand(1, F32, -kRank));
+  const auto &x = r.shape(0), &w = r.shape(1);
+  std::vector<int64_t> xK(x.end() - kRank, x.end());
+  std::vector<int64_t> wK, wN;
+  if (r.attrs().transposeW) {
+    wN.assign(w.begin(), w.end() - kRank);
+    wK.assign(w.end() - kRank, w.end());
+  } else {
+    wK.assign(w.begin(), w.begin() + kRank);
+    wN.assign(w.begin() + kRank, w.end());
+  }
+  if (xK != wK)
+    return Status::error(fmt::format(
+        "contraction dims disagree: the last {} dims of {} are {} but the {} "
+        "{} dims of {} are {} (transpose_w {})",
+        kRank, r.name(0), shapeStr(xK), r.attrs().transposeW ? "last" : "first",
+        kRank, r.name(1), shapeStr(wK), r.attrs().transposeW));
+  if (r.numIn() == 3) {
+    XLNETC_RETURN_IF_ERROR(r.operandDType(2, F32));
+    if (numelOf(r.shape(2)) != numelOf(wN))
+      return Status::error(fmt::format(
+          "{} has {} elements {} but w's N dims {} have {}", r.name(2),
+          numelOf(r.shape(2)), shapeStr(r.shape(2)), shapeStr(wN),
+          numelOf(wN)));
+  }
+  std::vector<int64_t> y(x.begin(), x.end() - kRank);
+  y.insert(y.end(), wN.begin(), wN.end());
+  return r.outputs({{F32, y}}, "(x's leading dims followed by w's N dims)");
+}
+
+Status verifyRelAttention(const Rule &r) {
+  XLNETC_RETURN_IF_ERROR(r.operand(0, F32, 4));
+  int64_t B = r.dim(0, 0), T = r.dim(0, 1), N = r.dim(0, 2), H = r.dim(0, 3);
+  XLNETC_RETURN_IF_ERROR(r.operand(1, F32, 4));
+  int64_t K = r.dim(1, 1);
+  XLNETC_RETURN_IF_ERROR(r.operandType(1, {F32, {B, K, N, H}}));
+  XLNETC_RETURN_IF_ERROR(r.operandType(2, {F32, {B, K, N, H}}));
+  XLNETC_RETURN_IF_ERROR(r.operand(8, Bool, 3));
+  int64_t S = r.dim(8, 1);
+  if (S > K)
+    return Status::error(fmt::format(
+        "{} has S = {} query rows but k has only K = {} keys", r.name(8), S,
+        K));
+  XLNETC_RETURN_IF_ERROR(r.operandType(8, {Bool, {B, S, K}}));
+  XLNETC_RETURN_IF_ERROR(r.operandType(9, {Bool, {B, S, K}}));
+  XLNETC_RETURN_IF_ERROR(r.operand(3, F32, 4));
+  int64_t P = r.dim(3, 0);
+  if (P != 1 && P != 2)
+    return Status::error(fmt::format("{} dim 0 (P) must be 1 or 2, got {}",
+                                     r.name(3), P));
+  if (B % P != 0)
+    return Status::error(fmt::format(
+        "batch B = {} is not divisible by the bi_data copies P = {}", B, P));
+  XLNETC_RETURN_IF_ERROR(r.operandType(3, {F32, {P, K + S, N, H}}));
+  XLNETC_RETURN_IF_ERROR(r.operandType(4, {F32, {2, N, H}}));
+  for (size_t k = 5; k <= 7; ++k)
+    XLNETC_RETURN_IF_ERROR(r.operandType(k, {F32, {N, H}}));
+  if (r.numIn() == 11)
+    XLNETC_RETURN_IF_ERROR(r.operandType(10, {I64, {B, T}}));
+  else if (T != S)
+    return Status::error(fmt::format(
+        "q has T = {} rows but the masks have S = {}; T != S needs the rows "
+        "input",
+        T, S));
+  return r.outputs({{F32, {B, T, N, H}}});
+}
+
+} // namespace
+
+Status verifyStepTypes(const Plan &plan, const Step &step) {
+  const StepAttrs &a = step.attrs;
+  switch (step.kind) {
+  case OpKind::Embedding: {
+    Rule r(plan, step, {"ids", "table"});
+    XLNETC_RETURN_IF_ERROR(r.operand(0, I64, 2));
+    XLNETC_RETURN_IF_ERROR(r.operand(1, F32, 2));
+    return r.outputs({{F32, {r.dim(0, 0), r.dim(0, 1), r.dim(1, 1)}}});
+  }
+  case OpKind::MaskEmbedding: {
+    Rule r(plan, step, {"mask_emb"});
+    XLNETC_RETURN_IF_ERROR(r.operandType(0, {F32, {1, 1, -1}}));
+    return r.outputs({{F32, {-1, -1, r.dim(0, 2)}}});
+  }
+  case OpKind::RelPosEncoding: {
+    Rule r(plan, step, {});
+    XLNETC_RETURN_IF_ERROR(
+        r.outputs({{F32, {a.biData ? 2 : 1, a.klen + a.qlen, -1}}},
+                  "(P = 2 if bi_data else 1, R = klen + qlen)"));
+    int64_t D = plan.buffers[step.out[0]].shape[2];
+    if (D % 2 != 0)
+      return Status::error(fmt::format("d_model D = {} must be even", D));
+    return Status::ok();
+  }
+  case OpKind::RelSegment: {
+    Rule r(plan, step, {"seg_id"});
+    XLNETC_RETURN_IF_ERROR(r.operand(0, I64, 2));
+    int64_t B = r.dim(0, 0), S = r.dim(0, 1);
+    return r.outputs({{Bool, {B, S, a.mlen + S}}}, "(K = mlen + S)");
+  }
+  case OpKind::AttnMask: {
+    Rule r(plan, step, {"perm_mask"});
+    XLNETC_RETURN_IF_ERROR(r.operand(0, F32, 3));
+    int64_t B = r.dim(0, 0), S = r.dim(0, 1);
+    XLNETC_RETURN_IF_ERROR(r.sameDim(0, 2, S, "dim 1 (S)"));
+    return r.outputs({{Bool, {B, S, a.mlen + S}}}, "(K = mlen + S)");
+  }
+  case OpKind::TargetPositions: {
+    Rule r(plan, step, {"target_mapping"});
+    XLNETC_RETURN_IF_ERROR(r.operand(0, F32, 3));
+    return r.outputs({{I64, {r.dim(0, 0), r.dim(0, 1)}}});
+  }
+  case OpKind::MemConcat: {
+    Rule r(plan, step, {"mems", "h"});
+    XLNETC_RETURN_IF_ERROR(r.operand(1, F32, 3));
+    int64_t B = r.dim(1, 0), S = r.dim(1, 1), D = r.dim(1, 2);
+    XLNETC_RETURN_IF_ERROR(r.operandType(0, {F32, {-1, B, D}}));
+    return r.outputs({{F32, {B, r.dim(0, 0) + S, D}}}, "(K = M + S)");
+  }
+  case OpKind::MemCache: {
+    bool hasMems = step.in.size() == 2;
+    Rule r(plan, step,
+           hasMems ? std::vector<const char *>{"mems", "h"}
+                   : std::vector<const char *>{"h"});
+    size_t h = hasMems ? 1 : 0;
+    XLNETC_RETURN_IF_ERROR(r.operand(h, F32, 3));
+    int64_t B = r.dim(h, 0), S = r.dim(h, 1), D = r.dim(h, 2), M = 0;
+    if (hasMems) {
+      XLNETC_RETURN_IF_ERROR(r.operandType(0, {F32, {-1, B, D}}));
+      M = r.dim(0, 0);
+    }
+    if (a.reuseLen > S)
+      return Status::error(fmt::format(
+          "reuse_len {} exceeds the segment length S = {}", a.reuseLen, S));
+    int64_t L = std::min(a.memLen, M + a.reuseLen);
+    return r.outputs({{F32, {L, B, D}}},
+                     "(L = min(mem_len, M + reuse_len))");
+  }
+  case OpKind::Gemm:
+    return verifyGemm(Rule(plan, step, {"x", "w", "bias"}));
+  case OpKind::RelAttention:
+    return verifyRelAttention(
+        Rule(plan, step,
+             {"q", "k", "v", "k_r", "seg_embed", "r_w_bias", "r_r_bias",
+              "r_s_bias", "seg_mat", "mask", "rows"}));
+  case OpKind::AddLayerNorm: {
+    Rule r(plan, step, {"x", "residual", "gamma", "beta"});
+    XLNETC_RETURN_IF_ERROR(r.operand(0, F32, -1));
+    std::vector<int64_t> x = r.shape(0);
+    int64_t D = x.back();
+    XLNETC_RETURN_IF_ERROR(r.operandType(1, {F32, x}));
+    XLNETC_RETURN_IF_ERROR(r.operandType(2, {F32, {D}}));
+    XLNETC_RETURN_IF_ERROR(r.operandType(3, {F32, {D}}));
+    return r.outputs({{F32, x}});
+  }
+  case OpKind::Dropout: {
+    Rule r(plan, step, {"x"});
+    XLNETC_RETURN_IF_ERROR(r.operandDType(0, F32));
+    return r.outputs({{F32, r.shape(0)}});
+  }
+  case OpKind::LmLoss: {
+    Rule r(plan, step, {"logits", "target", "target_mask"});
+    XLNETC_RETURN_IF_ERROR(r.operand(0, F32, 3));
+    int64_t B = r.dim(0, 0), NP = r.dim(0, 1);
+    XLNETC_RETURN_IF_ERROR(r.operandType(1, {I64, {B, NP}}));
+    XLNETC_RETURN_IF_ERROR(r.operandType(2, {F32, {B, NP}}));
+    return r.outputs({{F32, {}}, {F32, {B, NP}}});
+  }
+  }
+  return Status::error("unhandled op");
+}
+
+} // namespace xlnetc::rt

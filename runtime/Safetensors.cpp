@@ -1,0 +1,217 @@
+//===- Safetensors.cpp - Reading and writing .safetensors files -----------===//
+
+#include "runtime/Safetensors.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <unistd.h>
+
+namespace xlnetc::rt {
+
+using nlohmann::json;
+
+namespace {
+
+/// Upper bound on a header we are willing to parse (100 MiB, as upstream).
+constexpr uint64_t kMaxHeaderBytes = 100ull << 20;
+
+uint64_t readLE64(const unsigned char *p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i)
+    v = (v << 8) | p[i];
+  return v;
+}
+
+/// Parses one header entry `name` into `t` and its data range.
+Status parseEntry(const std::string &name, const json &entry, Tensor &t,
+                  uint64_t &begin, uint64_t &end, uint64_t dataSize) {
+  if (!entry.is_object())
+    return Status::error(fmt::format("tensor '{}': entry is not an object",
+                                     name));
+  auto dt = entry.find("dtype");
+  if (dt == entry.end() || !dt->is_string())
+    return Status::error(
+        fmt::format("tensor '{}': missing or non-string 'dtype'", name));
+  std::optional<DType> dtype = parseSafetensorsDType(dt->get<std::string>());
+  if (!dtype)
+    return Status::error(fmt::format(
+        "tensor '{}': unsupported dtype '{}' (supported: F32, I64, BOOL)", name,
+        dt->get<std::string>()));
+  auto sh = entry.find("shape");
+  if (sh == entry.end() || !sh->is_array())
+    return Status::error(
+        fmt::format("tensor '{}': missing or non-array 'shape'", name));
+  std::vector<int64_t> shape;
+  // Element count, checked so that a huge shape cannot overflow.
+  uint64_t numel = 1;
+  for (const json &d : *sh) {
+    if (!d.is_number_unsigned())
+      return Status::error(fmt::format(
+          "tensor '{}': shape entry {} is not a non-negative integer", name,
+          d.dump()));
+    uint64_t dim = d.get<uint64_t>();
+    if (dim != 0 && numel > (uint64_t(1) << 60) / dim)
+      return Status::error(fmt::format("tensor '{}': shape {} is too large",
+                                       name, sh->dump()));
+    numel *= dim;
+    shape.push_back(int64_t(dim));
+  }
+  uint64_t bytes = numel * dtypeSize(*dtype);
+  auto off = entry.find("data_offsets");
+  if (off == entry.end() || !off->is_array() || off->size() != 2 ||
+      !(*off)[0].is_number_unsigned() || !(*off)[1].is_number_unsigned())
+    return Status::error(fmt::format(
+        "tensor '{}': missing or malformed 'data_offsets' (want [begin, end])",
+        name));
+  begin = (*off)[0].get<uint64_t>();
+  end = (*off)[1].get<uint64_t>();
+  if (begin > end || end > dataSize)
+    return Status::error(fmt::format(
+        "tensor '{}': data_offsets [{}, {}] out of range (data section has {} "
+        "bytes)",
+        name, begin, end, dataSize));
+  if (end - begin != bytes)
+    return Status::error(fmt::format(
+        "tensor '{}': data_offsets [{}, {}] span {} bytes but {}{} needs {}",
+        name, begin, end, end - begin, dt->get<std::string>(), shapeStr(shape),
+        bytes));
+  t.dtype = *dtype;
+  t.shape = std::move(shape);
+  return Status::ok();
+}
+
+Status readImpl(const std::string &path, TensorMap &out,
+                std::map<std::string, std::string> *metadata) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return Status::error(
+        fmt::format("cannot open: {}", std::strerror(errno)));
+  in.seekg(0, std::ios::end);
+  uint64_t fileSize = uint64_t(in.tellg());
+  in.seekg(0);
+  if (fileSize < 8)
+    return Status::error(fmt::format(
+        "file has {} bytes, shorter than the 8-byte header length", fileSize));
+  unsigned char lenBytes[8];
+  in.read(reinterpret_cast<char *>(lenBytes), 8);
+  uint64_t headerLen = readLE64(lenBytes);
+  if (headerLen > fileSize - 8)
+    return Status::error(fmt::format(
+        "header length {} is larger than the rest of the file ({} bytes)",
+        headerLen, fileSize - 8));
+  if (headerLen > kMaxHeaderBytes)
+    return Status::error(
+        fmt::format("header length {} exceeds the 100 MiB limit", headerLen));
+  std::string headerText(headerLen, '\0');
+  in.read(headerText.data(), std::streamsize(headerLen));
+  if (!in)
+    return Status::error("short read in the header");
+  json header = json::parse(headerText, nullptr, /*allow_exceptions=*/false);
+  if (header.is_discarded())
+    return Status::error("header is not valid JSON");
+  if (!header.is_object())
+    return Status::error("header JSON is not an object");
+
+  uint64_t dataStart = 8 + headerLen;
+  uint64_t dataSize = fileSize - dataStart;
+  TensorMap loaded;
+  for (auto it = header.begin(); it != header.end(); ++it) {
+    if (it.key() == "__metadata__") {
+      if (!it->is_object())
+        return Status::error("'__metadata__' is not an object");
+      if (metadata)
+        for (auto m = it->begin(); m != it->end(); ++m)
+          (*metadata)[m.key()] =
+              m->is_string() ? m->get<std::string>() : m->dump();
+      continue;
+    }
+    Tensor t;
+    uint64_t begin = 0, end = 0;
+    XLNETC_RETURN_IF_ERROR(parseEntry(it.key(), *it, t, begin, end, dataSize));
+    t.storage.assign((end - begin + 7) / 8, 0);
+    in.seekg(std::streamoff(dataStart + begin));
+    in.read(reinterpret_cast<char *>(t.bytes()), std::streamsize(end - begin));
+    if (!in)
+      return Status::error(
+          fmt::format("tensor '{}': short read of its data", it.key()));
+    loaded[it.key()] = std::move(t);
+  }
+  for (auto &[name, t] : loaded)
+    out[name] = std::move(t);
+  return Status::ok();
+}
+
+void writeLE64(unsigned char *p, uint64_t v) {
+  for (int i = 0; i < 8; ++i)
+    p[i] = (v >> (8 * i)) & 0xff;
+}
+
+} // namespace
+
+Status readSafetensors(const std::string &path, TensorMap &out,
+                       std::map<std::string, std::string> *metadata) {
+  return readImpl(path, out, metadata).withPrefix(path + ": ");
+}
+
+Status writeSafetensors(const std::string &path, const TensorMap &tensors,
+                        const std::map<std::string, std::string> &metadata) {
+  // 1. Header: offsets in sorted-name order (std::map iterates sorted).
+  json header = json::object();
+  uint64_t offset = 0;
+  for (const auto &[name, t] : tensors) {
+    if (name == "__metadata__")
+      return Status::error(path + ": '__metadata__' is not a tensor name");
+    if (t.storage.size() * 8 < t.nbytes())
+      return Status::error(fmt::format(
+          "{}: tensor '{}' ({}) has too little storage", path, name,
+          t.typeStr()));
+    json entry = json::object();
+    entry["dtype"] = dtypeSafetensorsName(t.dtype);
+    entry["shape"] = t.shape;
+    entry["data_offsets"] = {offset, offset + t.nbytes()};
+    header[name] = std::move(entry);
+    offset += t.nbytes();
+  }
+  if (!metadata.empty())
+    header["__metadata__"] = metadata;
+  std::string headerText = header.dump();
+  headerText.append((8 - headerText.size() % 8) % 8, ' ');
+
+  // 2. Write to a temporary file, then rename over the target.
+  std::string tmp = fmt::format("{}.tmp.{}", path, ::getpid());
+  {
+    std::ofstream os(tmp, std::ios::binary | std::ios::trunc);
+    if (!os)
+      return Status::error(fmt::format("{}: cannot create {}: {}", path, tmp,
+                                       std::strerror(errno)));
+    unsigned char lenBytes[8];
+    writeLE64(lenBytes, headerText.size());
+    os.write(reinterpret_cast<const char *>(lenBytes), 8);
+    os.write(headerText.data(), std::streamsize(headerText.size()));
+    for (const auto &[name, t] : tensors)
+      os.write(reinterpret_cast<const char *>(t.bytes()),
+               std::streamsize(t.nbytes()));
+    os.flush();
+    if (!os) {
+      os.close();
+      std::remove(tmp.c_str());
+      return Status::error(
+          fmt::format("{}: write to {} failed", path, tmp));
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    int err = errno;
+    std::remove(tmp.c_str());
+    return Status::error(fmt::format("{}: cannot rename {} into place: {}",
+                                     path, tmp, std::strerror(err)));
+  }
+  return Status::ok();
+}
+
+} // namespace xlnetc::rt

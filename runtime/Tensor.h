@@ -1,0 +1,82 @@
+//===- Tensor.h - Host tensors for the runtime -----------------*- C++ -*-===//
+//
+// A dense, row-major host tensor of one of the three plan dtypes. The bytes
+// live in a uint64_t vector so f32/i64 views are always correctly aligned.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef XLNETC_RUNTIME_TENSOR_H
+#define XLNETC_RUNTIME_TENSOR_H
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace xlnetc::rt {
+
+/// Element types of the plan. Bool is one byte holding 0 or 1.
+enum class DType { F32, I64, Bool };
+
+/// Size of one element in bytes (4, 8, 1).
+size_t dtypeSize(DType dtype);
+/// Plan spelling: "f32", "i64", "bool".
+const char *dtypeName(DType dtype);
+/// Parses the plan spelling; nullopt when unknown.
+std::optional<DType> parseDTypeName(const std::string &name);
+/// Safetensors spelling: "F32", "I64", "BOOL".
+const char *dtypeSafetensorsName(DType dtype);
+/// Parses the safetensors spelling; nullopt when unsupported.
+std::optional<DType> parseSafetensorsDType(const std::string &name);
+
+/// Product of the dims (1 for a scalar).
+int64_t numelOf(const std::vector<int64_t> &shape);
+/// "[2, 16, 32]"; "[]" for a scalar.
+std::string shapeStr(const std::vector<int64_t> &shape);
+
+/// A dense row-major tensor owning its data.
+struct Tensor {
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  /// Backing store, 8-byte aligned; holds at least nbytes() bytes.
+  std::vector<uint64_t> storage;
+
+  /// A zero-filled tensor.
+  static Tensor zeros(DType dtype, std::vector<int64_t> shape);
+  /// Convenience constructors copying `values` (size must equal numel).
+  static Tensor fromF32(std::vector<int64_t> shape,
+                        const std::vector<float> &values);
+  static Tensor fromI64(std::vector<int64_t> shape,
+                        const std::vector<int64_t> &values);
+  static Tensor fromBool(std::vector<int64_t> shape,
+                         const std::vector<uint8_t> &values);
+
+  int64_t numel() const { return numelOf(shape); }
+  size_t nbytes() const { return size_t(numel()) * dtypeSize(dtype); }
+  /// "f32[2, 16, 32]", used in messages.
+  std::string typeStr() const;
+
+  uint8_t *bytes() { return reinterpret_cast<uint8_t *>(storage.data()); }
+  const uint8_t *bytes() const {
+    return reinterpret_cast<const uint8_t *>(storage.data());
+  }
+  float *f32() { return reinterpret_cast<float *>(storage.data()); }
+  const float *f32() const {
+    return reinterpret_cast<const float *>(storage.data());
+  }
+  int64_t *i64() { return reinterpret_cast<int64_t *>(storage.data()); }
+  const int64_t *i64() const {
+    return reinterpret_cast<const int64_t *>(storage.data());
+  }
+  uint8_t *b8() { return bytes(); }
+  const uint8_t *b8() const { return bytes(); }
+};
+
+/// Tensors by name (batch inputs, parameters, outputs).
+using TensorMap = std::map<std::string, Tensor>;
+
+} // namespace xlnetc::rt
+
+#endif // XLNETC_RUNTIME_TENSOR_H

@@ -1,0 +1,233 @@
+//===- SpecLoadTest.cpp - Specs that load, and validateSpec on overrides --===//
+//
+// The three models/*.toml specs with their expected values, the golden
+// HuggingFace config.json files, the HF activation mapping, and the
+// validateSpec entry point callers use after overriding fields.
+//
+//===----------------------------------------------------------------------===//
+
+#include "xlnetc/Spec/Spec.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+using namespace xlnetc;
+
+namespace {
+
+/// Loads `path`, failing the test with the error text if it does not load.
+ModelSpec mustLoad(const std::string &path) {
+  ModelSpec spec;
+  std::string error;
+  EXPECT_TRUE(loadSpec(path, spec, error)) << error;
+  EXPECT_EQ(spec.sourcePath, path);
+  return spec;
+}
+
+std::string model(const char *name) {
+  return std::string(XLNETC_MODELS_DIR) + "/" + name;
+}
+std::string input(const char *name) {
+  return std::string(XLNETC_SPEC_INPUTS_DIR) + "/" + name;
+}
+
+} // namespace
+
+TEST(SpecLoad, ActivationNames) {
+  EXPECT_STREQ(activationName(Activation::Relu), "relu");
+  EXPECT_STREQ(activationName(Activation::GeluTanh), "gelu_tanh");
+  EXPECT_STREQ(activationName(Activation::GeluErf), "gelu_erf");
+}
+
+TEST(SpecLoad, TinyModel) {
+  ModelSpec s = mustLoad(model("xlnet-tiny.toml"));
+  EXPECT_FALSE(s.fromHFConfig);
+  EXPECT_EQ(s.nLayer, 2);
+  EXPECT_EQ(s.dModel, 64);
+  EXPECT_EQ(s.nHead, 4);
+  EXPECT_EQ(s.dHead, 16);
+  EXPECT_EQ(s.dInner, 256);
+  EXPECT_EQ(s.nToken, 1000);
+  EXPECT_EQ(s.ffActivation, Activation::GeluTanh);
+  EXPECT_TRUE(s.untieR);
+  EXPECT_EQ(s.attnType, "bi");
+  EXPECT_EQ(s.memLen, 32);
+  EXPECT_EQ(s.clampLen, -1);
+  EXPECT_DOUBLE_EQ(s.dropout, 0.1);
+  EXPECT_DOUBLE_EQ(s.dropatt, 0.1);
+  EXPECT_DOUBLE_EQ(s.layerNormEps, 1e-12);
+  EXPECT_EQ(s.seqLen, 64);
+  EXPECT_EQ(s.reuseLen, 32);
+  EXPECT_EQ(s.permSize, 32);
+  EXPECT_EQ(s.numPredict, 10);
+  EXPECT_TRUE(s.biData);
+  EXPECT_EQ(s.trainBatchSize, 4);
+  EXPECT_DOUBLE_EQ(s.learningRate, 1e-3);
+  EXPECT_EQ(s.warmupSteps, 20);
+  EXPECT_EQ(s.trainSteps, 200);
+  EXPECT_EQ(s.decayMethod, "poly");
+}
+
+TEST(SpecLoad, LargeModelHasPaperSettings) {
+  ModelSpec s = mustLoad(model("xlnet-large.toml"));
+  EXPECT_EQ(s.nLayer, 24);
+  EXPECT_EQ(s.dModel, 1024);
+  EXPECT_EQ(s.nHead, 16);
+  EXPECT_EQ(s.dHead, 64);
+  EXPECT_EQ(s.dInner, 4096);
+  EXPECT_EQ(s.nToken, 32000);
+  EXPECT_EQ(s.ffActivation, Activation::GeluTanh);
+  EXPECT_TRUE(s.untieR);
+  EXPECT_EQ(s.memLen, 384);
+  EXPECT_EQ(s.clampLen, -1);
+  EXPECT_EQ(s.seqLen, 512);
+  EXPECT_EQ(s.reuseLen, 256);
+  EXPECT_EQ(s.permSize, 256);
+  EXPECT_EQ(s.numPredict, 85);
+  EXPECT_TRUE(s.biData);
+  EXPECT_DOUBLE_EQ(s.maskAlpha, 6);
+  EXPECT_DOUBLE_EQ(s.maskBeta, 1);
+  EXPECT_EQ(s.trainBatchSize, 16);
+  EXPECT_DOUBLE_EQ(s.learningRate, 4e-4);
+  EXPECT_EQ(s.warmupSteps, 40000);
+  EXPECT_EQ(s.trainSteps, 500000);
+  EXPECT_DOUBLE_EQ(s.adamEpsilon, 1e-6);
+  EXPECT_DOUBLE_EQ(s.weightDecay, 0.01);
+  EXPECT_DOUBLE_EQ(s.dropout, 0.1);
+  EXPECT_DOUBLE_EQ(s.dropatt, 0.1);
+}
+
+TEST(SpecLoad, BaseModelHasBaseShape) {
+  ModelSpec s = mustLoad(model("xlnet-base.toml"));
+  EXPECT_EQ(s.nLayer, 12);
+  EXPECT_EQ(s.dModel, 768);
+  EXPECT_EQ(s.nHead, 12);
+  EXPECT_EQ(s.dHead, 64);
+  EXPECT_EQ(s.dInner, 3072);
+  EXPECT_EQ(s.seqLen, 512);
+  EXPECT_EQ(s.reuseLen, 256);
+  EXPECT_EQ(s.memLen, 384);
+  EXPECT_EQ(s.permSize, 256);
+  EXPECT_EQ(s.numPredict, 85);
+  EXPECT_DOUBLE_EQ(s.learningRate, 4e-4);
+}
+
+TEST(SpecLoad, GoldenConfigs) {
+  namespace fs = std::filesystem;
+  if (!fs::is_directory(XLNETC_GOLDEN_DIR))
+    GTEST_SKIP() << "golden directory " << XLNETC_GOLDEN_DIR << " is absent";
+  size_t count = 0;
+  for (const auto &entry : fs::directory_iterator(XLNETC_GOLDEN_DIR)) {
+    std::string name = entry.path().filename().string();
+    if (name.size() < 12 || name.substr(name.size() - 12) != ".config.json")
+      continue;
+    SCOPED_TRACE(name);
+    ++count;
+    ModelSpec s = mustLoad(entry.path().string());
+    EXPECT_TRUE(s.fromHFConfig);
+    EXPECT_EQ(s.dModel, s.nHead * s.dHead);
+    EXPECT_EQ(s.seqLen, 0); // shapes come from the batch file
+    EXPECT_EQ(s.trainBatchSize, 0);
+    EXPECT_DOUBLE_EQ(s.dropout, 0.0);
+    EXPECT_DOUBLE_EQ(s.dropatt, 0.0);
+    if (name == "tiny.config.json") {
+      EXPECT_EQ(s.nToken, 64);
+      EXPECT_EQ(s.nLayer, 2);
+      EXPECT_EQ(s.dInner, 48);
+      EXPECT_EQ(s.ffActivation, Activation::Relu);
+      EXPECT_EQ(s.memLen, 8);
+      EXPECT_EQ(s.reuseLen, 8);
+    } else if (name == "small.config.json") {
+      EXPECT_EQ(s.nToken, 320);
+      EXPECT_EQ(s.nLayer, 3);
+      EXPECT_EQ(s.nHead, 4);
+      EXPECT_EQ(s.ffActivation, Activation::GeluTanh); // "gelu_new"
+      EXPECT_EQ(s.memLen, 24);
+      EXPECT_EQ(s.reuseLen, 16);
+      EXPECT_EQ(s.clampLen, 20);
+      EXPECT_TRUE(s.biData);
+    }
+  }
+  EXPECT_GE(count, 1u);
+}
+
+TEST(SpecLoad, HFGeluIsErfAndDefaults) {
+  ModelSpec s = mustLoad(input("hf-gelu.config.json"));
+  EXPECT_TRUE(s.fromHFConfig);
+  EXPECT_EQ(s.ffActivation, Activation::GeluErf);
+  EXPECT_EQ(s.nToken, 32000);
+  EXPECT_EQ(s.nLayer, 12);
+  EXPECT_EQ(s.memLen, 0);           // null
+  EXPECT_EQ(s.reuseLen, 0);         // null
+  EXPECT_DOUBLE_EQ(s.dropatt, 0.1); // missing: same as dropout
+  EXPECT_DOUBLE_EQ(s.initRange, 0.02);
+}
+
+TEST(SpecLoad, HFGeluNewIsTanh) {
+  ModelSpec s = mustLoad(input("hf-gelu-new.config.json"));
+  EXPECT_EQ(s.ffActivation, Activation::GeluTanh);
+  EXPECT_DOUBLE_EQ(s.dropout, 0.05);
+  EXPECT_DOUBLE_EQ(s.dropatt, 0.05);
+  EXPECT_EQ(s.memLen, 512); // HF XLNetConfig default when the key is absent
+}
+
+TEST(SpecLoad, OfficialXLNetConfigGeluIsTanh) {
+  // The official xlnet_config.json says n_token and means tanh by "gelu".
+  ModelSpec s = mustLoad(input("hf-official.config.json"));
+  EXPECT_EQ(s.ffActivation, Activation::GeluTanh);
+  EXPECT_EQ(s.nToken, 32000);
+  EXPECT_EQ(s.nLayer, 24);
+  EXPECT_EQ(s.memLen, 0);
+}
+
+TEST(SpecLoad, FailureLeavesOutputUntouched) {
+  ModelSpec s;
+  s.nLayer = 7;
+  std::string error;
+  EXPECT_FALSE(loadSpec(input("d-model-mismatch.toml"), s, error));
+  EXPECT_EQ(s.nLayer, 7);
+  EXPECT_TRUE(s.sourcePath.empty());
+}
+
+TEST(SpecValidate, OverriddenFieldsAreChecked) {
+  ModelSpec s = mustLoad(model("xlnet-tiny.toml"));
+  std::string error;
+  EXPECT_TRUE(validateSpec(s, error)) << error;
+  s.trainBatchSize = 3; // e.g. from a batch file, with bi_data
+  EXPECT_FALSE(validateSpec(s, error));
+  EXPECT_EQ(error, s.sourcePath +
+                       ": error: train_batch_size (3) must be even when "
+                       "bi_data is true: half the batch reads forward, half "
+                       "backward");
+}
+
+TEST(SpecValidate, HFConfigChecksModelRulesOnly) {
+  ModelSpec s = mustLoad(input("hf-gelu.config.json"));
+  std::string error;
+  EXPECT_TRUE(validateSpec(s, error)) << error; // data/train fields are 0
+  s.dropout = 1.5;
+  EXPECT_FALSE(validateSpec(s, error));
+  EXPECT_NE(error.find("dropout must be in [0, 1), got 1.5"), std::string::npos)
+      << error;
+  // A caller that has filled the shapes can ask for the full check.
+  s.dropout = 0.1;
+  s.fromHFConfig = false;
+  s.seqLen = 16;
+  s.reuseLen = 8;
+  s.permSize = 8;
+  s.numPredict = 20;
+  s.trainBatchSize = 2;
+  EXPECT_FALSE(validateSpec(s, error));
+  EXPECT_NE(error.find("num_predict (20) must not exceed seq_len (16)"),
+            std::string::npos)
+      << error;
+}
+
+TEST(SpecValidate, InCodeSpecHasNoPath) {
+  ModelSpec s; // everything required is 0
+  std::string error;
+  EXPECT_FALSE(validateSpec(s, error));
+  EXPECT_EQ(error, "error: n_layer must be positive, got 0");
+}

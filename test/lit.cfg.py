@@ -1,0 +1,29 @@
+# -*- Python -*-
+# lit configuration for the xlnetc test suite.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "XLNETC"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".toml", ".test"]
+config.excludes = ["inputs", "Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.xlnetc_obj_root, "test")
+
+llvm_config.with_system_environment(["HOME", "TMPDIR"])
+llvm_config.use_default_substitutions()
+
+config.substitutions.append(("%golden", config.xlnetc_golden_dir))
+config.substitutions.append(("%models", os.path.join(config.xlnetc_src_root, "models")))
+config.substitutions.append(("%xlnetc", os.path.join(config.xlnetc_tools_dir, "xlnetc")))
+
+tool_dirs = [config.xlnetc_tools_dir, config.llvm_tools_dir]
+llvm_config.add_tool_substitutions(["xlnet-opt", "xlnetc"], tool_dirs)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+
+# The golden cases live in ../shared/golden beside the repository.
+if os.path.isdir(config.xlnetc_golden_dir):
+    config.available_features.add("golden")

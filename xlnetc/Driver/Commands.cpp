@@ -1,0 +1,320 @@
+//===- Commands.cpp - xlnetc subcommands ----------------------------------===//
+
+#include "xlnetc/Driver/Commands.h"
+
+#include "xlnetc/Driver/Compiler.h"
+#include "xlnetc/Driver/Synthetic.h"
+
+#include "runtime/HostExecutor.h"
+#include "runtime/Plan.h"
+#include "runtime/Safetensors.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <iostream>
+
+namespace xlnetc {
+namespace {
+
+int fail(const std::string &message) {
+  std::cerr << "xlnetc: error: " << message << "\n";
+  return 1;
+}
+
+/// Prints a multi-line diagnostic text as is (it already says "error:").
+int failDiagnostics(const std::string &text) {
+  std::cerr << text;
+  if (!text.empty() && text.back() != '\n')
+    std::cerr << "\n";
+  return 1;
+}
+
+bool writeText(const std::string &path, const std::string &text, std::string &error) {
+  std::ofstream os(path, std::ios::binary);
+  if (!os || !(os << text) || !os.flush()) {
+    error = "cannot write '" + path + "'";
+    return false;
+  }
+  return true;
+}
+
+/// Checks the step shape against the rules the IR relies on; the spec's own
+/// rules were checked when it was loaded.
+bool checkShape(const ModelSpec &spec, const StepShape &s, const std::string &what,
+                std::string &error) {
+  auto bad = [&](const std::string &msg) {
+    error = what + ": " + msg;
+    return false;
+  };
+  if (s.batch <= 0 || s.seqLen <= 0 || s.numPredict <= 0)
+    return bad(fmt::format("batch size ({}), seq_len ({}) and num_predict ({}) must be > 0",
+                           s.batch, s.seqLen, s.numPredict));
+  if (spec.biData && s.batch % 2 != 0)
+    return bad(fmt::format("bi_data needs an even batch size, got {}", s.batch));
+  if (s.numPredict > s.seqLen)
+    return bad(fmt::format("num_predict ({}) exceeds seq_len ({})", s.numPredict, s.seqLen));
+  if (s.reuseLen > s.seqLen)
+    return bad(fmt::format("reuse_len ({}) exceeds seq_len ({})", s.reuseLen, s.seqLen));
+  if (s.mlen < 0)
+    return bad(fmt::format("memory length must be >= 0, got {}", s.mlen));
+  return true;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// compile
+//===----------------------------------------------------------------------===//
+
+int runCompile(const CompileArgs &args) {
+  std::optional<Emit> emit = parseEmit(args.emit);
+  if (!emit)
+    return fail("unknown --emit value '" + args.emit +
+                "' (expected mlir, decomposed, kernels or plan)");
+  ModelSpec spec;
+  std::string error;
+  if (!loadSpec(args.spec, spec, error))
+    return failDiagnostics(error);
+
+  StepShape shape = stepShapeFromSpec(spec);
+  if (args.batchSize > 0)
+    shape.batch = args.batchSize;
+  if (args.seqLen > 0)
+    shape.seqLen = args.seqLen;
+  if (args.numPredict > 0)
+    shape.numPredict = args.numPredict;
+  if (args.mlen >= 0)
+    shape.mlen = args.mlen;
+  if (spec.fromHFConfig && (shape.batch <= 0 || shape.seqLen <= 0 || shape.numPredict <= 0))
+    return fail(args.spec + ": a HuggingFace config.json has no batch shape; pass "
+                            "--batch-size, --seq-len and --num-predict");
+  if (!checkShape(spec, shape, args.spec, error))
+    return fail(error);
+
+  CompileOptions options;
+  options.emit = *emit;
+  options.printIrAfterAll = args.printIrAfterAll;
+  std::string out;
+  if (!compileStep(spec, shape, options, out, error))
+    return failDiagnostics(error);
+  if (args.output.empty()) {
+    std::cout << out;
+    return 0;
+  }
+  if (!writeText(args.output, out, error))
+    return fail(error);
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// run-step
+//===----------------------------------------------------------------------===//
+
+/// Step shape from a batch file: B and S from input_k, NP from
+/// target_mapping, M from mems.0 (absent: no memory), reuse_len from the
+/// metadata when present.
+static bool shapeFromBatch(const rt::TensorMap &batch,
+                           const std::map<std::string, std::string> &meta,
+                           const std::string &path, StepShape &shape,
+                           std::string &error) {
+  auto need = [&](const char *name, size_t rank) -> const rt::Tensor * {
+    auto it = batch.find(name);
+    if (it == batch.end()) {
+      error = fmt::format("{}: missing tensor '{}'", path, name);
+      return nullptr;
+    }
+    if (it->second.shape.size() != rank) {
+      error = fmt::format("{}: tensor '{}' must have rank {}, got shape {}", path,
+                          name, rank, rt::shapeStr(it->second.shape));
+      return nullptr;
+    }
+    return &it->second;
+  };
+  const rt::Tensor *inputK = need("input_k", 2);
+  const rt::Tensor *mapping = inputK ? need("target_mapping", 3) : nullptr;
+  if (!mapping)
+    return false;
+  shape.batch = inputK->shape[0];
+  shape.seqLen = inputK->shape[1];
+  shape.numPredict = mapping->shape[1];
+  shape.mlen = 0;
+  if (auto it = batch.find("mems.0"); it != batch.end()) {
+    if (it->second.shape.size() != 3) {
+      error = fmt::format("{}: tensor 'mems.0' must be [mlen, batch, d_model], got {}",
+                          path, rt::shapeStr(it->second.shape));
+      return false;
+    }
+    shape.mlen = it->second.shape[0];
+  }
+  if (auto it = meta.find("reuse_len"); it != meta.end()) {
+    try {
+      shape.reuseLen = std::stoll(it->second);
+    } catch (...) {
+      error = fmt::format("{}: metadata reuse_len '{}' is not an integer", path, it->second);
+      return false;
+    }
+  }
+  return true;
+}
+
+int runRunStep(const RunStepArgs &args) {
+  ModelSpec spec;
+  std::string error;
+  if (!loadSpec(args.model, spec, error))
+    return failDiagnostics(error);
+
+  // 1. The batch decides the step's shapes; without one, the spec does.
+  rt::TensorMap batch;
+  StepShape shape = stepShapeFromSpec(spec);
+  if (!args.batch.empty()) {
+    std::map<std::string, std::string> meta;
+    if (rt::Status st = rt::readSafetensors(args.batch, batch, &meta); !st)
+      return fail(st.message());
+    int64_t specReuse = shape.reuseLen;
+    if (!shapeFromBatch(batch, meta, args.batch, shape, error))
+      return fail(error);
+    if (!meta.count("reuse_len"))
+      shape.reuseLen = specReuse;
+  } else if (spec.fromHFConfig) {
+    return fail(args.model + ": a HuggingFace config.json has no batch shape; pass --batch");
+  }
+  if (!checkShape(spec, shape, args.batch.empty() ? args.model : args.batch, error))
+    return fail(error);
+
+  // 2. Compile to a plan and hand it to the runtime as text.
+  CompileOptions options;
+  std::string planText;
+  if (!compileStep(spec, shape, options, planText, error))
+    return failDiagnostics(error);
+  if (!args.dumpPlan.empty() && !writeText(args.dumpPlan, planText, error))
+    return fail(error);
+  rt::Plan plan;
+  if (rt::Status st = rt::parsePlan(planText, plan); !st)
+    return fail("internal error: the compiled plan does not parse: " + st.message());
+
+  // 3. Parameters and inputs.
+  rt::TensorMap bindings;
+  if (!args.weights.empty()) {
+    if (rt::Status st = rt::readSafetensors(args.weights, bindings); !st)
+      return fail(st.message());
+  } else {
+    bindings = randomParameters(plan, spec.initRange, args.seed);
+    std::cerr << "xlnetc: no --weights: random init (normal, std " << spec.initRange
+              << ", seed " << args.seed << ")\n";
+  }
+  if (args.batch.empty()) {
+    batch = syntheticBatch(spec, shape, args.seed);
+    std::cerr << fmt::format("xlnetc: no --batch: synthetic batch (B={} S={} NP={} M={}, seed {})\n",
+                             shape.batch, shape.seqLen, shape.numPredict, shape.mlen,
+                             args.seed);
+  }
+  for (auto &[name, tensor] : batch)
+    bindings[name] = std::move(tensor);
+
+  // 4. Execute on the host.
+  rt::ExecOptions exec;
+  exec.seed = args.seed;
+  exec.threads = args.threads;
+  rt::TensorMap outputs;
+  auto start = std::chrono::steady_clock::now();
+  if (rt::Status st = rt::executeHost(plan, bindings, outputs, exec); !st)
+    return fail(st.message());
+  double ms = std::chrono::duration<double, std::milli>(
+                  std::chrono::steady_clock::now() - start).count();
+
+  const rt::Tensor &loss = outputs.at("loss");
+  std::cout << fmt::format("loss = {:.6f}  (host executor, {} steps, {:.1f} ms)\n",
+                           loss.f32()[0], plan.steps.size(), ms);
+  if (!args.output.empty()) {
+    if (rt::Status st = rt::writeSafetensors(args.output, outputs); !st)
+      return fail(st.message());
+    std::cout << "wrote " << outputs.size() << " tensors to " << args.output << "\n";
+  }
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// compare
+//===----------------------------------------------------------------------===//
+
+/// `pattern` with an optional trailing '*' matches a prefix.
+static bool matches(const std::string &pattern, const std::string &name) {
+  if (!pattern.empty() && pattern.back() == '*')
+    return name.compare(0, pattern.size() - 1, pattern, 0, pattern.size() - 1) == 0;
+  return pattern == name;
+}
+
+/// Element `i` of a tensor as double (f32, i64 or bool).
+static double element(const rt::Tensor &t, int64_t i) {
+  switch (t.dtype) {
+  case rt::DType::F32:
+    return t.f32()[i];
+  case rt::DType::I64:
+    return static_cast<double>(t.i64()[i]);
+  case rt::DType::Bool:
+    return t.b8()[i];
+  }
+  return 0;
+}
+
+int runCompare(const CompareArgs &args) {
+  rt::TensorMap got, ref;
+  if (rt::Status st = rt::readSafetensors(args.got, got); !st)
+    return fail(st.message());
+  if (rt::Status st = rt::readSafetensors(args.ref, ref); !st)
+    return fail(st.message());
+
+  std::vector<std::string> names;
+  for (const auto &[name, tensor] : ref)
+    if (args.only.empty() ||
+        std::any_of(args.only.begin(), args.only.end(),
+                    [&](const std::string &p) { return matches(p, name); }))
+      names.push_back(name);
+  for (const std::string &p : args.only)
+    if (std::none_of(names.begin(), names.end(),
+                     [&](const std::string &n) { return matches(p, n); }))
+      return fail(fmt::format("{}: no tensor matches '{}'", args.ref, p));
+
+  int bad = 0;
+  std::cout << fmt::format("{:<44} {:>14} {:>12} {:>12} {:>10}\n", "tensor", "shape",
+                           "max|got-ref|", "max|ref|", "ratio");
+  for (const std::string &name : names) {
+    const rt::Tensor &r = ref.at(name);
+    auto it = got.find(name);
+    if (it == got.end()) {
+      std::cout << fmt::format("{:<44} missing from {}\n", name, args.got);
+      ++bad;
+      continue;
+    }
+    const rt::Tensor &g = it->second;
+    if (g.shape != r.shape) {
+      std::cout << fmt::format("{:<44} shape {} != reference {}\n", name,
+                               rt::shapeStr(g.shape), rt::shapeStr(r.shape));
+      ++bad;
+      continue;
+    }
+    double maxDiff = 0, maxRef = 0;
+    bool finite = true;
+    for (int64_t i = 0, n = r.numel(); i < n; ++i) {
+      double a = element(g, i), b = element(r, i);
+      finite &= std::isfinite(a);
+      maxDiff = std::max(maxDiff, std::fabs(a - b));
+      maxRef = std::max(maxRef, std::fabs(b));
+    }
+    double ratio = maxRef > 0 ? maxDiff / maxRef : maxDiff;
+    bool ok = finite && maxDiff <= args.rtol * maxRef;
+    bad += !ok;
+    std::cout << fmt::format("{:<44} {:>14} {:>12.3e} {:>12.3e} {:>10.2e} {}\n", name,
+                             rt::shapeStr(r.shape), maxDiff, maxRef, ratio,
+                             ok ? "ok" : (finite ? "MISMATCH" : "NOT FINITE"));
+  }
+  std::cout << fmt::format("compare: {} of {} tensors within rtol {:g}\n",
+                           names.size() - bad, names.size(), args.rtol);
+  return bad == 0 ? 0 : 1;
+}
+
+} // namespace xlnetc

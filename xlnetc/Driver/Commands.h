@@ -1,0 +1,47 @@
+//===- Commands.h - xlnetc subcommands --------------------------*- C++ -*-===//
+//
+// Each subcommand returns the process exit code and reports errors as one
+// "xlnetc: error: ..." line (or the spec's "file:line:col: error: ...").
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef XLNETC_XLNETC_DRIVER_COMMANDS_H
+#define XLNETC_XLNETC_DRIVER_COMMANDS_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace xlnetc {
+
+struct CompileArgs {
+  std::string spec;
+  std::string emit = "plan";
+  std::string output; ///< empty: stdout
+  bool printIrAfterAll = false;
+  // Step shape overrides (0: take the spec's value).
+  int64_t batchSize = 0, seqLen = 0, numPredict = 0, mlen = -1;
+};
+int runCompile(const CompileArgs &args);
+
+struct RunStepArgs {
+  std::string model;   ///< TOML spec or HuggingFace config.json
+  std::string weights; ///< empty: random init from the spec's init_range
+  std::string batch;   ///< empty: a synthetic batch from the spec's shapes
+  std::string output;  ///< empty: do not write outputs
+  std::string dumpPlan;
+  uint64_t seed = 0;
+  int threads = 0;
+};
+int runRunStep(const RunStepArgs &args);
+
+struct CompareArgs {
+  std::string got, ref;
+  std::vector<std::string> only; ///< name patterns ('*' wildcard); empty: all of ref
+  double rtol = 1e-5;
+};
+int runCompare(const CompareArgs &args);
+
+} // namespace xlnetc
+
+#endif // XLNETC_XLNETC_DRIVER_COMMANDS_H

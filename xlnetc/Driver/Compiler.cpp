@@ -1,0 +1,93 @@
+//===- Compiler.cpp - spec to IR or plan ----------------------------------===//
+
+#include "xlnetc/Driver/Compiler.h"
+
+#include "passes/Passes.h"
+#include "passes/Target/Plan/PlanEmitter.h"
+#include "xlnetc/InitAll.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace xlnetc {
+
+std::optional<Emit> parseEmit(const std::string &name) {
+  if (name == "mlir")
+    return Emit::Mlir;
+  if (name == "decomposed")
+    return Emit::Decomposed;
+  if (name == "kernels")
+    return Emit::Kernels;
+  if (name == "plan")
+    return Emit::Plan;
+  return std::nullopt;
+}
+
+static xlnet::Stage stageFor(Emit emit) {
+  switch (emit) {
+  case Emit::Mlir:
+    return xlnet::Stage::Model;
+  case Emit::Decomposed:
+    return xlnet::Stage::Decomposed;
+  case Emit::Kernels:
+  case Emit::Plan:
+    return xlnet::Stage::Kernels;
+  }
+  return xlnet::Stage::Kernels;
+}
+
+bool compileStep(const ModelSpec &spec, const StepShape &shape,
+                 const CompileOptions &options, std::string &out,
+                 std::string &error) {
+  DialectRegistry registry;
+  registerAllDialects(registry);
+  MLIRContext ctx(registry);
+  // Collect diagnostics as "loc: error: message" lines.
+  llvm::raw_string_ostream errors(error);
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &diag) {
+    errors << diag.getLocation() << ": "
+           << (diag.getSeverity() == DiagnosticSeverity::Error ? "error: " : "note: ")
+           << diag << "\n";
+    for (Diagnostic &note : diag.getNotes())
+      errors << note.getLocation() << ": note: " << note << "\n";
+    return success();
+  });
+
+  OwningOpRef<ModuleOp> module = buildForwardModule(ctx, spec, shape);
+  if (failed(verify(*module))) {
+    errors << "internal error: the module built from " << spec.sourcePath
+           << " does not verify\n";
+    return false;
+  }
+
+  PassManager pm(&ctx);
+  if (options.printIrAfterAll) {
+    ctx.disableMultithreading();
+    std::function<bool(Pass *, Operation *)> never = [](Pass *, Operation *) {
+      return false;
+    };
+    std::function<bool(Pass *, Operation *)> always = [](Pass *, Operation *) {
+      return true;
+    };
+    pm.enableIRPrinting(/*shouldPrintBeforePass=*/never,
+                        /*shouldPrintAfterPass=*/always);
+  }
+  xlnet::buildLoweringPipeline(pm, stageFor(options.emit));
+  if (failed(pm.run(*module)))
+    return false;
+
+  llvm::raw_string_ostream os(out);
+  if (options.emit != Emit::Plan) {
+    module->print(os);
+    return true;
+  }
+  auto func = module->lookupSymbol<func::FuncOp>("forward");
+  return succeeded(xlnet::emitPlan(func, os));
+}
+
+} // namespace xlnetc

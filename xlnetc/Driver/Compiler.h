@@ -1,0 +1,38 @@
+//===- Compiler.h - spec to IR or plan --------------------------*- C++ -*-===//
+//
+// The compiler half of xlnetc: builds the model-level module of a step,
+// verifies it, runs the lowering pipeline up to a stage and prints that
+// stage (IR text or the JSON plan). Errors come back as text, never exit().
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef XLNETC_XLNETC_DRIVER_COMPILER_H
+#define XLNETC_XLNETC_DRIVER_COMPILER_H
+
+#include "xlnetc/Frontend/ModuleBuilder.h"
+
+#include <optional>
+#include <string>
+
+namespace xlnetc {
+
+/// What `--emit=` prints: the IR after a pipeline stage, or the plan.
+enum class Emit { Mlir, Decomposed, Kernels, Plan };
+
+/// Parses an `--emit=` value ("mlir", "decomposed", "kernels", "plan").
+std::optional<Emit> parseEmit(const std::string &name);
+
+struct CompileOptions {
+  Emit emit = Emit::Plan;
+  bool printIrAfterAll = false; ///< print the IR after every pass to stderr
+};
+
+/// Compiles one forward step of `spec` with `shape`. On success `out` holds
+/// the requested text; on failure `error` holds the diagnostics.
+bool compileStep(const ModelSpec &spec, const StepShape &shape,
+                 const CompileOptions &options, std::string &out,
+                 std::string &error);
+
+} // namespace xlnetc
+
+#endif // XLNETC_XLNETC_DRIVER_COMPILER_H

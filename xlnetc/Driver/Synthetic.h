@@ -1,0 +1,33 @@
+//===- Synthetic.h - generated parameters and batches -----------*- C++ -*-===//
+//
+// Inputs for running a step without files: parameters drawn like the
+// official init, and a batch built through the project's _local_perm from
+// random tokens, masked positions and a random permutation.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef XLNETC_XLNETC_DRIVER_SYNTHETIC_H
+#define XLNETC_XLNETC_DRIVER_SYNTHETIC_H
+
+#include "xlnetc/Frontend/ModuleBuilder.h"
+
+#include "runtime/Plan.h"
+#include "runtime/Tensor.h"
+
+namespace xlnetc {
+
+/// Every param buffer of `plan`: LayerNorm weights 1, dense / LayerNorm /
+/// LM biases 0, everything else normal(0, initRange) (semantics.md §8).
+rt::TensorMap randomParameters(const rt::Plan &plan, double initRange, uint64_t seed);
+
+/// A batch in the golden format (input_k, seg_id, perm_mask, target_mapping,
+/// target, target_mask, zero mems.{i} when shape.mlen > 0). Records follow
+/// the official layout [reuse | A SEP B SEP CLS]; prediction positions are
+/// random single tokens (ceil(np/2) in the reuse part, the rest after it),
+/// not the official span masking.
+rt::TensorMap syntheticBatch(const ModelSpec &spec, const StepShape &shape,
+                             uint64_t seed);
+
+} // namespace xlnetc
+
+#endif // XLNETC_XLNETC_DRIVER_SYNTHETIC_H

@@ -1,0 +1,220 @@
+//===- ModuleBuilder.cpp - model spec to an xlnet module ------------------===//
+//
+// One pretraining step's forward (semantics.md §1-§6) at the level of the
+// official code: embeddings, positional encoding, masks, one
+// xlnet.two_stream_layer per layer, LM head and loss.
+//
+//===----------------------------------------------------------------------===//
+
+#include "xlnetc/Frontend/ModuleBuilder.h"
+
+#include "dialect/XLNet/XLNetOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+
+#include <string>
+
+using namespace mlir;
+using namespace mlir::xlnet;
+
+namespace xlnetc {
+
+StepShape stepShapeFromSpec(const ModelSpec &spec) {
+  StepShape s;
+  s.batch = spec.trainBatchSize;
+  s.seqLen = spec.seqLen;
+  s.numPredict = spec.numPredict;
+  s.mlen = spec.memLen;
+  s.reuseLen = spec.reuseLen;
+  return s;
+}
+
+static xlnet::Activation toActivation(Activation a) {
+  switch (a) {
+  case Activation::Relu:
+    return xlnet::Activation::relu;
+  case Activation::GeluTanh:
+    return xlnet::Activation::gelu_tanh;
+  case Activation::GeluErf:
+    return xlnet::Activation::gelu_erf;
+  }
+  return xlnet::Activation::none;
+}
+
+namespace {
+
+/// Collects the function signature while the body is being built: every
+/// argument and result carries its interchange name.
+class Signature {
+public:
+  explicit Signature(MLIRContext &ctx) : b(&ctx) {}
+
+  /// Declares an argument; returns its index.
+  unsigned add(StringRef role, StringRef name, ArrayRef<int64_t> shape, Type elt) {
+    types.push_back(RankedTensorType::get(shape, elt));
+    attrs.push_back(b.getDictionaryAttr(
+        b.getNamedAttr(("xlnet." + role).str(), b.getStringAttr(name))));
+    return types.size() - 1;
+  }
+
+  SmallVector<Type> types;
+  SmallVector<DictionaryAttr> attrs;
+
+private:
+  Builder b;
+};
+
+} // namespace
+
+OwningOpRef<ModuleOp> buildForwardModule(MLIRContext &ctx, const ModelSpec &spec,
+                                         const StepShape &shape) {
+  ctx.loadDialect<XLNetDialect, func::FuncDialect>();
+  OpBuilder b(&ctx);
+  Location loc = FileLineColLoc::get(&ctx, spec.sourcePath, 1, 1);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+
+  const int64_t B = shape.batch, S = shape.seqLen, NP = shape.numPredict,
+                M = shape.mlen, K = M + S, D = spec.dModel, N = spec.nHead,
+                H = spec.dHead, I = spec.dInner, V = spec.nToken;
+  const int64_t reuseLen = shape.reuseLen > 0 ? shape.reuseLen : S;
+  Type f32 = b.getF32Type(), i64 = b.getI64Type(), i1 = b.getI1Type();
+
+  // 1. The signature: batch inputs, then parameters (HuggingFace names).
+  Signature sig(ctx);
+  unsigned inputK = sig.add("input", "input_k", {B, S}, i64);
+  unsigned segId = sig.add("input", "seg_id", {B, S}, i64);
+  unsigned permMask = sig.add("input", "perm_mask", {B, S, S}, f32);
+  unsigned targetMapping = sig.add("input", "target_mapping", {B, NP, S}, f32);
+  unsigned target = sig.add("input", "target", {B, NP}, i64);
+  unsigned targetMask = sig.add("input", "target_mask", {B, NP}, f32);
+  SmallVector<unsigned> mems;
+  if (M > 0)
+    for (int64_t l = 0; l < spec.nLayer; ++l)
+      mems.push_back(sig.add("input", "mems." + std::to_string(l), {M, B, D}, f32));
+  unsigned wordEmb = sig.add("param", "transformer.word_embedding.weight", {V, D}, f32);
+  unsigned maskEmb = sig.add("param", "transformer.mask_emb", {1, 1, D}, f32);
+  struct LayerParams {
+    unsigned q, k, v, o, r, rw, rr, rs, seg, alnW, alnB, w1, b1, w2, b2, flnW, flnB;
+  };
+  SmallVector<LayerParams> layers;
+  for (int64_t l = 0; l < spec.nLayer; ++l) {
+    std::string p = "transformer.layer." + std::to_string(l) + ".";
+    auto attn = [&](StringRef n, ArrayRef<int64_t> s) {
+      return sig.add("param", p + "rel_attn." + n.str(), s, f32);
+    };
+    auto ff = [&](StringRef n, ArrayRef<int64_t> s) {
+      return sig.add("param", p + "ff." + n.str(), s, f32);
+    };
+    LayerParams lp;
+    lp.q = attn("q", {D, N, H});
+    lp.k = attn("k", {D, N, H});
+    lp.v = attn("v", {D, N, H});
+    lp.o = attn("o", {D, N, H});
+    lp.r = attn("r", {D, N, H});
+    lp.rw = attn("r_w_bias", {N, H});
+    lp.rr = attn("r_r_bias", {N, H});
+    lp.rs = attn("r_s_bias", {N, H});
+    lp.seg = attn("seg_embed", {2, N, H});
+    lp.alnW = attn("layer_norm.weight", {D});
+    lp.alnB = attn("layer_norm.bias", {D});
+    lp.w1 = ff("layer_1.weight", {I, D});
+    lp.b1 = ff("layer_1.bias", {I});
+    lp.w2 = ff("layer_2.weight", {D, I});
+    lp.b2 = ff("layer_2.bias", {D});
+    lp.flnW = ff("layer_norm.weight", {D});
+    lp.flnB = ff("layer_norm.bias", {D});
+    layers.push_back(lp);
+  }
+  unsigned lmBias = sig.add("param", "lm_loss.bias", {V}, f32);
+
+  // 2. The function and its entry block.
+  b.setInsertionPointToEnd(module->getBody());
+  auto func = b.create<func::FuncOp>(loc, "forward",
+                                     b.getFunctionType(sig.types, {}));
+  func.setAllArgAttrs(sig.attrs);
+  Block *entry = func.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  auto arg = [&](unsigned i) -> Value { return entry->getArgument(i); };
+  auto tensor = [&](ArrayRef<int64_t> s, Type t = Type()) {
+    return RankedTensorType::get(s, t ? t : f32);
+  };
+  auto dropout = [&](Value x, double rate) -> Value {
+    if (rate == 0.0)
+      return x;
+    return b.create<DropoutOp>(loc, x.getType(), x, b.getF64FloatAttr(rate));
+  };
+
+  // 3. Embeddings, positions, masks (semantics.md §1, §3).
+  Value h = dropout(b.create<EmbeddingOp>(loc, tensor({B, S, D}), arg(inputK),
+                                          arg(wordEmb)),
+                    spec.dropout);
+  Value g = dropout(b.create<MaskEmbeddingOp>(loc, tensor({B, NP, D}), arg(maskEmb)),
+                    spec.dropout);
+  int64_t copies = spec.biData ? 2 : 1;
+  Value pos = b.create<RelPosEncodingOp>(
+      loc, tensor({copies, K + S, D}), b.getI64IntegerAttr(K),
+      b.getI64IntegerAttr(S), b.getI64IntegerAttr(spec.clampLen),
+      spec.biData ? b.getUnitAttr() : UnitAttr());
+  pos = dropout(pos, spec.dropout);
+  Value segMat = b.create<RelSegmentOp>(loc, tensor({B, S, K}, i1), arg(segId),
+                                        b.getI64IntegerAttr(M));
+  auto mask = [&](Stream stream) -> Value {
+    return b.create<AttnMaskOp>(loc, tensor({B, S, K}, i1),
+                                StreamAttr::get(&ctx, stream), arg(permMask),
+                                b.getI64IntegerAttr(M));
+  };
+  Value maskH = mask(Stream::content), maskG = mask(Stream::query);
+  Value rows = b.create<TargetPositionsOp>(loc, tensor({B, NP}, i64),
+                                           arg(targetMapping));
+
+  // 4. The layers (semantics.md §4, §5).
+  SmallVector<Value> newMems;
+  int64_t memRows = std::min<int64_t>(spec.memLen, M + reuseLen);
+  for (int64_t l = 0; l < spec.nLayer; ++l) {
+    const LayerParams &lp = layers[l];
+    Location layerLoc = NameLoc::get(b.getStringAttr("layer." + std::to_string(l)), loc);
+    SmallVector<Type> results = {h.getType(), g.getType()};
+    if (spec.memLen > 0)
+      results.push_back(tensor({memRows, B, D}));
+    auto layer = b.create<TwoStreamLayerOp>(
+        layerLoc, results, h, g, M > 0 ? arg(mems[l]) : Value(), pos, segMat,
+        maskH, maskG, rows, arg(lp.q), arg(lp.k), arg(lp.v), arg(lp.o),
+        arg(lp.r), arg(lp.rw), arg(lp.rr), arg(lp.rs), arg(lp.seg),
+        arg(lp.alnW), arg(lp.alnB), arg(lp.w1), arg(lp.b1), arg(lp.w2),
+        arg(lp.b2), arg(lp.flnW), arg(lp.flnB),
+        ActivationAttr::get(&ctx, toActivation(spec.ffActivation)),
+        b.getI64IntegerAttr(reuseLen), b.getI64IntegerAttr(spec.memLen),
+        b.getF64FloatAttr(spec.layerNormEps), b.getF64FloatAttr(spec.dropout),
+        b.getF64FloatAttr(spec.dropatt));
+    h = layer.getHOut();
+    g = layer.getGOut();
+    if (layer.getNewMems())
+      newMems.push_back(layer.getNewMems());
+  }
+
+  // 5. LM head and loss (semantics.md §6).
+  Value hidden = dropout(g, spec.dropout);
+  Value logits = b.create<LMHeadOp>(loc, tensor({B, NP, V}), hidden, arg(wordEmb),
+                                    arg(lmBias));
+  auto loss = b.create<LMLossOp>(loc, tensor({}), tensor({B, NP}), logits,
+                                 arg(target), arg(targetMask));
+
+  // 6. Results, each with its output name.
+  SmallVector<Value> outs = {loss.getLoss(), loss.getPerTokenLoss(), logits, hidden};
+  SmallVector<std::string> names = {"loss", "per_token_loss", "logits", "hidden"};
+  for (auto [l, m] : llvm::enumerate(newMems)) {
+    outs.push_back(m);
+    names.push_back("new_mems." + std::to_string(l));
+  }
+  b.create<func::ReturnOp>(loc, outs);
+  SmallVector<Type> resultTypes;
+  for (Value v : outs)
+    resultTypes.push_back(v.getType());
+  func.setFunctionType(b.getFunctionType(sig.types, resultTypes));
+  for (auto [i, name] : llvm::enumerate(names))
+    func.setResultAttr(i, "xlnet.output", b.getStringAttr(name));
+  return module;
+}
+
+} // namespace xlnetc

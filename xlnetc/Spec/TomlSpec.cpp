@@ -1,0 +1,371 @@
+//===- TomlSpec.cpp - TOML model-spec loader ------------------------------===//
+//
+// Reads [model], [data] and [train] with toml++ and reports, in this order:
+//   1. a TOML syntax error, at toml++'s position;
+//   2. the earliest (by line, column) unknown section/key, wrong type or
+//      unknown enum spelling;
+//   3. a missing section (at 1:1) or required key (at its section header);
+//   4. the first broken range or cross-field rule, at the value it names.
+// Every known key is described once in keyTable(); the rules live in Spec.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "xlnetc/Spec/SpecInternal.h"
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <map>
+#include <vector>
+
+using namespace xlnetc;
+using namespace xlnetc::detail;
+
+namespace {
+
+enum class Kind { Int, Float, Bool, String, Act };
+
+/// One TOML key: where it lives, its type and the ModelSpec field it fills.
+struct KeyDesc {
+  const char *section;
+  const char *key;
+  Kind kind;
+  bool required;
+  int64_t ModelSpec::*intField = nullptr;
+  double ModelSpec::*floatField = nullptr;
+  bool ModelSpec::*boolField = nullptr;
+  std::string ModelSpec::*stringField = nullptr;
+  Activation ModelSpec::*actField = nullptr;
+};
+
+KeyDesc intKey(const char *sec, const char *key, int64_t ModelSpec::*f,
+               bool required = false) {
+  KeyDesc d{sec, key, Kind::Int, required};
+  d.intField = f;
+  return d;
+}
+KeyDesc floatKey(const char *sec, const char *key, double ModelSpec::*f) {
+  KeyDesc d{sec, key, Kind::Float, false};
+  d.floatField = f;
+  return d;
+}
+KeyDesc boolKey(const char *sec, const char *key, bool ModelSpec::*f) {
+  KeyDesc d{sec, key, Kind::Bool, false};
+  d.boolField = f;
+  return d;
+}
+KeyDesc stringKey(const char *sec, const char *key, std::string ModelSpec::*f) {
+  KeyDesc d{sec, key, Kind::String, false};
+  d.stringField = f;
+  return d;
+}
+
+/// Every key, in the order docs/SpecFormat.md lists them (also the order in
+/// which missing required keys are reported).
+const std::vector<KeyDesc> &keyTable() {
+  static const std::vector<KeyDesc> table = [] {
+    using S = ModelSpec;
+    KeyDesc act{"model", "ff_activation", Kind::Act, false};
+    act.actField = &S::ffActivation;
+    return std::vector<KeyDesc>{
+        intKey("model", "n_layer", &S::nLayer, true),
+        intKey("model", "d_model", &S::dModel, true),
+        intKey("model", "n_head", &S::nHead, true),
+        intKey("model", "d_head", &S::dHead, true),
+        intKey("model", "d_inner", &S::dInner, true),
+        intKey("model", "n_token", &S::nToken, true),
+        act,
+        boolKey("model", "untie_r", &S::untieR),
+        stringKey("model", "attn_type", &S::attnType),
+        intKey("model", "mem_len", &S::memLen),
+        intKey("model", "clamp_len", &S::clampLen),
+        boolKey("model", "same_length", &S::sameLength),
+        floatKey("model", "dropout", &S::dropout),
+        floatKey("model", "dropatt", &S::dropatt),
+        floatKey("model", "init_range", &S::initRange),
+        floatKey("model", "layer_norm_eps", &S::layerNormEps),
+        intKey("data", "seq_len", &S::seqLen, true),
+        intKey("data", "reuse_len", &S::reuseLen, true),
+        intKey("data", "perm_size", &S::permSize, true),
+        intKey("data", "num_predict", &S::numPredict, true),
+        boolKey("data", "bi_data", &S::biData),
+        floatKey("data", "mask_alpha", &S::maskAlpha),
+        floatKey("data", "mask_beta", &S::maskBeta),
+        intKey("train", "train_batch_size", &S::trainBatchSize, true),
+        floatKey("train", "learning_rate", &S::learningRate),
+        intKey("train", "warmup_steps", &S::warmupSteps),
+        intKey("train", "train_steps", &S::trainSteps),
+        floatKey("train", "adam_epsilon", &S::adamEpsilon),
+        floatKey("train", "weight_decay", &S::weightDecay),
+        floatKey("train", "clip", &S::clip),
+        stringKey("train", "decay_method", &S::decayMethod),
+        floatKey("train", "min_lr_ratio", &S::minLrRatio),
+        intKey("train", "seed", &S::seed),
+    };
+  }();
+  return table;
+}
+
+const char *const kSections[] = {"model", "data", "train"};
+
+/// Names other tools use for a key, mapped to ours.
+const std::map<std::string_view, std::string_view> kAliases = {
+    {"vocab_size", "n_token"},
+    {"initializer_range", "init_range"},
+    {"batch_size", "train_batch_size"},
+};
+
+const KeyDesc *findKey(std::string_view key, const char *section = nullptr) {
+  for (const KeyDesc &d : keyTable())
+    if (d.key == key && (!section || std::string_view(d.section) == section))
+      return &d;
+  return nullptr;
+}
+
+bool isSection(std::string_view name) {
+  return std::find(std::begin(kSections), std::end(kSections), name) !=
+         std::end(kSections);
+}
+
+SourcePos posOf(const toml::source_region &region) {
+  return {region.begin.line, region.begin.column};
+}
+
+const char *typeName(const toml::node &node) {
+  switch (node.type()) {
+  case toml::node_type::table:
+    return "table";
+  case toml::node_type::array:
+    return "array";
+  case toml::node_type::string:
+    return "string";
+  case toml::node_type::integer:
+    return "integer";
+  case toml::node_type::floating_point:
+    return "float";
+  case toml::node_type::boolean:
+    return "boolean";
+  case toml::node_type::date:
+    return "date";
+  case toml::node_type::time:
+    return "time";
+  case toml::node_type::date_time:
+    return "date-time";
+  default:
+    return "nothing";
+  }
+}
+
+/// Walks the parsed document, filling a ModelSpec and remembering where each
+/// section and value was written.
+class TomlLoader {
+public:
+  TomlLoader(const std::string &path, ModelSpec &spec)
+      : path(path), spec(spec) {}
+
+  bool load(const toml::table &doc, std::string &error);
+
+private:
+  void note(SourcePos pos, std::string message) {
+    problems.push_back({pos, std::move(message)});
+  }
+  void visitTopLevel(const toml::key &key, const toml::node &node);
+  void visitKey(const char *section, const toml::key &key,
+                const toml::node &node);
+  void readValue(const KeyDesc &desc, const toml::node &node);
+  SourcePos locate(std::string_view key) const;
+
+  struct Problem {
+    SourcePos pos;
+    std::string message;
+  };
+  const std::string &path;
+  ModelSpec &spec;
+  std::vector<Problem> problems;
+  std::map<std::string, SourcePos, std::less<>> sectionPos, valuePos;
+};
+
+void TomlLoader::visitTopLevel(const toml::key &key, const toml::node &node) {
+  std::string_view name = key.str();
+  if (isSection(name)) {
+    const char *section =
+        *std::find(std::begin(kSections), std::end(kSections), name);
+    sectionPos[section] = posOf(node.source());
+    if (const toml::table *table = node.as_table()) {
+      for (auto &&[k, v] : *table)
+        visitKey(section, k, v);
+    } else {
+      note(posOf(node.source()),
+           fmt::format("[{}] must be a table, got {}", name, typeName(node)));
+    }
+    return;
+  }
+  if (const KeyDesc *d = findKey(name)) {
+    note(posOf(key.source()),
+         fmt::format("key {} must be inside a section; it belongs in [{}]",
+                     quote(name), d->section));
+    return;
+  }
+  if (!node.is_table()) {
+    note(posOf(key.source()),
+         fmt::format("unknown top-level key {}; keys go in [model], [data] or "
+                     "[train]",
+                     quote(name)));
+    return;
+  }
+  const char *suggestion = nullptr;
+  for (const char *s : kSections)
+    if (!suggestion && editDistance(name, s) <= 2)
+      suggestion = s;
+  note(posOf(node.source()),
+       suggestion ? fmt::format("unknown section [{}]; did you mean [{}]?",
+                                name, suggestion)
+                  : fmt::format("unknown section [{}]; expected [model], "
+                                "[data] or [train]",
+                                name));
+}
+
+void TomlLoader::visitKey(const char *section, const toml::key &key,
+                          const toml::node &node) {
+  std::string_view name = key.str();
+  if (const KeyDesc *d = findKey(name, section)) {
+    readValue(*d, node);
+    return;
+  }
+  std::string message =
+      fmt::format("unknown key {} in [{}]", quote(name), section);
+  if (const KeyDesc *other = findKey(name)) {
+    message += fmt::format("; it belongs in [{}]", other->section);
+  } else if (auto alias = kAliases.find(name);
+             alias != kAliases.end() && findKey(alias->second, section)) {
+    message += fmt::format("; did you mean '{}'?", alias->second);
+  } else {
+    const KeyDesc *best = nullptr;
+    size_t bestDist = 3;
+    for (const KeyDesc &d : keyTable()) {
+      if (std::string_view(d.section) != section)
+        continue;
+      size_t dist = editDistance(name, d.key);
+      if (dist < bestDist) {
+        best = &d;
+        bestDist = dist;
+      }
+    }
+    if (best)
+      message += fmt::format("; did you mean '{}'?", best->key);
+  }
+  note(posOf(key.source()), message);
+}
+
+void TomlLoader::readValue(const KeyDesc &d, const toml::node &node) {
+  SourcePos pos = posOf(node.source());
+  auto wrongType = [&](const char *expected) {
+    note(pos,
+         fmt::format("{} must be {}, got {}", d.key, expected, typeName(node)));
+  };
+  switch (d.kind) {
+  case Kind::Int:
+    if (auto v = node.value_exact<int64_t>())
+      spec.*d.intField = *v;
+    else
+      return wrongType("an integer");
+    break;
+  case Kind::Float:
+    // Integers are accepted for float keys (mask_alpha = 6).
+    if (node.is_number())
+      spec.*d.floatField = *node.value<double>();
+    else
+      return wrongType("a number");
+    break;
+  case Kind::Bool:
+    if (auto v = node.value_exact<bool>())
+      spec.*d.boolField = *v;
+    else
+      return wrongType("a boolean");
+    break;
+  case Kind::String:
+    if (auto v = node.value_exact<std::string>())
+      spec.*d.stringField = *v;
+    else
+      return wrongType("a string");
+    break;
+  case Kind::Act: {
+    auto v = node.value_exact<std::string>();
+    if (!v)
+      return wrongType("a string");
+    if (*v == "relu")
+      spec.ffActivation = Activation::Relu;
+    else if (*v == "gelu_tanh")
+      spec.ffActivation = Activation::GeluTanh;
+    else if (*v == "gelu_erf")
+      spec.ffActivation = Activation::GeluErf;
+    else if (*v == "gelu")
+      return note(pos, "ff_activation 'gelu' is ambiguous; use 'gelu_tanh' "
+                       "(what official XLNet calls gelu) or 'gelu_erf' (what "
+                       "HuggingFace calls gelu)");
+    else
+      return note(pos, fmt::format("unknown ff_activation {}; expected "
+                                   "'relu', 'gelu_tanh' or 'gelu_erf'",
+                                   quote(*v)));
+    break;
+  }
+  }
+  valuePos[d.key] = pos;
+}
+
+SourcePos TomlLoader::locate(std::string_view key) const {
+  if (auto it = valuePos.find(key); it != valuePos.end())
+    return it->second;
+  // A defaulted key: point at its section header.
+  if (const KeyDesc *d = findKey(key))
+    if (auto it = sectionPos.find(d->section); it != sectionPos.end())
+      return it->second;
+  return {};
+}
+
+bool TomlLoader::load(const toml::table &doc, std::string &error) {
+  // 1. Unknown names, types and enum spellings: report the earliest.
+  for (auto &&[key, node] : doc)
+    visitTopLevel(key, node);
+  if (!problems.empty()) {
+    auto first = std::min_element(problems.begin(), problems.end(),
+                                  [](const Problem &a, const Problem &b) {
+                                    return std::tie(a.pos.line, a.pos.column) <
+                                           std::tie(b.pos.line, b.pos.column);
+                                  });
+    error = formatError(path, first->pos, first->message);
+    return false;
+  }
+  // 2. Missing sections, then missing required keys.
+  for (const char *s : kSections)
+    if (!sectionPos.count(s)) {
+      error = formatError(path, {1, 1}, fmt::format("missing section [{}]", s));
+      return false;
+    }
+  for (const KeyDesc &d : keyTable())
+    if (d.required && !valuePos.count(d.key)) {
+      error = formatError(
+          path, sectionPos[d.section],
+          fmt::format("missing required key '{}' in [{}]", d.key, d.section));
+      return false;
+    }
+  // 3. Ranges and cross-field rules.
+  return validateWith(
+      spec, [this](std::string_view key) { return locate(key); }, error);
+}
+
+} // namespace
+
+bool xlnetc::detail::loadTomlSpec(const std::string &path,
+                                  const std::string &text, ModelSpec &out,
+                                  std::string &error) {
+  toml::table doc;
+  try {
+    doc = toml::parse(text, std::string_view(path));
+  } catch (const toml::parse_error &e) {
+    error = formatError(path, posOf(e.source()), e.description());
+    return false;
+  }
+  return TomlLoader(path, out).load(doc, error);
+}
