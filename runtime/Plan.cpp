@@ -8,11 +8,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/Plan.h"
+#include "runtime/PlanAttrs.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-
-#include <cmath>
 
 namespace xlnetc::rt {
 
@@ -55,157 +54,6 @@ const OpInfo &opInfo(OpKind kind) {
     if (info.kind == kind)
       return info;
   return kOps[0];
-}
-
-/// Reads attributes of one step, recording a readable error on failure.
-class AttrReader {
-public:
-  explicit AttrReader(const json &attrs) : attrs_(attrs) {}
-
-  Status integer(const char *key, int64_t &out, bool required = true) {
-    const json *v = find(key);
-    if (!v)
-      return missing(key, required);
-    if (!v->is_number_integer())
-      return Status::error(
-          fmt::format("attribute '{}' must be an integer, got {}", key,
-                      v->dump()));
-    out = v->get<int64_t>();
-    return Status::ok();
-  }
-  Status nonNegative(const char *key, int64_t &out, bool required = true) {
-    XLNETC_RETURN_IF_ERROR(integer(key, out, required));
-    if (out < 0)
-      return Status::error(
-          fmt::format("attribute '{}' must be >= 0, got {}", key, out));
-    return Status::ok();
-  }
-  Status number(const char *key, double &out, bool required = true) {
-    const json *v = find(key);
-    if (!v)
-      return missing(key, required);
-    if (!v->is_number())
-      return Status::error(fmt::format(
-          "attribute '{}' must be a number, got {}", key, v->dump()));
-    out = v->get<double>();
-    return Status::ok();
-  }
-  Status boolean(const char *key, bool &out) {
-    const json *v = find(key);
-    if (!v)
-      return missing(key, true);
-    if (!v->is_boolean())
-      return Status::error(fmt::format(
-          "attribute '{}' must be true or false, got {}", key, v->dump()));
-    out = v->get<bool>();
-    return Status::ok();
-  }
-  Status string(const char *key, std::string &out) {
-    const json *v = find(key);
-    if (!v)
-      return missing(key, true);
-    if (!v->is_string())
-      return Status::error(fmt::format(
-          "attribute '{}' must be a string, got {}", key, v->dump()));
-    out = v->get<std::string>();
-    return Status::ok();
-  }
-
-private:
-  const json *find(const char *key) const {
-    if (!attrs_.is_object())
-      return nullptr;
-    auto it = attrs_.find(key);
-    return it == attrs_.end() ? nullptr : &*it;
-  }
-  static Status missing(const char *key, bool required) {
-    return required ? Status::error(fmt::format("missing attribute '{}'", key))
-                    : Status::ok();
-  }
-  const json &attrs_;
-};
-
-Status parseRate(AttrReader &r, const char *key, double &out, bool required) {
-  XLNETC_RETURN_IF_ERROR(r.number(key, out, required));
-  if (!(out >= 0.0 && out < 1.0))
-    return Status::error(
-        fmt::format("attribute '{}' must be in [0, 1), got {}", key, out));
-  return Status::ok();
-}
-
-/// Parses the attributes the op of `step` takes.
-Status parseAttrs(const json &attrs, Step &step) {
-  if (!attrs.is_null() && !attrs.is_object())
-    return Status::error("'attrs' must be an object");
-  AttrReader r(attrs);
-  StepAttrs &a = step.attrs;
-  switch (step.kind) {
-  case OpKind::RelPosEncoding:
-    XLNETC_RETURN_IF_ERROR(r.nonNegative("klen", a.klen));
-    XLNETC_RETURN_IF_ERROR(r.nonNegative("qlen", a.qlen));
-    XLNETC_RETURN_IF_ERROR(r.integer("clamp_len", a.clampLen)); // <= 0: no clamp
-    XLNETC_RETURN_IF_ERROR(r.integer("clamp_len", a.clampLen));
-    return r.boolean("bi_data", a.biData);
-  case OpKind::RelSegment:
-    return r.nonNegative("mlen", a.mlen);
-  case OpKind::AttnMask: {
-    XLNETC_RETURN_IF_ERROR(r.nonNegative("mlen", a.mlen));
-    std::string stream;
-    XLNETC_RETURN_IF_ERROR(r.string("stream", stream));
-    if (stream == "query")
-      a.stream = MaskStream::Query;
-    else if (stream == "content")
-      a.stream = MaskStream::Content;
-    else
-      return Status::error(fmt::format(
-          "attribute 'stream' must be \"query\" or \"content\", got \"{}\"",
-          stream));
-    return Status::ok();
-  }
-  case OpKind::MemCache:
-    XLNETC_RETURN_IF_ERROR(r.nonNegative("reuse_len", a.reuseLen));
-    return r.nonNegative("mem_len", a.memLen);
-  case OpKind::Gemm: {
-    int64_t kRank = 0;
-    XLNETC_RETURN_IF_ERROR(r.integer("k_rank", kRank));
-    if (kRank < 1 || kRank > 8)
-      return Status::error(
-          fmt::format("attribute 'k_rank' must be in [1, 8], got {}", kRank));
-    a.kRank = int(kRank);
-    XLNETC_RETURN_IF_ERROR(r.boolean("transpose_w", a.transposeW));
-    std::string act;
-    XLNETC_RETURN_IF_ERROR(r.string("activation", act));
-    if (act == "none")
-      a.activation = Activation::None;
-    else if (act == "relu")
-      a.activation = Activation::Relu;
-    else if (act == "gelu_tanh")
-      a.activation = Activation::GeluTanh;
-    else if (act == "gelu_erf")
-      a.activation = Activation::GeluErf;
-    else
-      return Status::error(fmt::format(
-          "unknown activation \"{}\" (none, relu, gelu_tanh, gelu_erf)", act));
-    return Status::ok();
-  }
-  case OpKind::RelAttention:
-    XLNETC_RETURN_IF_ERROR(r.number("scale", a.scale));
-    if (!std::isfinite(a.scale))
-      return Status::error("attribute 'scale' must be finite");
-    XLNETC_RETURN_IF_ERROR(parseRate(r, "dropatt", a.dropatt, false));
-    return r.integer("dropout_site", a.dropoutSite, /*required=*/false);
-  case OpKind::AddLayerNorm:
-    XLNETC_RETURN_IF_ERROR(r.number("eps", a.eps));
-    if (!(a.eps >= 0.0))
-      return Status::error(fmt::format("attribute 'eps' must be >= 0, got {}",
-                                       a.eps));
-    return Status::ok();
-  case OpKind::Dropout:
-    XLNETC_RETURN_IF_ERROR(parseRate(r, "rate", a.rate, true));
-    return r.integer("dropout_site", a.dropoutSite, /*required=*/false);
-  default:
-    return Status::ok();
-  }
 }
 
 Status parseIdList(const json &obj, const char *key, std::vector<int> &ids,
@@ -320,7 +168,7 @@ Status parseStep(const json &j, size_t numBuffers, Step &s) {
     return Status::error(fmt::format("has {} outputs, got {}", info->numOut,
                                      s.out.size()));
   auto attrs = j.find("attrs");
-  return parseAttrs(attrs == j.end() ? json() : *attrs, s);
+  return detail::parseStepAttrs(attrs == j.end() ? json() : *attrs, s);
 }
 
 /// Every temp is written by exactly one step, before any step reads it.

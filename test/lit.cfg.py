@@ -2,6 +2,7 @@
 # lit configuration for the xlnetc test suite.
 
 import os
+import sys
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -9,13 +10,14 @@ from lit.llvm import llvm_config
 config.name = "XLNETC"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".toml", ".test"]
-config.excludes = ["inputs", "Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.xlnetc_obj_root, "test")
 
 llvm_config.with_system_environment(["HOME", "TMPDIR"])
 llvm_config.use_default_substitutions()
 
+config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%golden", config.xlnetc_golden_dir))
 config.substitutions.append(("%models", os.path.join(config.xlnetc_src_root, "models")))
 config.substitutions.append(("%xlnetc", os.path.join(config.xlnetc_tools_dir, "xlnetc")))

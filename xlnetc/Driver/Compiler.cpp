@@ -84,6 +84,7 @@ bool compileStep(const ModelSpec &spec, const StepShape &shape,
   llvm::raw_string_ostream os(out);
   if (options.emit != Emit::Plan) {
     module->print(os);
+    os << "\n"; // as mlir-opt prints it
     return true;
   }
   auto func = module->lookupSymbol<func::FuncOp>("forward");
