@@ -105,7 +105,7 @@ Status parseStepAttrs(const json &attrs, Step &step) {
   case OpKind::RelPosEncoding:
     XLNETC_RETURN_IF_ERROR(r.nonNegative("klen", a.klen));
     XLNETC_RETURN_IF_ERROR(r.nonNegative("qlen", a.qlen));
-    XLNETC_RETURN_IF_ERROR(r.integer("clamp_len", a.clampLen)); // <= 0: no clamp
+    // clamp_len <= 0 (the configs use -1) means no clamping.
     XLNETC_RETURN_IF_ERROR(r.integer("clamp_len", a.clampLen));
     return r.boolean("bi_data", a.biData);
   case OpKind::RelSegment:

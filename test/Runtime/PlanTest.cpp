@@ -184,4 +184,20 @@ TEST(PlanTest, ChecksMemCacheLength) {
             "reuse_len))");
 }
 
+TEST(PlanTest, RelPosEncodingShapeAndNegativeClampLen) {
+  // clamp_len -1 (as in the configs) means no clamping; R = klen + qlen = 7.
+  PlanBuilder p;
+  int pos = p.buffer("f32", {2, 7, 8}, "temp", "", {"pos"});
+  p.step("rel_pos_encoding", {}, {pos},
+         {{"klen", 4}, {"qlen", 3}, {"clamp_len", -1}, {"bi_data", true}},
+         "pos");
+  EXPECT_EQ(parseError(p.text()), "");
+  nlohmann::json doc = p.doc();
+  doc["steps"][0]["attrs"]["bi_data"] = false;
+  EXPECT_EQ(parseError(doc.dump()),
+            "step 0 (rel_pos_encoding, loc 'pos'): output 0 (buffer 0) is "
+            "f32[2, 7, 8] but must be f32[1, 7, ?] (P = 2 if bi_data else 1, "
+            "R = klen + qlen)");
+}
+
 } // namespace
