@@ -117,7 +117,7 @@ def XLNet_AttnMaskOp : XLNet_Op<"attn_mask", [Pure]> {
                        I64Attr:$mlen);
   let results = (outs XLNet_MaskTensor:$result);
   let assemblyFormat = [{
-    $stream $perm_mask `mlen` `=` $mlen attr-dict `:` functional-type(operands, results)
+    `` $stream $perm_mask `mlen` `=` $mlen attr-dict `:` functional-type(operands, results)
   }];
 }
 
@@ -297,7 +297,7 @@ def XLNet_FFNOp : XLNet_Op<"ffn", [Pure]> {
   let results = (outs XLNet_F32Tensor:$result);
   let assemblyFormat = [{
     $x `layer_1` `(` $w1 `,` $b1 `)` `layer_2` `(` $w2 `,` $b2 `)`
-    `layer_norm` `(` $ln_weight `,` $ln_bias `)` `activation` `=` $activation
+    `layer_norm` `(` $ln_weight `,` $ln_bias `)` `activation` `=` `` $activation
     `eps` `=` $eps `dropout` `=` $dropout attr-dict `:` functional-type(operands, results)
   }];
 }
