@@ -3,6 +3,7 @@
 #include "runtime/host/Kernels.h"
 
 #include <cblas.h>
+#include <omp.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -26,7 +27,7 @@ Status embedding(const Tensor &ids, const Tensor &table, Tensor &out) {
   // 2. Gather rows.
   const float *tab = table.f32();
   float *o = out.f32();
-#pragma omp parallel for
+#pragma omp parallel for if (worthThreads(B * S * D))
   for (int64_t r = 0; r < B * S; ++r)
     std::memcpy(o + r * D, tab + id[r] * D, sizeof(float) * size_t(D));
   return Status::ok();
@@ -46,7 +47,7 @@ void relPosEncoding(int64_t klen, int64_t clampLen, Tensor &out) {
   for (int64_t k = 0; k < half; ++k)
     invFreq[k] = 1.0 / std::pow(10000.0, double(2 * k) / double(D));
   float *o = out.f32();
-#pragma omp parallel for collapse(2)
+#pragma omp parallel for collapse(2) if (worthThreads(P * R * D))
   for (int64_t p = 0; p < P; ++p)
     for (int64_t r = 0; r < R; ++r) {
       double pos = p == 0 ? double(klen - r) : double(-klen + r);
@@ -64,7 +65,7 @@ void relSegment(const Tensor &segId, int64_t mlen, Tensor &out) {
   int64_t B = segId.shape[0], S = segId.shape[1], K = mlen + S;
   const int64_t *seg = segId.i64();
   uint8_t *o = out.b8();
-#pragma omp parallel for collapse(2)
+#pragma omp parallel for collapse(2) if (worthThreads(B * S * K))
   for (int64_t b = 0; b < B; ++b)
     for (int64_t i = 0; i < S; ++i)
       for (int64_t j = 0; j < K; ++j) {
@@ -78,7 +79,7 @@ void attnMask(const Tensor &permMask, int64_t mlen, MaskStream stream,
   int64_t B = permMask.shape[0], S = permMask.shape[1], K = mlen + S;
   const float *pm = permMask.f32();
   uint8_t *o = out.b8();
-#pragma omp parallel for collapse(2)
+#pragma omp parallel for collapse(2) if (worthThreads(B * S * K))
   for (int64_t b = 0; b < B; ++b)
     for (int64_t i = 0; i < S; ++i) {
       uint8_t *row = o + (b * S + i) * K;
@@ -121,7 +122,7 @@ void memConcat(const Tensor &mems, const Tensor &h, Tensor &out) {
   int64_t M = mems.shape[0], B = h.shape[0], S = h.shape[1], D = h.shape[2];
   int64_t K = M + S;
   float *o = out.f32();
-#pragma omp parallel for collapse(2)
+#pragma omp parallel for collapse(2) if (worthThreads(B * K * D))
   for (int64_t b = 0; b < B; ++b)
     for (int64_t j = 0; j < K; ++j) {
       const float *src = j < M ? mems.f32() + (j * B + b) * D
@@ -178,23 +179,31 @@ void gemm(const Tensor &x, const Tensor &w, const Tensor *bias, int kRank,
   float *y = out.f32();
   if (Mx == 0 || Nw == 0)
     return;
-  if (Kx > 0)
-    cblas_sgemm(CblasRowMajor, CblasNoTrans,
-                transposeW ? CblasTrans : CblasNoTrans, blasint(Mx),
-                blasint(Nw), blasint(Kx), 1.0f, x.f32(), blasint(Kx), w.f32(),
-                blasint(transposeW ? Kx : Nw), 0.0f, y, blasint(Nw));
-  else
-    std::fill(y, y + out.numel(), 0.0f);
-  if (!bias && act == Activation::None)
-    return;
-  int64_t rows = Mx;
   const float *bv = bias ? bias->f32() : nullptr;
-#pragma omp parallel for
-  for (int64_t m = 0; m < rows; ++m)
-    for (int64_t n = 0; n < Nw; ++n) {
-      float v = y[m * Nw + n] + (bv ? bv[n] : 0.0f);
-      y[m * Nw + n] = activate(act, v);
-    }
+  // One threading runtime: OpenMP splits the rows into blocks and each block
+  // is one single-threaded sgemm plus its epilogue (OpenBLAS's own threads
+  // would spin against OpenMP's; see HostExecutor's ThreadScope).
+  const int64_t blocks =
+      worthThreads(Mx * Nw * std::max<int64_t>(Kx, 1) / 16)
+          ? std::min<int64_t>(Mx, omp_get_max_threads())
+          : 1;
+#pragma omp parallel for if (blocks > 1)
+  for (int64_t blk = 0; blk < blocks; ++blk) {
+    int64_t m0 = Mx * blk / blocks, m1 = Mx * (blk + 1) / blocks;
+    float *yb = y + m0 * Nw;
+    if (Kx > 0)
+      cblas_sgemm(CblasRowMajor, CblasNoTrans,
+                  transposeW ? CblasTrans : CblasNoTrans, blasint(m1 - m0),
+                  blasint(Nw), blasint(Kx), 1.0f, x.f32() + m0 * Kx,
+                  blasint(Kx), w.f32(), blasint(transposeW ? Kx : Nw), 0.0f,
+                  yb, blasint(Nw));
+    else
+      std::fill(yb, yb + (m1 - m0) * Nw, 0.0f);
+    if (!bv && act == Activation::None)
+      continue;
+    for (int64_t i = 0; i < (m1 - m0) * Nw; ++i)
+      yb[i] = activate(act, yb[i] + (bv ? bv[i % Nw] : 0.0f));
+  }
 }
 
 void addLayerNorm(const Tensor &x, const Tensor &residual,
@@ -205,7 +214,7 @@ void addLayerNorm(const Tensor &x, const Tensor &residual,
   const float *xs = x.f32(), *rs = residual.f32();
   const float *g = gamma.f32(), *be = beta.f32();
   float *o = out.f32();
-#pragma omp parallel for
+#pragma omp parallel for if (worthThreads(rows * D))
   for (int64_t r = 0; r < rows; ++r) {
     const float *xr = xs + r * D, *rr = rs + r * D;
     // Two passes in double: mean, then biased variance.
@@ -236,7 +245,7 @@ void dropout(const Tensor &x, double rate, int64_t site, uint64_t seed,
   float r = float(rate), scale = 1.0f / (1.0f - r);
   const float *xs = x.f32();
   float *o = out.f32();
-#pragma omp parallel for
+#pragma omp parallel for if (worthThreads(n))
   for (int64_t i = 0; i < n; ++i)
     o[i] = dropoutKeep(key, uint64_t(i), r) ? xs[i] * scale : 0.0f;
 }
@@ -254,7 +263,7 @@ Status lmLoss(const Tensor &logits, const Tensor &target,
   const float *lg = logits.f32();
   float *ptl = perTokenLoss.f32();
   std::vector<double> rowLoss(static_cast<size_t>(B * NP));
-#pragma omp parallel for
+#pragma omp parallel for if (worthThreads(B * NP * V))
   for (int64_t row = 0; row < B * NP; ++row) {
     const float *l = lg + row * V;
     double mx = -INFINITY;

@@ -56,7 +56,7 @@ Status relAttention(const RelAttentionArgs &a, Tensor &out) {
   const float dropRate = float(a.dropatt);
   const double dropScale = drop ? 1.0 / (1.0 - double(dropRate)) : 1.0;
 
-#pragma omp parallel
+#pragma omp parallel if (worthThreads(B * T * N * K * H))
   {
     std::vector<double> qw(static_cast<size_t>(H)), qr(qw), qs(qw);
     std::vector<double> score(static_cast<size_t>(K)), acc(static_cast<size_t>(H));
