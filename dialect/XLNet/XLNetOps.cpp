@@ -100,8 +100,14 @@ std::optional<int64_t> add(std::optional<int64_t> a, std::optional<int64_t> b) {
 }
 
 LogicalResult checkRate(Operation *op, StringRef name, double rate) {
-  if (rate < 0.0 || rate >= 1.0)
+  if (!(rate >= 0.0 && rate < 1.0)) // also rejects NaN
     return op->emitOpError() << name << " must be in [0, 1), got " << rate;
+  return success();
+}
+
+LogicalResult checkEps(Operation *op, double eps) {
+  if (!(eps > 0.0)) // also rejects NaN
+    return op->emitOpError() << "eps must be > 0, got " << eps;
   return success();
 }
 
@@ -138,18 +144,18 @@ LogicalResult MaskEmbeddingOp::verify() {
 //===----------------------------------------------------------------------===//
 
 LogicalResult RelPosEncodingOp::verify() {
-  if (getQlen() <= 0)
-    return emitOpError() << "qlen must be > 0, got " << getQlen();
-  if (getKlen() < getQlen())
-    return emitOpError() << "klen (" << getKlen()
-                         << ") must be >= qlen (" << getQlen() << ")";
+  if (getQlenAttr().getInt() <= 0)
+    return emitOpError() << "qlen must be > 0, got " << getQlenAttr().getInt();
+  if (getKlenAttr().getInt() < getQlenAttr().getInt())
+    return emitOpError() << "klen (" << getKlenAttr().getInt()
+                         << ") must be >= qlen (" << getQlenAttr().getInt() << ")";
   DimBinder d(*this);
   if (failed(d.bind(getResult(), "result", {"P", "R", "D"})))
     return failure();
   if (failed(d.expect("P", getBiData() ? 2 : 1,
                       getBiData() ? "the copy count with bi_data"
                                   : "the copy count without bi_data")) ||
-      failed(d.expect("R", getKlen() + getQlen(), "klen + qlen")))
+      failed(d.expect("R", getKlenAttr().getInt() + getQlenAttr().getInt(), "klen + qlen")))
     return failure();
   if (auto dm = d.get("D"); dm && *dm % 2 != 0)
     return emitOpError() << "d_model (result dim 2) must be even for "
@@ -160,20 +166,20 @@ LogicalResult RelPosEncodingOp::verify() {
 
 LogicalResult RelSegmentOp::verify() {
   DimBinder d(*this);
-  if (failed(checkNonNegative(*this, "mlen", getMlen())) ||
+  if (failed(checkNonNegative(*this, "mlen", getMlenAttr().getInt())) ||
       failed(d.bind(getSegId(), "seg_id", {"B", "S"})) ||
       failed(d.bind(getResult(), "result", {"B", "S", "K"})))
     return failure();
-  return d.expect("K", add(d.get("S"), getMlen()), "mlen + S");
+  return d.expect("K", add(d.get("S"), getMlenAttr().getInt()), "mlen + S");
 }
 
 LogicalResult AttnMaskOp::verify() {
   DimBinder d(*this);
-  if (failed(checkNonNegative(*this, "mlen", getMlen())) ||
+  if (failed(checkNonNegative(*this, "mlen", getMlenAttr().getInt())) ||
       failed(d.bind(getPermMask(), "perm_mask", {"B", "S", "S"})) ||
       failed(d.bind(getResult(), "result", {"B", "S", "K"})))
     return failure();
-  return d.expect("K", add(d.get("S"), getMlen()), "mlen + S");
+  return d.expect("K", add(d.get("S"), getMlenAttr().getInt()), "mlen + S");
 }
 
 LogicalResult TargetPositionsOp::verify() {
@@ -197,21 +203,21 @@ LogicalResult MemConcatOp::verify() {
 }
 
 LogicalResult MemCacheOp::verify() {
-  if (getReuseLen() <= 0 || getMemLen() <= 0)
+  if (getReuseLenAttr().getInt() <= 0 || getMemLenAttr().getInt() <= 0)
     return emitOpError() << "reuse_len and mem_len must be > 0, got "
-                         << getReuseLen() << " and " << getMemLen();
+                         << getReuseLenAttr().getInt() << " and " << getMemLenAttr().getInt();
   DimBinder d(*this);
   if (failed(d.bind(getH(), "h", {"B", "S", "D"})) ||
       (getMems() && failed(d.bind(getMems(), "mems", {"M", "B", "D"}))) ||
       failed(d.bind(getResult(), "result", {"L", "B", "D"})))
     return failure();
-  if (auto s = d.get("S"); s && getReuseLen() > *s)
-    return emitOpError() << "reuse_len (" << getReuseLen()
+  if (auto s = d.get("S"); s && getReuseLenAttr().getInt() > *s)
+    return emitOpError() << "reuse_len (" << getReuseLenAttr().getInt()
                          << ") exceeds the segment length S (" << *s << ")";
   std::optional<int64_t> mlen = getMems() ? d.get("M") : std::optional<int64_t>(0);
   std::optional<int64_t> expected;
   if (mlen)
-    expected = std::min<int64_t>(getMemLen(), *mlen + getReuseLen());
+    expected = std::min<int64_t>(getMemLenAttr().getInt(), *mlen + getReuseLenAttr().getInt());
   return d.expect("L", expected, "min(mem_len, M + reuse_len)");
 }
 
@@ -251,8 +257,11 @@ LogicalResult RelAttentionOp::verify() {
                          << " positional copies) must be 1 or 2 and divide the "
                             "batch size B ("
                          << *b << ")";
-  if (getScale().convertToDouble() <= 0.0)
-    return emitOpError() << "scale must be > 0";
+  if (auto k = d.get("K"), s = d.get("S"); k && s && *k < *s)
+    return emitOpError() << "K (klen, 'k' dim 1) is " << *k
+                         << " but must be >= S (qlen, 'mask' dim 1) = " << *s;
+  if (double scale = getScale().convertToDouble(); !(scale > 0.0))
+    return emitOpError() << "scale must be > 0, got " << scale;
   return checkRate(*this, "dropatt", getDropatt().convertToDouble());
 }
 
@@ -263,7 +272,8 @@ LogicalResult PostAttentionOp::verify() {
       failed(d.bind(getOWeight(), "o_weight", {"D", "N", "H"})) ||
       failed(d.bind(getLnWeight(), "ln_weight", {"D"})) ||
       failed(d.bind(getLnBias(), "ln_bias", {"D"})) ||
-      failed(d.bind(getResult(), "result", {"B", "T", "D"})))
+      failed(d.bind(getResult(), "result", {"B", "T", "D"})) ||
+      failed(checkEps(*this, getEps().convertToDouble())))
     return failure();
   return checkRate(*this, "dropout", getDropout().convertToDouble());
 }
@@ -285,6 +295,8 @@ LogicalResult FFNOp::verify() {
     return failure();
   if (getActivation() == Activation::none)
     return emitOpError() << "activation must be relu, gelu_tanh or gelu_erf";
+  if (failed(checkEps(*this, getEps().convertToDouble())))
+    return failure();
   return checkRate(*this, "dropout", getDropout().convertToDouble());
 }
 
@@ -348,20 +360,33 @@ LogicalResult TwoStreamLayerOp::verify() {
   if (getActivation() == Activation::none)
     return emitOpError() << "activation must be relu, gelu_tanh or gelu_erf";
   if (failed(checkRate(*this, "dropout", getDropout().convertToDouble())) ||
-      failed(checkRate(*this, "dropatt", getDropatt().convertToDouble())))
+      failed(checkRate(*this, "dropatt", getDropatt().convertToDouble())) ||
+      failed(checkEps(*this, getEps().convertToDouble())))
     return failure();
-  bool wantsMems = getMemLen() > 0;
+  auto b = d.get("B"), p = d.get("P");
+  if (b && p && (*p < 1 || *p > 2 || *b % *p != 0))
+    return emitOpError() << "'pos_emb' dim 0 (" << *p
+                         << " positional copies) must be 1 or 2 and divide the "
+                            "batch size B ("
+                         << *b << ")";
+  int64_t memLen = getMemLenAttr().getInt(), reuseLen = getReuseLenAttr().getInt();
+  if (memLen < 0)
+    return emitOpError() << "mem_len must be >= 0, got " << memLen;
+  if (auto s = d.get("S"); s && reuseLen > *s)
+    return emitOpError() << "reuse_len (" << reuseLen
+                         << ") exceeds the segment length S (" << *s << ")";
+  bool wantsMems = memLen > 0;
   if (wantsMems != static_cast<bool>(getNewMems()))
     return emitOpError() << (wantsMems ? "mem_len > 0 requires a new_mems result"
                                        : "mem_len = 0 forbids a new_mems result");
   if (getNewMems()) {
-    if (getReuseLen() <= 0)
+    if (getReuseLenAttr().getInt() <= 0)
       return emitOpError() << "reuse_len must be > 0 when mem_len > 0";
     if (failed(d.bind(getNewMems(), "new_mems", {"L", "B", "D"})))
       return failure();
     std::optional<int64_t> expected;
     if (mlen)
-      expected = std::min<int64_t>(getMemLen(), *mlen + getReuseLen());
+      expected = std::min<int64_t>(getMemLenAttr().getInt(), *mlen + getReuseLenAttr().getInt());
     return d.expect("L", expected, "min(mem_len, M + reuse_len)");
   }
   return success();
@@ -373,7 +398,7 @@ LogicalResult TwoStreamLayerOp::verify() {
 
 LogicalResult GemmOp::verify() {
   auto x = getX().getType(), w = getW().getType(), y = getResult().getType();
-  int64_t kRank = getKRank();
+  int64_t kRank = getKRankAttr().getInt();
   if (kRank < 1 || kRank >= x.getRank() || kRank >= w.getRank())
     return emitOpError() << "k_rank (" << kRank
                          << ") must be >= 1 and below the ranks of x ("
@@ -402,6 +427,8 @@ LogicalResult GemmOp::verify() {
   }
   if (getBias()) {
     auto bias = getBias().getType();
+    if (bias.getRank() != 1)
+      return emitOpError() << "bias must have rank 1 [N], got " << bias;
     int64_t n = 1;
     for (int64_t i = 0; i < wN; ++i)
       n = ShapedType::isDynamic(w.getDimSize(wN0 + i)) || ShapedType::isDynamic(n)
@@ -418,7 +445,7 @@ LogicalResult GemmOp::verify() {
 LogicalResult AddLayerNormOp::verify() {
   auto x = getX().getType();
   if (x.getRank() < 1)
-    return emitOpError() << "'x' must have rank >= 1";
+    return emitOpError() << "'x' must have rank >= 1, got " << x;
   if (getResidual().getType() != x || getResult().getType() != x)
     return emitOpError() << "'residual' (" << getResidual().getType()
                          << ") and result (" << getResult().getType()
@@ -432,9 +459,7 @@ LogicalResult AddLayerNormOp::verify() {
       return emitOpError() << "'" << name << "' must be [D] with D = 'x' dim "
                            << x.getRank() - 1 << " (" << dm << "), got " << t;
   }
-  if (getEps().convertToDouble() <= 0.0)
-    return emitOpError() << "eps must be > 0";
-  return success();
+  return checkEps(*this, getEps().convertToDouble());
 }
 
 LogicalResult DropoutOp::verify() {

@@ -169,7 +169,7 @@ def XLNet_MemCacheOp : XLNet_Op<"mem_cache", [Pure]> {
     memory.
 
     ```mlir
-    %new = xlnet.mem_cache %mems, %h reuse_len = 8 mem_len = 8
+    %new = xlnet.mem_cache mems %mems, %h reuse_len = 8 mem_len = 8
         : (tensor<8x2x32xf32>, tensor<2x16x32xf32>) -> tensor<8x2x32xf32>
     ```
   }];
@@ -177,7 +177,7 @@ def XLNet_MemCacheOp : XLNet_Op<"mem_cache", [Pure]> {
                        I64Attr:$reuse_len, I64Attr:$mem_len);
   let results = (outs XLNet_F32Tensor:$result);
   let assemblyFormat = [{
-    ($mems^ `,`)? $h `reuse_len` `=` $reuse_len `mem_len` `=` $mem_len
+    (`mems` $mems^ `,`)? $h `reuse_len` `=` $reuse_len `mem_len` `=` $mem_len
     attr-dict `:` functional-type(operands, results)
   }];
 }

@@ -8,7 +8,7 @@
 // CHECK-LABEL: func.func @layer_with_mems
 // CHECK-SAME: (%[[H:[^:]+]]: tensor<2x4x4xf32>, %[[G:[^:]+]]: tensor<2x2x4xf32>, %[[MEMS:[^:]+]]: tensor<2x2x4xf32>, %[[POS:[^:]+]]: tensor<1x10x4xf32>, %[[SEG:[^:]+]]: tensor<2x4x6xi1>, %[[MASK_H:[^:]+]]: tensor<2x4x6xi1>, %[[MASK_G:[^:]+]]: tensor<2x4x6xi1>, %[[ROWS:[^:]+]]: tensor<2x2xi64>, %[[WQ:[^:]+]]: tensor<4x2x2xf32>, %[[WK:[^:]+]]: tensor<4x2x2xf32>, %[[WV:[^:]+]]: tensor<4x2x2xf32>, %[[WO:[^:]+]]: tensor<4x2x2xf32>, %[[WR:[^:]+]]: tensor<4x2x2xf32>
 // CHECK-NOT: xlnet.two_stream_layer
-// CHECK: %[[NEW_MEMS:.+]] = xlnet.mem_cache %[[MEMS]], %[[H]] reuse_len = 2 mem_len = 3 : (tensor<2x2x4xf32>, tensor<2x4x4xf32>) -> tensor<3x2x4xf32>
+// CHECK: %[[NEW_MEMS:.+]] = xlnet.mem_cache mems %[[MEMS]], %[[H]] reuse_len = 2 mem_len = 3 : (tensor<2x2x4xf32>, tensor<2x4x4xf32>) -> tensor<3x2x4xf32>
 // CHECK: %[[CAT:.+]] = xlnet.mem_concat %[[MEMS]], %[[H]] : (tensor<2x2x4xf32>, tensor<2x4x4xf32>) -> tensor<2x6x4xf32>
 // CHECK: %[[K:.+]] = xlnet.head_proj %[[CAT]], %[[WK]] : (tensor<2x6x4xf32>, tensor<4x2x2xf32>) -> tensor<2x6x2x2xf32>
 // CHECK: %[[V:.+]] = xlnet.head_proj %[[CAT]], %[[WV]]

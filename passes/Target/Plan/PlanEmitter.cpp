@@ -34,23 +34,23 @@ std::optional<json::Object> stepAttrs(Operation *op, int64_t &site) {
       .Case<EmbeddingOp, MaskEmbeddingOp, TargetPositionsOp, MemConcatOp,
             LMLossOp>([](auto) { return json::Object{}; })
       .Case([](RelPosEncodingOp o) {
-        return json::Object{{"klen", o.getKlen()},
-                            {"qlen", o.getQlen()},
-                            {"clamp_len", o.getClampLen()},
+        return json::Object{{"klen", o.getKlenAttr().getInt()},
+                            {"qlen", o.getQlenAttr().getInt()},
+                            {"clamp_len", o.getClampLenAttr().getInt()},
                             {"bi_data", o.getBiData()}};
       })
-      .Case([](RelSegmentOp o) { return json::Object{{"mlen", o.getMlen()}}; })
+      .Case([](RelSegmentOp o) { return json::Object{{"mlen", o.getMlenAttr().getInt()}}; })
       .Case([](AttnMaskOp o) {
-        return json::Object{{"mlen", o.getMlen()},
+        return json::Object{{"mlen", o.getMlenAttr().getInt()},
                             {"stream", stringifyStream(o.getStream()).str()}};
       })
       .Case([](MemCacheOp o) {
-        return json::Object{{"reuse_len", o.getReuseLen()},
-                            {"mem_len", o.getMemLen()}};
+        return json::Object{{"reuse_len", o.getReuseLenAttr().getInt()},
+                            {"mem_len", o.getMemLenAttr().getInt()}};
       })
       .Case([](GemmOp o) {
         return json::Object{
-            {"k_rank", o.getKRank()},
+            {"k_rank", o.getKRankAttr().getInt()},
             {"transpose_w", o.getTransposeW()},
             {"activation", stringifyActivation(o.getActivation()).str()}};
       })
