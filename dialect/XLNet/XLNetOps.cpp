@@ -111,6 +111,19 @@ LogicalResult checkEps(Operation *op, double eps) {
   return success();
 }
 
+/// P (the positional-encoding copies of `name`, 2 with bi_data) must be 1
+/// or 2 and divide the batch: copy p serves batch rows [p*B/P, (p+1)*B/P).
+LogicalResult checkPositionalCopies(Operation *op, StringRef name,
+                                    const DimBinder &d) {
+  auto b = d.get("B"), p = d.get("P");
+  if (b && p && (*p < 1 || *p > 2 || *b % *p != 0))
+    return op->emitOpError() << "'" << name << "' dim 0 (" << *p
+                             << " positional copies) must be 1 or 2 and "
+                                "divide the batch size B ("
+                             << *b << ")";
+  return success();
+}
+
 LogicalResult checkNonNegative(Operation *op, StringRef name, int64_t value) {
   if (value < 0)
     return op->emitOpError() << name << " must be >= 0, got " << value;
@@ -251,12 +264,8 @@ LogicalResult RelAttentionOp::verify() {
     return failure();
   if (!getRows() && failed(d.expect("T", d.get("S"), "S (no rows given)")))
     return failure();
-  auto b = d.get("B"), p = d.get("P");
-  if (b && p && (*p < 1 || *p > 2 || *b % *p != 0))
-    return emitOpError() << "'k_r' dim 0 (" << *p
-                         << " positional copies) must be 1 or 2 and divide the "
-                            "batch size B ("
-                         << *b << ")";
+  if (failed(checkPositionalCopies(*this, "k_r", d)))
+    return failure();
   if (auto k = d.get("K"), s = d.get("S"); k && s && *k < *s)
     return emitOpError() << "K (klen, 'k' dim 1) is " << *k
                          << " but must be >= S (qlen, 'mask' dim 1) = " << *s;
@@ -363,12 +372,8 @@ LogicalResult TwoStreamLayerOp::verify() {
       failed(checkRate(*this, "dropatt", getDropatt().convertToDouble())) ||
       failed(checkEps(*this, getEps().convertToDouble())))
     return failure();
-  auto b = d.get("B"), p = d.get("P");
-  if (b && p && (*p < 1 || *p > 2 || *b % *p != 0))
-    return emitOpError() << "'pos_emb' dim 0 (" << *p
-                         << " positional copies) must be 1 or 2 and divide the "
-                            "batch size B ("
-                         << *b << ")";
+  if (failed(checkPositionalCopies(*this, "pos_emb", d)))
+    return failure();
   int64_t memLen = getMemLenAttr().getInt(), reuseLen = getReuseLenAttr().getInt();
   if (memLen < 0)
     return emitOpError() << "mem_len must be >= 0, got " << memLen;
