@@ -174,11 +174,9 @@ int runRunStep(const RunStepArgs &args) {
     std::map<std::string, std::string> meta;
     if (rt::Status st = rt::readSafetensors(args.batch, batch, &meta); !st)
       return fail(st.message());
-    int64_t specReuse = shape.reuseLen;
+    // reuse_len: the batch's metadata when present, else the spec's.
     if (!shapeFromBatch(batch, meta, args.batch, shape, error))
       return fail(error);
-    if (!meta.count("reuse_len"))
-      shape.reuseLen = specReuse;
   } else if (spec.fromHFConfig) {
     return fail(args.model + ": a HuggingFace config.json has no batch shape; pass --batch");
   }
@@ -207,7 +205,8 @@ int runRunStep(const RunStepArgs &args) {
               << ", seed " << args.seed << ")\n";
   }
   if (args.batch.empty()) {
-    batch = syntheticBatch(spec, shape, args.seed);
+    if (rt::Status st = syntheticBatch(spec, shape, args.seed, batch); !st)
+      return fail("cannot build a synthetic batch: " + st.message());
     std::cerr << fmt::format("xlnetc: no --batch: synthetic batch (B={} S={} NP={} M={}, seed {})\n",
                              shape.batch, shape.seqLen, shape.numPredict, shape.mlen,
                              args.seed);

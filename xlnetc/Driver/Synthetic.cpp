@@ -35,8 +35,8 @@ rt::TensorMap randomParameters(const rt::Plan &plan, double initRange, uint64_t 
   return params;
 }
 
-rt::TensorMap syntheticBatch(const ModelSpec &spec, const StepShape &shape,
-                             uint64_t seed) {
+rt::Status syntheticBatch(const ModelSpec &spec, const StepShape &shape,
+                          uint64_t seed, rt::TensorMap &batch) {
   namespace data = rt::data;
   const int64_t B = shape.batch, S = shape.seqLen, NP = shape.numPredict;
   const int64_t reuse = shape.reuseLen > 0 && shape.reuseLen < S ? shape.reuseLen : S / 2;
@@ -79,21 +79,23 @@ rt::TensorMap syntheticBatch(const ModelSpec &spec, const StepShape &shape,
     pick(reuse, S, NP / 2);
 
     // 3. Permutation: one random order per block of perm_size, per half.
-    auto halfIndex = [&](int64_t len) {
+    auto halfIndex = [&](int64_t len, std::vector<int64_t> &index) {
       int64_t block = spec.permSize > 0 && len % spec.permSize == 0 ? spec.permSize : len;
-      std::vector<int64_t> perm(block), index;
+      std::vector<int64_t> perm(block);
       std::iota(perm.begin(), perm.end(), 0);
       std::shuffle(perm.begin(), perm.end(), rng);
-      (void)data::blockPermutationIndex(perm, len, index);
-      return index;
+      return data::blockPermutationIndex(perm, len, index);
     };
-    std::vector<int64_t> index = halfIndex(reuse), restIndex = halfIndex(rest);
+    std::vector<int64_t> index, restIndex;
+    XLNETC_RETURN_IF_ERROR(halfIndex(reuse, index));
+    XLNETC_RETURN_IF_ERROR(halfIndex(rest, restIndex));
     index.insert(index.end(), restIndex.begin(), restIndex.end());
 
     data::LocalPermResult perm;
     data::PredictionTargets pred;
-    (void)data::permuteExample(in, next, masked, index, reuse, perm);
-    (void)data::buildPredictionTargets(perm.targetMask, perm.newTargets, NP, pred);
+    XLNETC_RETURN_IF_ERROR(data::permuteExample(in, next, masked, index, reuse, perm));
+    XLNETC_RETURN_IF_ERROR(
+        data::buildPredictionTargets(perm.targetMask, perm.newTargets, NP, pred));
     inputK.insert(inputK.end(), in.begin(), in.end());
     segId.insert(segId.end(), seg.begin(), seg.end());
     permMask.insert(permMask.end(), perm.permMask.begin(), perm.permMask.end());
@@ -103,7 +105,7 @@ rt::TensorMap syntheticBatch(const ModelSpec &spec, const StepShape &shape,
     targetMask.insert(targetMask.end(), pred.targetMask.begin(), pred.targetMask.end());
   }
 
-  rt::TensorMap batch;
+  batch.clear();
   batch["input_k"] = rt::Tensor::fromI64({B, S}, inputK);
   batch["seg_id"] = rt::Tensor::fromI64({B, S}, segId);
   batch["perm_mask"] = rt::Tensor::fromF32({B, S, S}, permMask);
@@ -113,7 +115,7 @@ rt::TensorMap syntheticBatch(const ModelSpec &spec, const StepShape &shape,
   for (int64_t l = 0; shape.mlen > 0 && l < spec.nLayer; ++l)
     batch["mems." + std::to_string(l)] =
         rt::Tensor::zeros(rt::DType::F32, {shape.mlen, B, spec.dModel});
-  return batch;
+  return rt::Status::ok();
 }
 
 } // namespace xlnetc

@@ -12,6 +12,7 @@
 #include "xlnetc/Frontend/ModuleBuilder.h"
 
 #include "runtime/Plan.h"
+#include "runtime/Status.h"
 #include "runtime/Tensor.h"
 
 namespace xlnetc {
@@ -25,8 +26,8 @@ rt::TensorMap randomParameters(const rt::Plan &plan, double initRange, uint64_t 
 /// the official layout [reuse | A SEP B SEP CLS]; prediction positions are
 /// random single tokens (ceil(np/2) in the reuse part, the rest after it),
 /// not the official span masking.
-rt::TensorMap syntheticBatch(const ModelSpec &spec, const StepShape &shape,
-                             uint64_t seed);
+rt::Status syntheticBatch(const ModelSpec &spec, const StepShape &shape,
+                          uint64_t seed, rt::TensorMap &batch);
 
 } // namespace xlnetc
 
