@@ -22,8 +22,8 @@ def DecomposeLayersPass : Pass<"xlnet-decompose-layers", "::mlir::func::FuncOp">
     memory), the head projections of q (both streams), k, v and k_r, two
     `rel_attention` (content stream over all positions with the content mask,
     query stream over the prediction rows with the query mask), two
-    `post_attention` and two `ffn`, plus `dropout` on k_r's input when the
-    layer's dropout is > 0.
+    `post_attention` and two `ffn`. (Dropout on pos_emb is applied once per
+    step by the frontend, not per layer.)
 
     Requires static shapes: the intermediate types (keys `[B, K, N, H]`, ...)
     are computed from the operands'. A layer with a dynamic operand is

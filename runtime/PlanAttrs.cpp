@@ -24,15 +24,7 @@ public:
   explicit AttrReader(const json &attrs) : attrs_(attrs) {}
 
   Status integer(const char *key, int64_t &out, bool required = true) {
-    const json *v = find(key);
-    if (!v)
-      return missing(key, required);
-    if (!v->is_number_integer())
-      return Status::error(
-          fmt::format("attribute '{}' must be an integer, got {}", key,
-                      v->dump()));
-    out = v->get<int64_t>();
-    return Status::ok();
+    return typed(key, out, &json::is_number_integer, "an integer", required);
   }
   Status nonNegative(const char *key, int64_t &out, bool required = true) {
     XLNETC_RETURN_IF_ERROR(integer(key, out, required));
@@ -42,34 +34,13 @@ public:
     return Status::ok();
   }
   Status number(const char *key, double &out, bool required = true) {
-    const json *v = find(key);
-    if (!v)
-      return missing(key, required);
-    if (!v->is_number())
-      return Status::error(fmt::format(
-          "attribute '{}' must be a number, got {}", key, v->dump()));
-    out = v->get<double>();
-    return Status::ok();
+    return typed(key, out, &json::is_number, "a number", required);
   }
   Status boolean(const char *key, bool &out) {
-    const json *v = find(key);
-    if (!v)
-      return missing(key, true);
-    if (!v->is_boolean())
-      return Status::error(fmt::format(
-          "attribute '{}' must be true or false, got {}", key, v->dump()));
-    out = v->get<bool>();
-    return Status::ok();
+    return typed(key, out, &json::is_boolean, "true or false", true);
   }
   Status string(const char *key, std::string &out) {
-    const json *v = find(key);
-    if (!v)
-      return missing(key, true);
-    if (!v->is_string())
-      return Status::error(fmt::format(
-          "attribute '{}' must be a string, got {}", key, v->dump()));
-    out = v->get<std::string>();
-    return Status::ok();
+    return typed(key, out, &json::is_string, "a string", true);
   }
 
 private:
@@ -78,6 +49,20 @@ private:
       return nullptr;
     auto it = attrs_.find(key);
     return it == attrs_.end() ? nullptr : &*it;
+  }
+  /// Reads `key` into `out` when the JSON value passes `is`; `what` names
+  /// the expected type in the error.
+  template <typename T>
+  Status typed(const char *key, T &out, bool (json::*is)() const noexcept,
+               const char *what, bool required) {
+    const json *v = find(key);
+    if (!v)
+      return missing(key, required);
+    if (!(v->*is)())
+      return Status::error(fmt::format("attribute '{}' must be {}, got {}",
+                                       key, what, v->dump()));
+    out = v->get<T>();
+    return Status::ok();
   }
   static Status missing(const char *key, bool required) {
     return required ? Status::error(fmt::format("missing attribute '{}'", key))
@@ -137,15 +122,15 @@ Status parseStepAttrs(const json &attrs, Step &step) {
     XLNETC_RETURN_IF_ERROR(r.boolean("transpose_w", a.transposeW));
     std::string act;
     XLNETC_RETURN_IF_ERROR(r.string("activation", act));
-    if (act == "none")
-      a.activation = Activation::None;
-    else if (act == "relu")
-      a.activation = Activation::Relu;
-    else if (act == "gelu_tanh")
-      a.activation = Activation::GeluTanh;
-    else if (act == "gelu_erf")
-      a.activation = Activation::GeluErf;
-    else
+    // Names are activationName()'s, so the plan reader and writer agree.
+    bool known = false;
+    for (Activation candidate : {Activation::None, Activation::Relu,
+                                 Activation::GeluTanh, Activation::GeluErf})
+      if (act == activationName(candidate)) {
+        a.activation = candidate;
+        known = true;
+      }
+    if (!known)
       return Status::error(fmt::format(
           "unknown activation \"{}\" (none, relu, gelu_tanh, gelu_erf)", act));
     return Status::ok();

@@ -27,7 +27,7 @@ rt::TensorMap randomParameters(const rt::Plan &plan, double initRange, uint64_t 
     bool isLayerNorm = name.find("layer_norm") != std::string::npos;
     if (isLayerNorm && endsWith(name, ".weight"))
       std::fill(t.f32(), t.f32() + t.numel(), 1.0f);
-    else if (!endsWith(name, ".bias") || endsWith(name, "_bias"))
+    else if (!endsWith(name, ".bias")) // r_{w,r,s}_bias are drawn too
       for (int64_t i = 0; i < t.numel(); ++i)
         t.f32()[i] = normal(rng);
     params[name] = std::move(t);
