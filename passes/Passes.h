@@ -21,12 +21,25 @@ namespace mlir::xlnet {
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
 
-/// Stages of the lowering pipeline, in order. `--emit=` names them.
-enum class Stage { Model, Decomposed, Kernels };
+/// Stages of the pipeline, in order. `--emit=` names them.
+enum class Stage {
+  Model,          ///< as built from the spec (layer-level ops)
+  Decomposed,     ///< layers expanded
+  Kernels,        ///< one op = one plan step: the forward step
+  Differentiated, ///< + backward, returns grad.<param>
+  Optimized,      ///< + Adam update: the training step
+};
 
 /// Adds the passes that take a freshly built module (Stage::Model) to
-/// `until`. This is the one place where pass order is written.
-void buildLoweringPipeline(OpPassManager &pm, Stage until = Stage::Kernels);
+/// `until`. This is the one place where pass order is written. `optimizer`
+/// configures the Stage::Optimized pass.
+void buildLoweringPipeline(OpPassManager &pm, Stage until = Stage::Kernels,
+                           const ApplyOptimizerPassOptions &optimizer = {});
+
+/// Whether the official update excludes parameter `name` (HuggingFace name)
+/// from weight decay: LayerNorm weights and biases and `.bias` parameters;
+/// the relative attention biases r_w_bias, r_r_bias, r_s_bias decay.
+bool isExcludedFromWeightDecay(llvm::StringRef name);
 
 /// Registers the pipeline as `xlnet-lower` for xlnet-opt.
 void registerPipelines();

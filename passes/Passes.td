@@ -14,6 +14,40 @@ include "mlir/Pass/PassBase.td"
 // Transforms (xlnet -> xlnet)
 //===----------------------------------------------------------------------===//
 
+def ApplyOptimizerPass : Pass<"xlnet-apply-optimizer", "::mlir::func::FuncOp"> {
+  let summary = "Replace the gradient results by the official Adam update of every parameter";
+  let description = [{
+    Makes a differentiated step (results `grad.<param>`) a training step, as
+    `model_utils.get_train_op` in the official code (semantics.md §8). The
+    function gets the inputs `step` (updates already applied, `tensor<i64>`)
+    and `adam_m.<param>`, `adam_v.<param>`; it computes the learning rate
+    (`xlnet.lr_schedule`: linear warmup, then poly or cos decay to
+    `learning-rate · min-lr-ratio`), the global gradient norm
+    (`xlnet.global_norm`) and one `xlnet.adam_update` per parameter, clipping
+    by the global norm. With `weight-decay` 0 the update is Adam with bias
+    correction; otherwise the official AdamWeightDecayOptimizer (no bias
+    correction) with decoupled decay on every parameter except LayerNorm
+    weights and biases and the `.bias` parameters (the relative biases
+    `r_w_bias`, `r_r_bias`, `r_s_bias` decay). The gradient results are
+    replaced by `new.<param>`, `new.adam_m.<param>`, `new.adam_v.<param>`,
+    `lr` and `grad_norm`.
+
+    Requires `--xlnet-differentiate` first: a function without `grad.*`
+    results, or with a gradient of an unknown parameter, is rejected.
+  }];
+  let options = [
+    Option<"learningRate", "learning-rate", "double", "1e-4", "Peak learning rate">,
+    Option<"warmupSteps", "warmup-steps", "int64_t", "0", "Linear warmup steps">,
+    Option<"trainSteps", "train-steps", "int64_t", "1000", "Step at which the decay reaches its floor">,
+    Option<"minLrRatio", "min-lr-ratio", "double", "0.0", "Floor of the decay as a fraction of the learning rate">,
+    Option<"decay", "decay", "std::string", "\"poly\"", "Decay after warmup: poly (linear) or cos">,
+    Option<"adamEpsilon", "adam-epsilon", "double", "1e-8", "Adam epsilon">,
+    Option<"weightDecay", "weight-decay", "double", "0.0", "Decoupled weight decay (0: Adam with bias correction)">,
+    Option<"clip", "clip", "double", "1.0", "Global-norm gradient clipping (<= 0: off)">
+  ];
+  let dependentDialects = ["::mlir::xlnet::XLNetDialect"];
+}
+
 def DecomposeLayersPass : Pass<"xlnet-decompose-layers", "::mlir::func::FuncOp"> {
   let summary = "Expand xlnet.two_stream_layer into memory, attention and FFN ops";
   let description = [{
@@ -28,6 +62,34 @@ def DecomposeLayersPass : Pass<"xlnet-decompose-layers", "::mlir::func::FuncOp">
     Requires static shapes: the intermediate types (keys `[B, K, N, H]`, ...)
     are computed from the operands'. A layer with a dynamic operand is
     rejected.
+  }];
+  let dependentDialects = ["::mlir::xlnet::XLNetDialect"];
+}
+
+def DifferentiatePass : Pass<"xlnet-differentiate", "::mlir::func::FuncOp"> {
+  let summary = "Append the backward of the step's loss and return the gradient of every parameter";
+  let description = [{
+    Reverse-mode differentiation of a kernel-level step function: the result
+    named `loss` (an `xlnet.lm_loss`) is differentiated with respect to every
+    `xlnet.param` argument, and the gradients are returned as new results
+    `grad.<param>`, in argument order. Each kernel op has one gradient rule
+    (`lm_loss_grad`, `gemm` + `gemm_wgrad` + `bias_grad`, `activation_grad`,
+    `dropout` with the forward's site, `add_layer_norm_grad`,
+    `rel_attention_grad`, `mem_concat_grad`, `embedding_grad`,
+    `mask_embedding_grad`); contributions to one value are summed with
+    `xlnet.add`, so the tied embedding gets one gradient (input and output
+    use summed). Memory is stop-gradient: `mem_cache` is not differentiated
+    and `mem_concat` passes gradient to `h` only.
+
+    Before the sweep every `dropout` and `rel_attention` gets a `site`
+    attribute (a backward op reuses its forward's site, hence its random
+    mask), and every `gemm` activation epilogue is split into a separate
+    `xlnet.activation` so the pre-activation is available.
+
+    Rejected: a function without a `loss` result, a loss that is not an
+    `xlnet.lm_loss`, a function that already has `grad.*` results, an op
+    without a gradient rule (model-level ops must be lowered first), and a
+    parameter that does not influence the loss.
   }];
   let dependentDialects = ["::mlir::xlnet::XLNetDialect"];
 }

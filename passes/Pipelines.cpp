@@ -11,7 +11,8 @@
 
 using namespace mlir;
 
-void xlnet::buildLoweringPipeline(OpPassManager &pm, Stage until) {
+void xlnet::buildLoweringPipeline(OpPassManager &pm, Stage until,
+                                  const ApplyOptimizerPassOptions &optimizer) {
   if (until == Stage::Model)
     return;
   // 1. Layers -> memory, attention and FFN ops.
@@ -22,10 +23,24 @@ void xlnet::buildLoweringPipeline(OpPassManager &pm, Stage until) {
   // 2. Model-level ops -> kernel-level ops (one op = one plan step).
   pm.addNestedPass<func::FuncOp>(createLowerToKernelsPass());
   pm.addPass(createCSEPass());
+  if (until == Stage::Kernels)
+    return;
+  // 3. Backward of the loss: grad.<param> results.
+  pm.addNestedPass<func::FuncOp>(createDifferentiatePass());
+  pm.addPass(createCSEPass());
+  if (until == Stage::Differentiated)
+    return;
+  // 4. Adam update of every parameter inside the step.
+  pm.addNestedPass<func::FuncOp>(createApplyOptimizerPass(optimizer));
 }
 
 void xlnet::registerPipelines() {
   PassPipelineRegistration<>(
       "xlnet-lower", "Lower a model-level xlnet module to kernel-level ops",
       [](OpPassManager &pm) { buildLoweringPipeline(pm); });
+  PassPipelineRegistration<>(
+      "xlnet-train-step",
+      "Lower a model-level xlnet module to a training step (forward, backward "
+      "and the Adam update with default options)",
+      [](OpPassManager &pm) { buildLoweringPipeline(pm, Stage::Optimized); });
 }

@@ -62,6 +62,15 @@ def XLNet_Stream : I32EnumAttr<"Stream", "attention stream", [
 }
 def XLNet_StreamAttr : EnumAttr<XLNet_Dialect, XLNet_Stream, "stream">;
 
+def XLNet_LRDecay : I32EnumAttr<"LRDecay", "learning-rate decay after warmup", [
+    I32EnumAttrCase<"poly", 0>,
+    I32EnumAttrCase<"cos", 1>
+  ]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::xlnet";
+}
+def XLNet_LRDecayAttr : EnumAttr<XLNet_Dialect, XLNet_LRDecay, "lr_decay">;
+
 //===----------------------------------------------------------------------===//
 // Base classes and type constraints
 //===----------------------------------------------------------------------===//
@@ -75,5 +84,6 @@ def XLNet_F32Tensor : RankedTensorOf<[F32]>;
 def XLNet_I64Tensor : RankedTensorOf<[I64]>;
 def XLNet_MaskTensor : RankedTensorOf<[I1]>;
 def XLNet_ScalarF32 : 0DTensorOf<[F32]>;
+def XLNet_ScalarI64 : 0DTensorOf<[I64]>;
 
 #endif // XLNET_BASE_TD

@@ -16,6 +16,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
 using namespace mlir;
@@ -245,33 +246,43 @@ LogicalResult HeadProjOp::verify() {
                  succeeded(d.bind(getResult(), "result", {"A", "T", "N", "H"})));
 }
 
-LogicalResult RelAttentionOp::verify() {
-  DimBinder d(*this);
-  if (failed(d.bind(getQ(), "q", {"B", "T", "N", "H"})) ||
-      failed(d.bind(getK(), "k", {"B", "K", "N", "H"})) ||
-      failed(d.bind(getV(), "v", {"B", "K", "N", "H"})) ||
-      failed(d.bind(getKR(), "k_r", {"P", "R", "N", "H"})) ||
-      failed(d.bind(getSegEmbed(), "seg_embed", {"2", "N", "H"})) ||
-      failed(d.bind(getRWBias(), "r_w_bias", {"N", "H"})) ||
-      failed(d.bind(getRRBias(), "r_r_bias", {"N", "H"})) ||
-      failed(d.bind(getRSBias(), "r_s_bias", {"N", "H"})) ||
-      failed(d.bind(getSegMat(), "seg_mat", {"B", "S", "K"})) ||
-      failed(d.bind(getMask(), "mask", {"B", "S", "K"})) ||
-      (getRows() && failed(d.bind(getRows(), "rows", {"B", "T"}))) ||
-      failed(d.bind(getResult(), "result", {"B", "T", "N", "H"})))
+/// The operand rules shared by rel_attention and rel_attention_grad: binds
+/// B, T, N, H, K, P, R, S and checks the attributes.
+template <typename OpT>
+static LogicalResult verifyRelAttentionOperands(OpT op, DimBinder &d) {
+  if (failed(d.bind(op.getQ(), "q", {"B", "T", "N", "H"})) ||
+      failed(d.bind(op.getK(), "k", {"B", "K", "N", "H"})) ||
+      failed(d.bind(op.getV(), "v", {"B", "K", "N", "H"})) ||
+      failed(d.bind(op.getKR(), "k_r", {"P", "R", "N", "H"})) ||
+      failed(d.bind(op.getSegEmbed(), "seg_embed", {"2", "N", "H"})) ||
+      failed(d.bind(op.getRWBias(), "r_w_bias", {"N", "H"})) ||
+      failed(d.bind(op.getRRBias(), "r_r_bias", {"N", "H"})) ||
+      failed(d.bind(op.getRSBias(), "r_s_bias", {"N", "H"})) ||
+      failed(d.bind(op.getSegMat(), "seg_mat", {"B", "S", "K"})) ||
+      failed(d.bind(op.getMask(), "mask", {"B", "S", "K"})) ||
+      (op.getRows() && failed(d.bind(op.getRows(), "rows", {"B", "T"}))))
     return failure();
   if (failed(d.expect("R", add(d.get("K"), d.get("S")), "K + S")))
     return failure();
-  if (!getRows() && failed(d.expect("T", d.get("S"), "S (no rows given)")))
+  if (!op.getRows() && failed(d.expect("T", d.get("S"), "S (no rows given)")))
     return failure();
-  if (failed(checkPositionalCopies(*this, "k_r", d)))
+  if (failed(checkPositionalCopies(op, "k_r", d)))
     return failure();
   if (auto k = d.get("K"), s = d.get("S"); k && s && *k < *s)
-    return emitOpError() << "K (klen, 'k' dim 1) is " << *k
-                         << " but must be >= S (qlen, 'mask' dim 1) = " << *s;
-  if (double scale = getScale().convertToDouble(); !(scale > 0.0))
-    return emitOpError() << "scale must be > 0, got " << scale;
-  return checkRate(*this, "dropatt", getDropatt().convertToDouble());
+    return op.emitOpError() << "K (klen, 'k' dim 1) is " << *k
+                            << " but must be >= S (qlen, 'mask' dim 1) = " << *s;
+  if (double scale = op.getScale().convertToDouble(); !(scale > 0.0))
+    return op.emitOpError() << "scale must be > 0, got " << scale;
+  if (auto site = op.getSiteAttr(); site && failed(checkNonNegative(op, "site", site.getInt())))
+    return failure();
+  return checkRate(op, "dropatt", op.getDropatt().convertToDouble());
+}
+
+LogicalResult RelAttentionOp::verify() {
+  DimBinder d(*this);
+  if (failed(verifyRelAttentionOperands(*this, d)))
+    return failure();
+  return d.bind(getResult(), "result", {"B", "T", "N", "H"});
 }
 
 LogicalResult PostAttentionOp::verify() {
@@ -401,35 +412,52 @@ LogicalResult TwoStreamLayerOp::verify() {
 // Kernel level
 //===----------------------------------------------------------------------===//
 
-LogicalResult GemmOp::verify() {
-  auto x = getX().getType(), w = getW().getType(), y = getResult().getType();
-  int64_t kRank = getKRankAttr().getInt();
+/// The shape rules of `y = x · op(w) (+ bias)`, shared by gemm and
+/// gemm_wgrad (which produces w from x and y). `wName` and `yName` are the
+/// names used in messages.
+static LogicalResult verifyGemmShapes(Operation *op, RankedTensorType x,
+                                      RankedTensorType w, RankedTensorType y,
+                                      int64_t kRank, bool transposeW,
+                                      StringRef wName, StringRef yName) {
+  auto emitOpError = [&]() { return op->emitOpError(); };
   if (kRank < 1 || kRank >= x.getRank() || kRank >= w.getRank())
     return emitOpError() << "k_rank (" << kRank
                          << ") must be >= 1 and below the ranks of x ("
-                         << x.getRank() << ") and w (" << w.getRank() << ")";
+                         << x.getRank() << ") and " << wName << " ("
+                         << w.getRank() << ")";
   int64_t xLead = x.getRank() - kRank, wN = w.getRank() - kRank;
-  int64_t wK0 = getTransposeW() ? wN : 0;
+  int64_t wK0 = transposeW ? wN : 0;
   for (int64_t i = 0; i < kRank; ++i) {
     int64_t a = x.getDimSize(xLead + i), b = w.getDimSize(wK0 + i);
     if (!ShapedType::isDynamic(a) && !ShapedType::isDynamic(b) && a != b)
       return emitOpError() << "contraction mismatch: 'x' dim " << xLead + i
-                           << " is " << a << " but 'w' dim " << wK0 + i
-                           << " is " << b;
+                           << " is " << a << " but '" << wName << "' dim "
+                           << wK0 + i << " is " << b;
   }
   if (y.getRank() != xLead + wN)
-    return emitOpError() << "result must have rank " << xLead + wN
-                         << " (x's leading dims then w's N dims), got " << y;
-  int64_t wN0 = getTransposeW() ? 0 : kRank;
+    return emitOpError() << yName << " must have rank " << xLead + wN
+                         << " (x's leading dims then " << wName
+                         << "'s N dims), got " << y;
+  int64_t wN0 = transposeW ? 0 : kRank;
   for (int64_t i = 0; i < y.getRank(); ++i) {
     bool fromX = i < xLead;
     int64_t want = fromX ? x.getDimSize(i) : w.getDimSize(wN0 + i - xLead);
     int64_t got = y.getDimSize(i);
     if (!ShapedType::isDynamic(want) && !ShapedType::isDynamic(got) && want != got)
-      return emitOpError() << "result dim " << i << " is " << got << " but "
-                           << (fromX ? "'x' dim " : "'w' dim ")
+      return emitOpError() << yName << " dim " << i << " is " << got << " but '"
+                           << (fromX ? StringRef("x") : wName) << "' dim "
                            << (fromX ? i : wN0 + i - xLead) << " is " << want;
   }
+  return success();
+}
+
+LogicalResult GemmOp::verify() {
+  auto w = getW().getType();
+  int64_t kRank = getKRankAttr().getInt();
+  if (failed(verifyGemmShapes(*this, getX().getType(), w, getResult().getType(),
+                              kRank, getTransposeW(), "w", "result")))
+    return failure();
+  int64_t wN = w.getRank() - kRank, wN0 = getTransposeW() ? 0 : kRank;
   if (getBias()) {
     auto bias = getBias().getType();
     if (bias.getRank() != 1)
@@ -468,5 +496,171 @@ LogicalResult AddLayerNormOp::verify() {
 }
 
 LogicalResult DropoutOp::verify() {
+  if (auto site = getSiteAttr(); site && failed(checkNonNegative(*this, "site", site.getInt())))
+    return failure();
   return checkRate(*this, "rate", getRate().convertToDouble());
+}
+
+//===----------------------------------------------------------------------===//
+// Backward
+//===----------------------------------------------------------------------===//
+
+LogicalResult EmbeddingGradOp::verify() {
+  DimBinder d(*this);
+  return success(succeeded(d.bind(getIds(), "ids", {"B", "S"})) &&
+                 succeeded(d.bind(getDout(), "dout", {"B", "S", "D"})) &&
+                 succeeded(d.bind(getResult(), "result", {"V", "D"})));
+}
+
+LogicalResult MaskEmbeddingGradOp::verify() {
+  DimBinder d(*this);
+  return success(succeeded(d.bind(getDout(), "dout", {"B", "NP", "D"})) &&
+                 succeeded(d.bind(getResult(), "result", {"1", "1", "D"})));
+}
+
+LogicalResult MemConcatGradOp::verify() {
+  DimBinder d(*this);
+  if (failed(d.bind(getDout(), "dout", {"B", "K", "D"})) ||
+      failed(d.bind(getResult(), "result", {"B", "S", "D"})))
+    return failure();
+  if (auto k = d.get("K"), s = d.get("S"); k && s && *k < *s)
+    return emitOpError() << "K ('dout' dim 1) is " << *k
+                         << " but must be >= S ('result' dim 1) = " << *s;
+  return success();
+}
+
+LogicalResult ActivationOp::verify() { return success(); }
+
+LogicalResult ActivationGradOp::verify() {
+  if (getActivation() == Activation::none)
+    return emitOpError() << "activation 'none' has no gradient op (the "
+                            "gradient is dy itself)";
+  return success();
+}
+
+LogicalResult GemmWGradOp::verify() {
+  return verifyGemmShapes(*this, getX().getType(), getResult().getType(),
+                          getDy().getType(), getKRankAttr().getInt(),
+                          getTransposeW(), "result", "'dy'");
+}
+
+LogicalResult BiasGradOp::verify() {
+  auto dy = getDy().getType(), out = getResult().getType();
+  if (out.getRank() != 1)
+    return emitOpError() << "result must have rank 1 [N], got " << out;
+  if (dy.getRank() < 1)
+    return emitOpError() << "'dy' must have rank >= 1, got " << dy;
+  if (!dy.hasStaticShape() || !out.hasStaticShape())
+    return success();
+  // N must be the product of a suffix of dy's dims.
+  int64_t n = 1;
+  for (int64_t i = dy.getRank() - 1; i >= 0 && n < out.getNumElements(); --i)
+    n *= dy.getDimSize(i);
+  if (n != out.getNumElements())
+    return emitOpError() << "result has " << out.getNumElements()
+                         << " elements, which is not the product of trailing "
+                            "dims of 'dy' "
+                         << dy;
+  return success();
+}
+
+LogicalResult RelAttentionGradOp::verify() {
+  DimBinder d(*this);
+  if (failed(verifyRelAttentionOperands(*this, d)) ||
+      failed(d.bind(getDout(), "dout", {"B", "T", "N", "H"})))
+    return failure();
+  // Each gradient has the type of its operand.
+  std::pair<Value, Value> pairs[] = {
+      {getDq(), getQ()},           {getDk(), getK()},
+      {getDv(), getV()},           {getDkR(), getKR()},
+      {getDsegEmbed(), getSegEmbed()}, {getDrWBias(), getRWBias()},
+      {getDrRBias(), getRRBias()}, {getDrSBias(), getRSBias()}};
+  for (auto [index, pair] : llvm::enumerate(pairs))
+    if (pair.first.getType() != pair.second.getType())
+      return emitOpError() << "result " << index << " (" << pair.first.getType()
+                           << ") must have the type of its operand ("
+                           << pair.second.getType() << ")";
+  return success();
+}
+
+LogicalResult AddLayerNormGradOp::verify() {
+  auto x = getX().getType();
+  if (x.getRank() < 1)
+    return emitOpError() << "'x' must have rank >= 1, got " << x;
+  if (getDout().getType() != x || getResidual().getType() != x ||
+      getDsum().getType() != x)
+    return emitOpError() << "'dout' (" << getDout().getType() << "), 'residual' ("
+                         << getResidual().getType() << ") and 'dsum' ("
+                         << getDsum().getType()
+                         << ") must have the type of 'x' (" << x << ")";
+  int64_t dm = x.getDimSize(x.getRank() - 1);
+  for (auto [value, name] : {std::pair{getGamma(), "gamma"},
+                             {getDgamma(), "dgamma"}, {getDbeta(), "dbeta"}}) {
+    auto t = cast<RankedTensorType>(value.getType());
+    if (t.getRank() != 1 || (!ShapedType::isDynamic(dm) &&
+                             !ShapedType::isDynamic(t.getDimSize(0)) &&
+                             t.getDimSize(0) != dm))
+      return emitOpError() << "'" << name << "' must be [D] with D = 'x' dim "
+                           << x.getRank() - 1 << " (" << dm << "), got " << t;
+  }
+  return checkEps(*this, getEps().convertToDouble());
+}
+
+LogicalResult LMLossGradOp::verify() {
+  DimBinder d(*this);
+  return success(
+      succeeded(d.bind(getLogits(), "logits", {"B", "NP", "V"})) &&
+      succeeded(d.bind(getTarget(), "target", {"B", "NP"})) &&
+      succeeded(d.bind(getTargetMask(), "target_mask", {"B", "NP"})) &&
+      succeeded(d.bind(getResult(), "result", {"B", "NP", "V"})));
+}
+
+LogicalResult AddOp::verify() { return success(); }
+
+//===----------------------------------------------------------------------===//
+// Optimizer
+//===----------------------------------------------------------------------===//
+
+LogicalResult LRScheduleOp::verify() {
+  double lr = getLearningRate().convertToDouble(),
+         ratio = getMinLrRatio().convertToDouble();
+  int64_t warmup = getWarmupStepsAttr().getInt(),
+          steps = getTrainStepsAttr().getInt();
+  if (!(lr >= 0.0))
+    return emitOpError() << "learning_rate must be >= 0, got " << lr;
+  if (!(ratio >= 0.0 && ratio <= 1.0))
+    return emitOpError() << "min_lr_ratio must be in [0, 1], got " << ratio;
+  if (warmup < 0 || steps < 1)
+    return emitOpError() << "warmup_steps must be >= 0 and train_steps >= 1, got "
+                         << warmup << " and " << steps;
+  return success();
+}
+
+LogicalResult GlobalNormOp::verify() {
+  if (getGrads().empty())
+    return emitOpError() << "needs at least one operand";
+  return success();
+}
+
+LogicalResult AdamUpdateOp::verify() {
+  auto type = getParam().getType();
+  for (auto [value, name] :
+       {std::pair{getGrad(), "grad"}, {getM(), "m"}, {getV(), "v"},
+        {getNewParam(), "new_param"}, {getNewM(), "new_m"}, {getNewV(), "new_v"}})
+    if (value.getType() != type)
+      return emitOpError() << "'" << name << "' (" << value.getType()
+                           << ") must have the type of 'param' (" << type << ")";
+  for (auto [value, name] : {std::pair{getBeta1(), "beta1"}, {getBeta2(), "beta2"}})
+    if (double b = value.convertToDouble(); !(b >= 0.0 && b < 1.0))
+      return emitOpError() << name << " must be in [0, 1), got " << b;
+  if (double eps = getEpsilon().convertToDouble(); !(eps > 0.0))
+    return emitOpError() << "epsilon must be > 0, got " << eps;
+  if (double wd = getWeightDecay().convertToDouble(); !(wd >= 0.0))
+    return emitOpError() << "weight_decay must be >= 0, got " << wd;
+  if (getBiasCorrection() && getWeightDecay().convertToDouble() != 0.0)
+    return emitOpError() << "bias_correction (tf.train.AdamOptimizer) is only "
+                            "used with weight_decay 0";
+  if (std::isnan(getClip().convertToDouble()))
+    return emitOpError() << "clip must be a number (<= 0 disables clipping)";
+  return success();
 }

@@ -220,6 +220,7 @@ def XLNet_RelAttentionOp : XLNet_Op<"rel_attention", [Pure]> {
     `p` selects the bi_data half of the batch. With `rows`, only the `T`
     prediction slots are computed (query stream) and a slot with `i < 0`
     (padding) produces 0; without `rows`, `T = S` (content stream).
+    `site` (optional) fixes the dropatt random stream, as for `xlnet.dropout`.
 
     ```mlir
     %attn = xlnet.rel_attention q(%q) k(%k) v(%v) k_r(%kr) seg_embed(%se)
@@ -236,7 +237,8 @@ def XLNet_RelAttentionOp : XLNet_Op<"rel_attention", [Pure]> {
                        XLNet_F32Tensor:$r_w_bias, XLNet_F32Tensor:$r_r_bias,
                        XLNet_F32Tensor:$r_s_bias, XLNet_MaskTensor:$seg_mat,
                        XLNet_MaskTensor:$mask, Optional<XLNet_I64Tensor>:$rows,
-                       F64Attr:$scale, F64Attr:$dropatt);
+                       F64Attr:$scale, F64Attr:$dropatt,
+                       OptionalAttr<I64Attr>:$site);
   let results = (outs XLNet_F32Tensor:$result);
   let assemblyFormat = [{
     `q` `(` $q `)` `k` `(` $k `)` `v` `(` $v `)` `k_r` `(` $k_r `)`
@@ -451,15 +453,308 @@ def XLNet_DropoutOp : XLNet_Op<"dropout", [SameOperandsAndResultType]> {
     Zeroes each element with probability `rate` and scales the rest by
     `1 / (1 - rate)`. The keep decision is a deterministic function of the
     step seed, the op's site and the element index. Not `Pure`: two dropouts
-    of the same value are different.
+    of the same value are different. `site` (optional) fixes the random
+    stream: `--xlnet-differentiate` numbers every dropout site of the forward
+    and gives the backward dropout the site of its forward, so both use the
+    same mask; the plan emitter numbers dropouts without one.
 
     ```mlir
     %y = xlnet.dropout %x rate = 1.000000e-01 : tensor<2x16x32xf32>
     ```
   }];
-  let arguments = (ins XLNet_F32Tensor:$x, F64Attr:$rate);
+  let arguments = (ins XLNet_F32Tensor:$x, F64Attr:$rate,
+                       OptionalAttr<I64Attr>:$site);
   let results = (outs XLNet_F32Tensor:$result);
   let assemblyFormat = "$x `rate` `=` $rate attr-dict `:` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Backward (produced by --xlnet-differentiate)
+//===----------------------------------------------------------------------===//
+
+def XLNet_EmbeddingGradOp : XLNet_Op<"embedding_grad", [Pure]> {
+  let summary = "gradient of the embedding table: scatter-add of dout by id";
+  let description = [{
+    `result = 0; result[ids[b, s]] += dout[b, s]` for every position. An id
+    outside `[0, V)` is a run-time error.
+
+    ```mlir
+    %dE = xlnet.embedding_grad %input_k, %dh0
+        : (tensor<2x16xi64>, tensor<2x16x32xf32>) -> tensor<64x32xf32>
+    ```
+  }];
+  let arguments = (ins XLNet_I64Tensor:$ids, XLNet_F32Tensor:$dout);
+  let results = (outs XLNet_F32Tensor:$result);
+  let assemblyFormat = "$ids `,` $dout attr-dict `:` functional-type(operands, results)";
+}
+
+def XLNet_MaskEmbeddingGradOp : XLNet_Op<"mask_embedding_grad", [Pure]> {
+  let summary = "gradient of mask_emb: sum of dout over every prediction slot";
+  let description = [{
+    ```mlir
+    %dm = xlnet.mask_embedding_grad %dg0
+        : (tensor<2x5x32xf32>) -> tensor<1x1x32xf32>
+    ```
+  }];
+  let arguments = (ins XLNet_F32Tensor:$dout);
+  let results = (outs XLNet_F32Tensor:$result);
+  let assemblyFormat = "$dout attr-dict `:` functional-type(operands, results)";
+}
+
+def XLNet_MemConcatGradOp : XLNet_Op<"mem_concat_grad", [Pure]> {
+  let summary = "gradient of mem_concat with respect to h (memory is stop-gradient)";
+  let description = [{
+    `result[b, s] = dout[b, K - S + s]`: the last `S` key rows; the memory
+    rows get no gradient.
+
+    ```mlir
+    %dh = xlnet.mem_concat_grad %dcat
+        : (tensor<2x24x32xf32>) -> tensor<2x16x32xf32>
+    ```
+  }];
+  let arguments = (ins XLNet_F32Tensor:$dout);
+  let results = (outs XLNet_F32Tensor:$result);
+  let assemblyFormat = "$dout attr-dict `:` functional-type(operands, results)";
+}
+
+def XLNet_ActivationOp : XLNet_Op<"activation", [Pure, SameOperandsAndResultType]> {
+  let summary = "elementwise activation";
+  let description = [{
+    `result = act(x)`. `--xlnet-differentiate` splits a gemm's activation
+    epilogue into this op so the pre-activation is available to the backward.
+
+    ```mlir
+    %y = xlnet.activation gelu_tanh %z : tensor<2x16x48xf32>
+    ```
+  }];
+  let arguments = (ins XLNet_F32Tensor:$x, XLNet_ActivationAttr:$activation);
+  let results = (outs XLNet_F32Tensor:$result);
+  let assemblyFormat = "`` $activation $x attr-dict `:` type($result)";
+}
+
+def XLNet_ActivationGradOp : XLNet_Op<"activation_grad", [Pure, SameOperandsAndResultType]> {
+  let summary = "gradient of an elementwise activation";
+  let description = [{
+    `result = dy · act'(x)` with `x` the pre-activation.
+
+    ```mlir
+    %dz = xlnet.activation_grad gelu_tanh %dy, %z : tensor<2x16x48xf32>
+    ```
+  }];
+  let arguments = (ins XLNet_F32Tensor:$dy, XLNet_F32Tensor:$x,
+                       XLNet_ActivationAttr:$activation);
+  let results = (outs XLNet_F32Tensor:$result);
+  let assemblyFormat = "`` $activation $dy `,` $x attr-dict `:` type($result)";
+}
+
+def XLNet_GemmWGradOp : XLNet_Op<"gemm_wgrad", [Pure]> {
+  let summary = "weight gradient of a gemm: xᵀ · dy";
+  let description = [{
+    The gradient of `w` in `y = x · op(w)` (`xlnet.gemm` with the same
+    `k_rank` and `transpose_w`): `x` viewed as `[M, K]`, `dy` as `[M, N]`
+    (the leading dims of `x`), and the result has the shape of `w`:
+    `xᵀ · dy` laid out `[K…, N…]`, or with `transpose_w` `dyᵀ · x` laid out
+    `[N…, K…]`.
+
+    ```mlir
+    %dw1 = xlnet.gemm_wgrad %x, %dz {transpose_w}
+        : (tensor<2x16x32xf32>, tensor<2x16x48xf32>) -> tensor<48x32xf32>
+    ```
+  }];
+  let arguments = (ins XLNet_F32Tensor:$x, XLNet_F32Tensor:$dy,
+                       DefaultValuedAttr<I64Attr, "1">:$k_rank,
+                       UnitAttr:$transpose_w);
+  let results = (outs XLNet_F32Tensor:$result);
+  let assemblyFormat = "$x `,` $dy attr-dict `:` functional-type(operands, results)";
+}
+
+def XLNet_BiasGradOp : XLNet_Op<"bias_grad", [Pure]> {
+  let summary = "gradient of a bias: dy summed over its leading dims";
+  let description = [{
+    The result has `n` elements (rank 1); `dy` is viewed as `[numel / n, n]`
+    and summed over its rows.
+
+    ```mlir
+    %db1 = xlnet.bias_grad %dz : (tensor<2x16x48xf32>) -> tensor<48xf32>
+    ```
+  }];
+  let arguments = (ins XLNet_F32Tensor:$dy);
+  let results = (outs XLNet_F32Tensor:$result);
+  let assemblyFormat = "$dy attr-dict `:` functional-type(operands, results)";
+}
+
+def XLNet_RelAttentionGradOp : XLNet_Op<"rel_attention_grad", [Pure]> {
+  let summary = "gradient of rel_attention with respect to its float operands";
+  let description = [{
+    Takes `dout` and exactly the operands and attributes of the forward
+    `xlnet.rel_attention` (the same `site`, hence the same dropatt mask) and
+    returns the gradients of `q, k, v, k_r, seg_embed, r_w_bias, r_r_bias,
+    r_s_bias`. The softmax is recomputed from the operands, as a fused
+    kernel does; padding rows (`rows < 0`) contribute nothing.
+
+    ```mlir
+    %dq, %dk, %dv, %dkr, %dse, %drw, %drr, %drs = xlnet.rel_attention_grad
+        dout(%d) q(%q) k(%k) v(%v) k_r(%kr) seg_embed(%se) biases(%rw, %rr, %rs)
+        seg_mat(%seg) mask(%mask) scale = 2.500000e-01 dropatt = 0.000000e+00
+        : (...) -> (...)
+    ```
+  }];
+  let arguments = (ins XLNet_F32Tensor:$dout, XLNet_F32Tensor:$q,
+                       XLNet_F32Tensor:$k, XLNet_F32Tensor:$v,
+                       XLNet_F32Tensor:$k_r, XLNet_F32Tensor:$seg_embed,
+                       XLNet_F32Tensor:$r_w_bias, XLNet_F32Tensor:$r_r_bias,
+                       XLNet_F32Tensor:$r_s_bias, XLNet_MaskTensor:$seg_mat,
+                       XLNet_MaskTensor:$mask, Optional<XLNet_I64Tensor>:$rows,
+                       F64Attr:$scale, F64Attr:$dropatt,
+                       OptionalAttr<I64Attr>:$site);
+  let results = (outs XLNet_F32Tensor:$dq, XLNet_F32Tensor:$dk,
+                      XLNet_F32Tensor:$dv, XLNet_F32Tensor:$dk_r,
+                      XLNet_F32Tensor:$dseg_embed, XLNet_F32Tensor:$dr_w_bias,
+                      XLNet_F32Tensor:$dr_r_bias, XLNet_F32Tensor:$dr_s_bias);
+  let assemblyFormat = [{
+    `dout` `(` $dout `)` `q` `(` $q `)` `k` `(` $k `)` `v` `(` $v `)` `k_r` `(` $k_r `)`
+    `seg_embed` `(` $seg_embed `)` `biases` `(` $r_w_bias `,` $r_r_bias `,` $r_s_bias `)`
+    `seg_mat` `(` $seg_mat `)` `mask` `(` $mask `)` (`rows` `(` $rows^ `)`)?
+    `scale` `=` $scale `dropatt` `=` $dropatt
+    attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def XLNet_AddLayerNormGradOp : XLNet_Op<"add_layer_norm_grad", [Pure]> {
+  let summary = "gradient of add_layer_norm";
+  let description = [{
+    Returns the gradient of `x + residual` (the gradient of both `x` and
+    `residual`), of `gamma` and of `beta`. The statistics are recomputed from
+    `x + residual`.
+
+    ```mlir
+    %dsum, %dgamma, %dbeta = xlnet.add_layer_norm_grad %dy, %x, %res, %gamma
+        eps = 9.9999999999999998E-13
+        : (tensor<2x16x32xf32>, tensor<2x16x32xf32>, tensor<2x16x32xf32>,
+           tensor<32xf32>) -> (tensor<2x16x32xf32>, tensor<32xf32>, tensor<32xf32>)
+    ```
+  }];
+  let arguments = (ins XLNet_F32Tensor:$dout, XLNet_F32Tensor:$x,
+                       XLNet_F32Tensor:$residual, XLNet_F32Tensor:$gamma,
+                       F64Attr:$eps);
+  let results = (outs XLNet_F32Tensor:$dsum, XLNet_F32Tensor:$dgamma,
+                      XLNet_F32Tensor:$dbeta);
+  let assemblyFormat = [{
+    $dout `,` $x `,` $residual `,` $gamma `eps` `=` $eps attr-dict
+    `:` functional-type(operands, results)
+  }];
+}
+
+def XLNet_LMLossGradOp : XLNet_Op<"lm_loss_grad", [Pure]> {
+  let summary = "gradient of the loss with respect to the logits";
+  let description = [{
+    `d loss / d logits = (softmax(logits) - onehot(target)) · target_mask /
+    Σ target_mask` (zeros when `Σ target_mask = 0`). The gradient of the
+    step is always the gradient of `loss`, so there is no incoming gradient.
+
+    ```mlir
+    %dlogits = xlnet.lm_loss_grad %logits, %target, %target_mask
+        : (tensor<2x5x64xf32>, tensor<2x5xi64>, tensor<2x5xf32>) -> tensor<2x5x64xf32>
+    ```
+  }];
+  let arguments = (ins XLNet_F32Tensor:$logits, XLNet_I64Tensor:$target,
+                       XLNet_F32Tensor:$target_mask);
+  let results = (outs XLNet_F32Tensor:$result);
+  let assemblyFormat = [{
+    $logits `,` $target `,` $target_mask attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def XLNet_AddOp : XLNet_Op<"add", [Pure, Commutative, SameOperandsAndResultType]> {
+  let summary = "elementwise sum (gradient accumulation)";
+  let description = [{
+    ```mlir
+    %g = xlnet.add %a, %b : tensor<2x16x32xf32>
+    ```
+  }];
+  let arguments = (ins XLNet_F32Tensor:$lhs, XLNet_F32Tensor:$rhs);
+  let results = (outs XLNet_F32Tensor:$result);
+  let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Optimizer (produced by --xlnet-apply-optimizer)
+//===----------------------------------------------------------------------===//
+
+def XLNet_LRScheduleOp : XLNet_Op<"lr_schedule", [Pure]> {
+  let summary = "learning rate of the official schedule at `step`";
+  let description = [{
+    `model_utils.get_train_op`: linear warmup `step / warmup_steps · lr`
+    for `step < warmup_steps`, then `poly` (linear) or `cos` decay to
+    `lr · min_lr_ratio` at `train_steps`. `step` counts the updates already
+    applied (TensorFlow's global_step).
+
+    ```mlir
+    %lr = xlnet.lr_schedule %step decay = poly learning_rate = 1.000000e-04
+        warmup_steps = 10 train_steps = 100 min_lr_ratio = 0.000000e+00
+        : (tensor<i64>) -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins XLNet_ScalarI64:$step, XLNet_LRDecayAttr:$decay,
+                       F64Attr:$learning_rate, I64Attr:$warmup_steps,
+                       I64Attr:$train_steps, F64Attr:$min_lr_ratio);
+  let results = (outs XLNet_ScalarF32:$result);
+  let assemblyFormat = [{
+    $step `decay` `=` `` $decay `learning_rate` `=` $learning_rate
+    `warmup_steps` `=` $warmup_steps `train_steps` `=` $train_steps
+    `min_lr_ratio` `=` $min_lr_ratio attr-dict `:` functional-type(operands, results)
+  }];
+}
+
+def XLNet_GlobalNormOp : XLNet_Op<"global_norm", [Pure]> {
+  let summary = "global L2 norm of a list of tensors";
+  let description = [{
+    `sqrt(Σ_i Σ g_i²)` over every element of every operand (the norm
+    `tf.clip_by_global_norm` clips by).
+
+    ```mlir
+    %n = xlnet.global_norm %g0, %g1 : (tensor<64x32xf32>, tensor<32xf32>) -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins Variadic<XLNet_F32Tensor>:$grads);
+  let results = (outs XLNet_ScalarF32:$result);
+  let assemblyFormat = "$grads attr-dict `:` functional-type(operands, results)";
+}
+
+def XLNet_AdamUpdateOp : XLNet_Op<"adam_update", [Pure]> {
+  let summary = "one Adam / AdamWeightDecay update of a parameter";
+  let description = [{
+    With `g = grad · clip / max(grad_norm, clip)` (no clipping when
+    `clip <= 0`): `m' = β1 m + (1-β1) g`, `v' = β2 v + (1-β2) g²`; with
+    `bias_correction` (`tf.train.AdamOptimizer`, weight decay 0)
+    `param' = param - lr·sqrt(1-β2^t)/(1-β1^t) · m'/(sqrt(v')+ε)`,
+    `t = step + 1`; without (the official AdamWeightDecayOptimizer)
+    `param' = param - lr · (m'/(sqrt(v')+ε) + weight_decay · param)`.
+    Returns the new parameter and moments.
+
+    ```mlir
+    %p1, %m1, %v1 = xlnet.adam_update %p, %g, %m, %v lr(%lr) grad_norm(%n) step(%step)
+        beta1 = 9.000000e-01 beta2 = 9.990000e-01 epsilon = 9.9999999999999995E-7
+        clip = 1.000000e+00 weight_decay = 0.000000e+00 {bias_correction}
+        : (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>,
+           tensor<f32>, tensor<f32>, tensor<i64>)
+        -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
+    ```
+  }];
+  let arguments = (ins XLNet_F32Tensor:$param, XLNet_F32Tensor:$grad,
+                       XLNet_F32Tensor:$m, XLNet_F32Tensor:$v,
+                       XLNet_ScalarF32:$lr, XLNet_ScalarF32:$grad_norm,
+                       XLNet_ScalarI64:$step, F64Attr:$beta1, F64Attr:$beta2,
+                       F64Attr:$epsilon, F64Attr:$clip, F64Attr:$weight_decay,
+                       UnitAttr:$bias_correction);
+  let results = (outs XLNet_F32Tensor:$new_param, XLNet_F32Tensor:$new_m,
+                      XLNet_F32Tensor:$new_v);
+  let assemblyFormat = [{
+    $param `,` $grad `,` $m `,` $v `lr` `(` $lr `)` `grad_norm` `(` $grad_norm `)`
+    `step` `(` $step `)` `beta1` `=` $beta1 `beta2` `=` $beta2 `epsilon` `=` $epsilon
+    `clip` `=` $clip `weight_decay` `=` $weight_decay attr-dict
+    `:` functional-type(operands, results)
+  }];
 }
 
 #endif // XLNET_OPS_TD

@@ -84,7 +84,7 @@ static void decompose(TwoStreamLayerOp layer) {
     Value attn = b.create<RelAttentionOp>(
         loc, q.getType(), q, k, v, kR, layer.getSegEmbed(), layer.getRWBias(),
         layer.getRRBias(), layer.getRSBias(), layer.getSegMat(), mask, rows,
-        scale, layer.getDropattAttr());
+        scale, layer.getDropattAttr(), /*site=*/IntegerAttr());
     Value post = b.create<PostAttentionOp>(
         loc, x.getType(), attn, x, layer.getOWeight(), layer.getAttnLnWeight(),
         layer.getAttnLnBias(), layer.getEpsAttr(), layer.getDropoutAttr());

@@ -36,7 +36,7 @@ static Value gemm(OpBuilder &b, Location loc, Type type, Value x, Value w,
 static Value maybeDropout(OpBuilder &b, Location loc, Value x, FloatAttr rate) {
   if (rate.getValueAsDouble() == 0.0)
     return x;
-  return b.create<DropoutOp>(loc, x.getType(), x, rate);
+  return b.create<DropoutOp>(loc, x.getType(), x, rate, /*site=*/IntegerAttr());
 }
 
 static void lower(HeadProjOp op) {

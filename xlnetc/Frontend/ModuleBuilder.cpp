@@ -142,7 +142,8 @@ OwningOpRef<ModuleOp> buildForwardModule(MLIRContext &ctx, const ModelSpec &spec
   auto dropout = [&](Value x, double rate) -> Value {
     if (rate == 0.0)
       return x;
-    return b.create<DropoutOp>(loc, x.getType(), x, b.getF64FloatAttr(rate));
+    return b.create<DropoutOp>(loc, x.getType(), x, b.getF64FloatAttr(rate),
+                             /*site=*/IntegerAttr());
   };
 
   // 3. Embeddings, positions, masks (semantics.md §1, §3).

@@ -26,13 +26,31 @@ StringRef dtypeName(Type type) {
   return "";
 }
 
+/// The dropout site of an op that draws random numbers: its `site`
+/// attribute (set by --xlnet-differentiate, shared by a forward op and its
+/// backward) or else the next number of `counter`.
+int64_t siteOf(IntegerAttr site, int64_t &counter) {
+  return site ? site.getInt() : counter++;
+}
+
 /// Kernel-specific attributes of a step, or std::nullopt if `op` is not a
-/// kernel-level op. `site` numbers the ops that draw random numbers.
+/// kernel-level op. `site` numbers the random ops without a site attribute.
 std::optional<json::Object> stepAttrs(Operation *op, int64_t &site) {
   using Result = std::optional<json::Object>;
+  auto relAttention = [&](auto o) {
+    return json::Object{{"scale", o.getScale().convertToDouble()},
+                        {"dropatt", o.getDropatt().convertToDouble()},
+                        {"dropout_site", siteOf(o.getSiteAttr(), site)}};
+  };
+  auto gemmShape = [](auto o) {
+    return json::Object{{"k_rank", o.getKRankAttr().getInt()},
+                        {"transpose_w", o.getTransposeW()}};
+  };
   return llvm::TypeSwitch<Operation *, Result>(op)
       .Case<EmbeddingOp, MaskEmbeddingOp, TargetPositionsOp, MemConcatOp,
-            LMLossOp>([](auto) { return json::Object{}; })
+            LMLossOp, EmbeddingGradOp, MaskEmbeddingGradOp, MemConcatGradOp,
+            BiasGradOp, LMLossGradOp, AddOp, GlobalNormOp>(
+          [](auto) { return json::Object{}; })
       .Case([](RelPosEncodingOp o) {
         return json::Object{{"klen", o.getKlenAttr().getInt()},
                             {"qlen", o.getQlenAttr().getInt()},
@@ -48,23 +66,39 @@ std::optional<json::Object> stepAttrs(Operation *op, int64_t &site) {
         return json::Object{{"reuse_len", o.getReuseLenAttr().getInt()},
                             {"mem_len", o.getMemLenAttr().getInt()}};
       })
-      .Case([](GemmOp o) {
+      .Case([&](GemmOp o) {
+        json::Object attrs = gemmShape(o);
+        attrs["activation"] = stringifyActivation(o.getActivation()).str();
+        return attrs;
+      })
+      .Case([&](GemmWGradOp o) { return gemmShape(o); })
+      .Case<ActivationOp, ActivationGradOp>([](auto o) {
         return json::Object{
-            {"k_rank", o.getKRankAttr().getInt()},
-            {"transpose_w", o.getTransposeW()},
             {"activation", stringifyActivation(o.getActivation()).str()}};
       })
-      .Case([&](RelAttentionOp o) {
-        return json::Object{{"scale", o.getScale().convertToDouble()},
-                            {"dropatt", o.getDropatt().convertToDouble()},
-                            {"dropout_site", site++}};
-      })
-      .Case([](AddLayerNormOp o) {
+      .Case<RelAttentionOp, RelAttentionGradOp>(relAttention)
+      .Case<AddLayerNormOp, AddLayerNormGradOp>([](auto o) {
         return json::Object{{"eps", o.getEps().convertToDouble()}};
       })
       .Case([&](DropoutOp o) {
         return json::Object{{"rate", o.getRate().convertToDouble()},
-                            {"dropout_site", site++}};
+                            {"dropout_site", siteOf(o.getSiteAttr(), site)}};
+      })
+      .Case([](LRScheduleOp o) {
+        return json::Object{
+            {"decay", stringifyLRDecay(o.getDecay()).str()},
+            {"learning_rate", o.getLearningRate().convertToDouble()},
+            {"warmup_steps", o.getWarmupStepsAttr().getInt()},
+            {"train_steps", o.getTrainStepsAttr().getInt()},
+            {"min_lr_ratio", o.getMinLrRatio().convertToDouble()}};
+      })
+      .Case([](AdamUpdateOp o) {
+        return json::Object{{"beta1", o.getBeta1().convertToDouble()},
+                            {"beta2", o.getBeta2().convertToDouble()},
+                            {"epsilon", o.getEpsilon().convertToDouble()},
+                            {"clip", o.getClip().convertToDouble()},
+                            {"weight_decay", o.getWeightDecay().convertToDouble()},
+                            {"bias_correction", o.getBiasCorrection()}};
       })
       .Default([](Operation *) { return Result(); });
 }
@@ -86,6 +120,8 @@ std::string locString(Location loc) {
 /// Assigns buffer ids and collects the JSON of buffers and steps.
 class PlanBuilder {
 public:
+  explicit PlanBuilder(int64_t firstFreeSite) : dropoutSite(firstFreeSite) {}
+
   LogicalResult addArgument(func::FuncOp func, BlockArgument arg) {
     unsigned i = arg.getArgNumber();
     for (StringRef role : {"input", "param"})
@@ -158,13 +194,19 @@ private:
   std::vector<json::Object> buffers;
   llvm::DenseMap<int64_t, std::vector<std::string>> outputs;
   json::Array steps;
-  int64_t dropoutSite = 0;
+  int64_t dropoutSite;
 };
 
 } // namespace
 
 LogicalResult mlir::xlnet::emitPlan(func::FuncOp func, llvm::raw_ostream &os) {
-  PlanBuilder plan;
+  // Random ops without a site are numbered after the largest explicit one.
+  int64_t firstFreeSite = 0;
+  func.walk([&](Operation *op) {
+    if (auto site = op->getAttrOfType<IntegerAttr>("site"))
+      firstFreeSite = std::max(firstFreeSite, site.getInt() + 1);
+  });
+  PlanBuilder plan(firstFreeSite);
   for (BlockArgument arg : func.getArguments())
     if (failed(plan.addArgument(func, arg)))
       return failure();
