@@ -1,0 +1,41 @@
+//===- Batch.h - Batch tensors from the raw records ------------*- C++ -*-===//
+//
+// The parser half of the official pipeline on a whole batch: from the raw
+// records (raw.input, raw.target, raw.is_masked, raw.perm_index, seg_id, all
+// [bsz, seq_len]) build the batch-first tensors of golden/README.md
+// ("Batch tensors"):
+//   input_k [B,S] i64, seg_id [B,S] i64, perm_mask [B,S,S] f32,
+//   target_mapping [B,NP,S] f32, target [B,NP] i64, target_mask [B,NP] f32.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef XLNETC_RUNTIME_DATA_BATCH_H
+#define XLNETC_RUNTIME_DATA_BATCH_H
+
+#include "runtime/Status.h"
+#include "runtime/Tensor.h"
+
+#include <cstdint>
+
+namespace xlnetc::rt::data {
+
+/// Names of the raw tensors (kept in every batch for --dump-batch).
+inline constexpr const char *kRawInput = "raw.input";
+inline constexpr const char *kRawTarget = "raw.target";
+inline constexpr const char *kRawIsMasked = "raw.is_masked";
+inline constexpr const char *kRawPermIndex = "raw.perm_index";
+
+/// Derives input_k, seg_id, perm_mask, target_mapping, target and
+/// target_mask from `raw` (the four raw.* tensors and seg_id; raw.is_masked
+/// may be i64 or bool, the rest i64) with permuteExample and
+/// buildPredictionTargets. Each row of raw.perm_index must be a permutation
+/// of 0..reuseLen-1 followed by one of 0..S-reuseLen-1. The six tensors are
+/// written into `out` (other entries are left alone). Errors name the tensor
+/// and row: missing tensors, wrong dtypes or shapes, a bad permutation, more
+/// targets than numPredict.
+Status deriveBatchFromRaw(const TensorMap &raw, int64_t reuseLen,
+                          int64_t numPredict, TensorMap &out);
+
+} // namespace xlnetc::rt::data
+
+#endif // XLNETC_RUNTIME_DATA_BATCH_H

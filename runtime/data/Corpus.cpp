@@ -1,0 +1,223 @@
+//===- Corpus.cpp - Reading pretraining corpora into one token stream -----===//
+
+#include "runtime/data/Corpus.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+namespace xlnetc::rt::data {
+
+namespace {
+
+bool isAsciiSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
+         c == '\f';
+}
+
+bool isBlank(const std::string &line) {
+  for (char c : line)
+    if (!isAsciiSpace(c))
+      return false;
+  return true;
+}
+
+/// Encodes one non-blank line (1-based `lineNo`) into `ids`.
+using LineEncoder = std::function<Status(
+    const std::string &line, int64_t lineNo, std::vector<int64_t> &ids)>;
+
+Status openCorpus(const std::string &path, std::ifstream &in) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    return Status::error(fmt::format("{}: corpus file not found", path));
+  if (std::filesystem::is_directory(path, ec))
+    return Status::error(
+        fmt::format("{}: is a directory, not a corpus file", path));
+  in.open(path, std::ios::binary);
+  if (!in)
+    return Status::error(fmt::format("{}: cannot open the corpus", path));
+  return Status::ok();
+}
+
+/// The _create_data loop over the lines of `in`, starting at line number
+/// `firstLineNo`.
+Status readLines(std::istream &in, int64_t firstLineNo,
+                 const CorpusOptions &options, const LineEncoder &encode,
+                 Corpus &out) {
+  bool sentId = true; // official: sent_id = True
+  bool inDocument = false;
+  int64_t textTokens = 0;
+  std::string line;
+  std::vector<int64_t> cur;
+  for (int64_t lineNo = firstLineNo; std::getline(in, line); ++lineNo) {
+    if (!line.empty() && line.back() == '\r')
+      line.pop_back();
+    ++out.numLines;
+    cur.clear();
+    if (isBlank(line)) {
+      inDocument = false;
+      if (!options.useEod)
+        continue;
+      // The <eod> takes the flag of the sentence before it: the official
+      // code flips here and again after appending.
+      sentId = !sentId;
+      cur.push_back(kEodId);
+    } else {
+      if (!inDocument)
+        ++out.numDocuments;
+      inDocument = true;
+      XLNETC_RETURN_IF_ERROR(encode(line, lineNo, cur));
+      textTokens += int64_t(cur.size());
+    }
+    out.tokens.insert(out.tokens.end(), cur.begin(), cur.end());
+    out.sentIds.insert(out.sentIds.end(), cur.size(), sentId ? 1 : 0);
+    sentId = !sentId;
+  }
+  if (in.bad())
+    return Status::error(fmt::format("{}: read error", out.path));
+  if (out.numLines == 0)
+    return Status::error(fmt::format("{}: the corpus is empty", out.path));
+  if (textTokens == 0)
+    return Status::error(fmt::format(
+        "{}: the corpus has no tokens ({} lines, all blank or encoding to "
+        "nothing)",
+        out.path, out.numLines));
+  return Status::ok();
+}
+
+/// The header line without trailing whitespace.
+std::string trimRight(std::string s) {
+  while (!s.empty() && isAsciiSpace(s.back()))
+    s.pop_back();
+  return s;
+}
+
+} // namespace
+
+bool isIdsCorpusFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string first;
+  if (!in || !std::getline(in, first))
+    return false;
+  return trimRight(first) == kIdsCorpusHeader;
+}
+
+Status readTextCorpus(const std::string &path, const Tokenizer &tokenizer,
+                      const CorpusOptions &options, Corpus &out) {
+  out = Corpus();
+  out.path = path;
+  std::ifstream in;
+  XLNETC_RETURN_IF_ERROR(openCorpus(path, in));
+  if (tokenizer.vocabSize() == 0)
+    return Status::error(
+        fmt::format("{}: no tokenizer loaded to encode the corpus", path));
+  out.vocabSize = tokenizer.vocabSize();
+  out.startPiece = tokenizer.startPieceTable();
+  LineEncoder encode = [&](const std::string &line, int64_t lineNo,
+                           std::vector<int64_t> &ids) {
+    return tokenizer.encode(line, ids, options.uncased)
+        .withPrefix(fmt::format("{}:{}: ", path, lineNo));
+  };
+  return readLines(in, 1, options, encode, out);
+}
+
+Status readIdsCorpus(const std::string &path, int64_t vocabSize,
+                     const CorpusOptions &options, Corpus &out,
+                     const std::vector<uint8_t> &startPiece) {
+  out = Corpus();
+  out.path = path;
+  std::ifstream in;
+  XLNETC_RETURN_IF_ERROR(openCorpus(path, in));
+  if (vocabSize < kNumSpecialIds)
+    return Status::error(
+        fmt::format("{}: vocab size {} is smaller than the {} special ids",
+                    path, vocabSize, kNumSpecialIds));
+  if (!startPiece.empty() && int64_t(startPiece.size()) != vocabSize)
+    return Status::error(
+        fmt::format("{}: start-piece table has {} entries for vocab size {}",
+                    path, startPiece.size(), vocabSize));
+  std::string header;
+  if (!std::getline(in, header))
+    return Status::error(fmt::format("{}: the corpus is empty", path));
+  if (trimRight(header) != kIdsCorpusHeader)
+    return Status::error(
+        fmt::format("{}:1: an ids corpus must start with the line '{}'", path,
+                    kIdsCorpusHeader));
+  out.vocabSize = vocabSize;
+  out.startPiece = startPiece.empty()
+                       ? std::vector<uint8_t>(size_t(vocabSize), 1)
+                       : startPiece;
+  LineEncoder encode = [&](const std::string &line, int64_t lineNo,
+                           std::vector<int64_t> &ids) {
+    const char *p = line.data(), *end = p + line.size();
+    while (p < end) {
+      while (p < end && isAsciiSpace(*p))
+        ++p;
+      const char *b = p;
+      while (p < end && !isAsciiSpace(*p))
+        ++p;
+      if (p == b)
+        break;
+      int64_t id = 0;
+      auto [ptr, ec] = std::from_chars(b, p, id);
+      if (ec != std::errc() || ptr != p)
+        return Status::error(fmt::format("{}:{}: '{}' is not a token id", path,
+                                         lineNo, std::string(b, p)));
+      if (id < 0 || id >= vocabSize)
+        return Status::error(
+            fmt::format("{}:{}: token id {} is outside the vocabulary [0, {})",
+                        path, lineNo, id, vocabSize));
+      ids.push_back(id);
+    }
+    return Status::ok();
+  };
+  // The header was line 1 but is not part of the corpus.
+  XLNETC_RETURN_IF_ERROR(readLines(in, 2, options, encode, out));
+  return Status::ok();
+}
+
+Status readCorpus(const std::string &path, const Tokenizer *tokenizer,
+                  int64_t vocabSize, const CorpusOptions &options,
+                  Corpus &out) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    return Status::error(fmt::format("{}: corpus file not found", path));
+  if (isIdsCorpusFile(path)) {
+    if (tokenizer)
+      return readIdsCorpus(path, tokenizer->vocabSize(), options, out,
+                           tokenizer->startPieceTable());
+    return readIdsCorpus(path, vocabSize, options, out);
+  }
+  if (!tokenizer)
+    return Status::error(fmt::format(
+        "{}: a text corpus needs a SentencePiece model (or start the file "
+        "with '{}' for pre-tokenized ids)",
+        path, kIdsCorpusHeader));
+  return readTextCorpus(path, *tokenizer, options, out);
+}
+
+Status writeIdsCorpus(const std::string &path,
+                      const std::vector<std::vector<int64_t>> &lines) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out)
+    return Status::error(fmt::format("{}: cannot create the corpus", path));
+  std::string text = std::string(kIdsCorpusHeader) + "\n";
+  for (const auto &line : lines) {
+    for (size_t k = 0; k < line.size(); ++k) {
+      if (k)
+        text += ' ';
+      text += std::to_string(line[k]);
+    }
+    text += '\n';
+  }
+  out << text;
+  out.close();
+  if (!out)
+    return Status::error(fmt::format("{}: write failed", path));
+  return Status::ok();
+}
+
+} // namespace xlnetc::rt::data

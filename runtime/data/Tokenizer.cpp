@@ -1,0 +1,281 @@
+//===- Tokenizer.cpp - SentencePiece models for the data pipeline ---------===//
+
+#include "runtime/data/Tokenizer.h"
+
+#include <fmt/format.h>
+#include <sentencepiece_processor.h>
+#include <sentencepiece_trainer.h>
+
+#include <filesystem>
+#include <fstream>
+#include <unordered_map>
+
+namespace xlnetc::rt::data {
+
+namespace {
+
+/// "▁" (U+2581) in UTF-8.
+constexpr std::string_view kWordStart = "\xE2\x96\x81";
+
+constexpr const char *kSpecialNames[kNumSpecialIds] = {
+    "<unk>", "<s>",    "</s>",  "<cls>", "<sep>",
+    "<pad>", "<mask>", "<eod>", "<eop>"};
+
+bool isAsciiSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
+         c == '\f';
+}
+
+/// prepro_utils.preprocess_text without the NFKD accent stripping (the
+/// model's own nmt_nfkc normalisation applies instead): collapse whitespace,
+/// `` and '' to ", optional ASCII lowercasing.
+std::string preprocessText(std::string_view line, bool uncased) {
+  std::string collapsed;
+  size_t k = 0;
+  while (k < line.size()) {
+    while (k < line.size() && isAsciiSpace(line[k]))
+      ++k;
+    size_t b = k;
+    while (k < line.size() && !isAsciiSpace(line[k]))
+      ++k;
+    if (k > b) {
+      if (!collapsed.empty())
+        collapsed += ' ';
+      collapsed.append(line.substr(b, k - b));
+    }
+  }
+  std::string out;
+  out.reserve(collapsed.size());
+  for (size_t i = 0; i < collapsed.size(); ++i) {
+    if (i + 1 < collapsed.size() &&
+        ((collapsed[i] == '`' && collapsed[i + 1] == '`') ||
+         (collapsed[i] == '\'' && collapsed[i + 1] == '\''))) {
+      out += '"';
+      ++i;
+      continue;
+    }
+    char c = collapsed[i];
+    out += uncased && c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c;
+  }
+  return out;
+}
+
+bool startsWith(std::string_view s, std::string_view p) {
+  return s.substr(0, p.size()) == p;
+}
+
+/// Checks that ids 0..8 carry XLNet's special pieces.
+Status checkSpecialIds(const sentencepiece::SentencePieceProcessor &sp,
+                       const std::string &path) {
+  int n = sp.GetPieceSize();
+  if (n < kNumSpecialIds)
+    return Status::error(fmt::format(
+        "{}: the SentencePiece model has {} pieces; XLNet needs at least the "
+        "{} special ids <unk>0 <s>1 </s>2 <cls>3 <sep>4 <pad>5 <mask>6 <eod>7 "
+        "<eop>8",
+        path, n, kNumSpecialIds));
+  std::string wrong;
+  for (int id = 0; id < kNumSpecialIds; ++id) {
+    const std::string &piece = sp.IdToPiece(id);
+    if (piece != kSpecialNames[id]) {
+      int at = sp.PieceToId(kSpecialNames[id]);
+      bool present = at != sp.unk_id() || id == kUnkId;
+      wrong += fmt::format("{}{} is at {} (id {} is \"{}\")",
+                           wrong.empty() ? "" : "; ", kSpecialNames[id],
+                           present ? std::to_string(at) : "missing", id, piece);
+    }
+  }
+  if (!wrong.empty())
+    return Status::error(fmt::format(
+        "{}: the SentencePiece model does not have XLNet's special ids "
+        "(<unk>0 <s>1 </s>2 <cls>3 <sep>4 <pad>5 <mask>6 <eod>7 <eop>8): {}",
+        path, wrong));
+  return Status::ok();
+}
+
+} // namespace
+
+const char *specialPieceName(int64_t id) {
+  return id >= 0 && id < kNumSpecialIds ? kSpecialNames[id] : "";
+}
+
+bool isStartPiece(std::string_view piece) {
+  // The official set: '!"#$%&\"()*+,-./:;?@[\\]^_`{|}~' (no ' < = >).
+  static constexpr std::string_view kSpecialPieces =
+      "!\"#$%&()*+,-./:;?@[\\]^_`{|}~";
+  if (startsWith(piece, kWordStart) || startsWith(piece, "<"))
+    return true;
+  return piece.size() == 1 &&
+         kSpecialPieces.find(piece[0]) != std::string_view::npos;
+}
+
+Tokenizer::Tokenizer() = default;
+Tokenizer::~Tokenizer() = default;
+Tokenizer::Tokenizer(Tokenizer &&) noexcept = default;
+Tokenizer &Tokenizer::operator=(Tokenizer &&) noexcept = default;
+
+Status Tokenizer::load(const std::string &path, Tokenizer &out) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    return Status::error(
+        fmt::format("{}: SentencePiece model not found", path));
+  if (std::filesystem::is_directory(path, ec))
+    return Status::error(fmt::format(
+        "{}: is a directory, not a SentencePiece model file", path));
+  auto sp = std::make_unique<sentencepiece::SentencePieceProcessor>();
+  sentencepiece::util::Status s = sp->Load(path);
+  if (!s.ok())
+    return Status::error(
+        fmt::format("{}: not a SentencePiece model ({})", path, s.ToString()));
+  if (sp->GetPieceSize() == 0)
+    return Status::error(
+        fmt::format("{}: not a SentencePiece model (no pieces)", path));
+  XLNETC_RETURN_IF_ERROR(checkSpecialIds(*sp, path));
+  out.sp_ = std::move(sp);
+  out.path_ = path;
+  return Status::ok();
+}
+
+int64_t Tokenizer::vocabSize() const { return sp_ ? sp_->GetPieceSize() : 0; }
+
+std::string Tokenizer::idToPiece(int64_t id) const {
+  if (!sp_ || id < 0 || id >= vocabSize())
+    return "";
+  return sp_->IdToPiece(int(id));
+}
+
+bool Tokenizer::isStartPiece(int64_t id) const {
+  if (!sp_ || id < 0 || id >= vocabSize())
+    return false;
+  return data::isStartPiece(sp_->IdToPiece(int(id)));
+}
+
+std::vector<uint8_t> Tokenizer::startPieceTable() const {
+  std::vector<uint8_t> table(static_cast<size_t>(vocabSize()));
+  for (int64_t id = 0; id < vocabSize(); ++id)
+    table[size_t(id)] = isStartPiece(id) ? 1 : 0;
+  return table;
+}
+
+Status Tokenizer::encode(std::string_view line, std::vector<int64_t> &ids,
+                         bool uncased) const {
+  if (!sp_)
+    return Status::error("Tokenizer::encode: no model loaded");
+  std::string text = preprocessText(line, uncased);
+  if (text.empty())
+    return Status::ok();
+  std::vector<std::string> pieces;
+  sentencepiece::util::Status s = sp_->Encode(text, &pieces);
+  if (!s.ok())
+    return Status::error(
+        fmt::format("{}: encoding failed: {}", path_, s.ToString()));
+  // encode_pieces: "1990," is re-encoded as "1990" + "," so numbers do not
+  // swallow the comma.
+  std::vector<std::string> fixed;
+  for (const std::string &piece : pieces) {
+    size_t n = piece.size();
+    bool digitComma = n > 1 && piece[n - 1] == ',' && piece[n - 2] >= '0' &&
+                      piece[n - 2] <= '9';
+    if (!digitComma) {
+      fixed.push_back(piece);
+      continue;
+    }
+    std::string body = piece.substr(0, n - 1);
+    for (size_t at; (at = body.find(kWordStart)) != std::string::npos;)
+      body.erase(at, kWordStart.size());
+    std::vector<std::string> sub;
+    s = sp_->Encode(body, &sub);
+    if (!s.ok())
+      return Status::error(
+          fmt::format("{}: encoding failed: {}", path_, s.ToString()));
+    if (!startsWith(piece, kWordStart) && !sub.empty() &&
+        startsWith(sub[0], kWordStart)) {
+      if (sub[0].size() == kWordStart.size())
+        sub.erase(sub.begin());
+      else
+        sub[0].erase(0, kWordStart.size());
+    }
+    sub.push_back(",");
+    fixed.insert(fixed.end(), sub.begin(), sub.end());
+  }
+  for (const std::string &piece : fixed)
+    ids.push_back(sp_->PieceToId(piece));
+  return Status::ok();
+}
+
+std::string Tokenizer::decode(const std::vector<int64_t> &ids) const {
+  if (!sp_)
+    return "";
+  std::vector<int> v(ids.begin(), ids.end());
+  std::string text;
+  if (!sp_->Decode(v, &text).ok())
+    return "";
+  return text;
+}
+
+Status trainTokenizer(const std::string &corpusPath, int64_t vocabSize,
+                      const std::string &modelPrefix,
+                      const TrainTokenizerOptions &options) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(corpusPath, ec))
+    return Status::error(
+        fmt::format("{}: tokenizer training corpus not found", corpusPath));
+  if (std::filesystem::file_size(corpusPath, ec) == 0)
+    return Status::error(
+        fmt::format("{}: tokenizer training corpus is empty", corpusPath));
+  if (vocabSize <= kNumSpecialIds)
+    return Status::error(fmt::format(
+        "trainTokenizer: vocab size {} leaves no room beyond the {} special "
+        "ids",
+        vocabSize, kNumSpecialIds));
+  if (options.modelType != "unigram" && options.modelType != "bpe")
+    return Status::error(
+        fmt::format("trainTokenizer: model type '{}' is not unigram or bpe",
+                    options.modelType));
+  if (modelPrefix.empty())
+    return Status::error("trainTokenizer: empty model prefix");
+  std::filesystem::path parent =
+      std::filesystem::path(modelPrefix).parent_path();
+  if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
+    return Status::error(fmt::format(
+        "{}: the directory of the model prefix does not exist", modelPrefix));
+
+  // Ids 0..2 and 5 are SentencePiece's meta pieces; the control symbols fill
+  // the free ids in order: <cls>3 <sep>4, then <mask>6 <eod>7 <eop>8.
+  std::unordered_map<std::string, std::string> args = {
+      {"input", corpusPath},
+      {"model_prefix", modelPrefix},
+      {"vocab_size", std::to_string(vocabSize)},
+      {"model_type", options.modelType},
+      {"character_coverage", fmt::format("{}", options.characterCoverage)},
+      {"unk_id", "0"},
+      {"bos_id", "1"},
+      {"eos_id", "2"},
+      {"pad_id", "5"},
+      {"unk_piece", "<unk>"},
+      {"bos_piece", "<s>"},
+      {"eos_piece", "</s>"},
+      {"pad_piece", "<pad>"},
+      {"control_symbols", "<cls>,<sep>,<mask>,<eod>,<eop>"},
+      {"hard_vocab_limit", options.hardVocabLimit ? "true" : "false"},
+      // Determinism: one thread, every sentence, no shuffling.
+      {"num_threads", "1"},
+      {"input_sentence_size", "0"},
+      {"shuffle_input_sentence", "false"},
+      {"minloglevel", options.verbose ? "0" : "2"},
+  };
+  if (options.uncased)
+    args["normalization_rule_name"] = "nmt_nfkc_cf";
+  sentencepiece::SetRandomGeneratorSeed(options.seed);
+  sentencepiece::util::Status s =
+      sentencepiece::SentencePieceTrainer::Train(args);
+  if (!s.ok())
+    return Status::error(
+        fmt::format("{}: SentencePiece training (model prefix {}) failed: {}",
+                    corpusPath, modelPrefix, s.ToString()));
+  Tokenizer check;
+  return Tokenizer::load(modelPrefix + ".model", check)
+      .withPrefix("trainTokenizer: ");
+}
+
+} // namespace xlnetc::rt::data
