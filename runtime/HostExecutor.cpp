@@ -59,7 +59,8 @@ Status checkBinding(const Buffer &b, const TensorMap &bindings,
   return Status::ok();
 }
 
-/// Runs one verified step on resolved operands.
+/// Runs one verified step on resolved operands (`out` holds one zero-filled
+/// tensor per output; multi-output ops write all of them).
 Status runStep(const Step &s, const std::vector<const Tensor *> &in,
                std::vector<Tensor *> &out, uint64_t seed) {
   const StepAttrs &a = s.attrs;
@@ -109,6 +110,71 @@ Status runStep(const Step &s, const std::vector<const Tensor *> &in,
     return Status::ok();
   case OpKind::LmLoss:
     return host::lmLoss(*in[0], *in[1], *in[2], *out[0], *out[1]);
+  case OpKind::EmbeddingGrad:
+    return host::embeddingGrad(*in[0], *in[1], *out[0]);
+  case OpKind::MaskEmbeddingGrad:
+    host::maskEmbeddingGrad(*in[0], *out[0]);
+    return Status::ok();
+  case OpKind::MemConcatGrad:
+    host::memConcatGrad(*in[0], *out[0]);
+    return Status::ok();
+  case OpKind::ActivationOp:
+    host::applyActivation(*in[0], a.activation, *out[0]);
+    return Status::ok();
+  case OpKind::ActivationGrad:
+    host::activationGrad(*in[0], *in[1], a.activation, *out[0]);
+    return Status::ok();
+  case OpKind::GemmWgrad:
+    host::gemmWgrad(*in[0], *in[1], a.kRank, a.transposeW, *out[0]);
+    return Status::ok();
+  case OpKind::BiasGrad:
+    host::biasGrad(*in[0], *out[0]);
+    return Status::ok();
+  case OpKind::RelAttentionGrad: {
+    // in[0] is dout; the rest are rel_attention's operands.
+    host::RelAttentionArgs args{in[1],  in[2], in[3], in[4], in[5],
+                                in[6],  in[7], in[8], in[9], in[10],
+                                in.size() == 12 ? in[11] : nullptr};
+    args.scale = a.scale;
+    args.dropatt = a.dropatt;
+    args.dropoutSite = a.dropoutSite;
+    args.seed = seed;
+    host::RelAttentionGrads grads{out[0], out[1], out[2], out[3],
+                                  out[4], out[5], out[6], out[7]};
+    return host::relAttentionGrad(*in[0], args, grads);
+  }
+  case OpKind::AddLayerNormGrad:
+    host::addLayerNormGrad(*in[0], *in[1], *in[2], *in[3], a.eps, *out[0],
+                           *out[1], *out[2]);
+    return Status::ok();
+  case OpKind::LmLossGrad:
+    return host::lmLossGrad(*in[0], *in[1], *in[2], *out[0]);
+  case OpKind::Add:
+    host::add(*in[0], *in[1], *out[0]);
+    return Status::ok();
+  case OpKind::LrSchedule: {
+    host::LrScheduleArgs args;
+    args.learningRate = a.learningRate;
+    args.warmupSteps = a.warmupSteps;
+    args.trainSteps = a.trainSteps;
+    args.minLrRatio = a.minLrRatio;
+    args.decay = a.decay;
+    return host::lrSchedule(*in[0], args, *out[0]);
+  }
+  case OpKind::GlobalNorm:
+    host::globalNorm(in, *out[0]);
+    return Status::ok();
+  case OpKind::AdamUpdate: {
+    host::AdamArgs args;
+    args.beta1 = a.beta1;
+    args.beta2 = a.beta2;
+    args.epsilon = a.epsilon;
+    args.clip = a.clip;
+    args.weightDecay = a.weightDecay;
+    args.biasCorrection = a.biasCorrection;
+    return host::adamUpdate(*in[0], *in[1], *in[2], *in[3], *in[4], *in[5],
+                            *in[6], args, *out[0], *out[1], *out[2]);
+  }
   }
   return Status::error("unhandled op");
 }

@@ -19,6 +19,9 @@ using nlohmann::json;
 
 namespace {
 
+/// maxIn of a variadic op (global_norm).
+constexpr int kVariadic = -1;
+
 /// Static description of an op: its name and arity.
 struct OpInfo {
   const char *name;
@@ -40,6 +43,22 @@ constexpr OpInfo kOps[] = {
     {"add_layer_norm", OpKind::AddLayerNorm, 4, 4, 1},
     {"dropout", OpKind::Dropout, 1, 1, 1},
     {"lm_loss", OpKind::LmLoss, 3, 3, 2},
+    // Backward ops.
+    {"embedding_grad", OpKind::EmbeddingGrad, 2, 2, 1},
+    {"mask_embedding_grad", OpKind::MaskEmbeddingGrad, 1, 1, 1},
+    {"mem_concat_grad", OpKind::MemConcatGrad, 1, 1, 1},
+    {"activation", OpKind::ActivationOp, 1, 1, 1},
+    {"activation_grad", OpKind::ActivationGrad, 2, 2, 1},
+    {"gemm_wgrad", OpKind::GemmWgrad, 2, 2, 1},
+    {"bias_grad", OpKind::BiasGrad, 1, 1, 1},
+    {"rel_attention_grad", OpKind::RelAttentionGrad, 11, 12, 8},
+    {"add_layer_norm_grad", OpKind::AddLayerNormGrad, 4, 4, 3},
+    {"lm_loss_grad", OpKind::LmLossGrad, 3, 3, 1},
+    {"add", OpKind::Add, 2, 2, 1},
+    // Optimizer ops.
+    {"lr_schedule", OpKind::LrSchedule, 1, 1, 1},
+    {"global_norm", OpKind::GlobalNorm, 1, kVariadic, 1},
+    {"adam_update", OpKind::AdamUpdate, 7, 7, 3},
 };
 
 const OpInfo *findOp(const std::string &name) {
@@ -158,7 +177,12 @@ Status parseStep(const json &j, size_t numBuffers, Step &s) {
   s.kind = info->kind;
   XLNETC_RETURN_IF_ERROR(parseIdList(j, "in", s.in, numBuffers));
   XLNETC_RETURN_IF_ERROR(parseIdList(j, "out", s.out, numBuffers));
-  if (int(s.in.size()) < info->minIn || int(s.in.size()) > info->maxIn)
+  if (info->maxIn == kVariadic) {
+    if (int(s.in.size()) < info->minIn)
+      return Status::error(fmt::format("takes at least {} input{}, got {}",
+                                       info->minIn, info->minIn == 1 ? "" : "s",
+                                       s.in.size()));
+  } else if (int(s.in.size()) < info->minIn || int(s.in.size()) > info->maxIn)
     return Status::error(
         info->minIn == info->maxIn
             ? fmt::format("takes {} inputs, got {}", info->minIn, s.in.size())
@@ -216,11 +240,12 @@ Status parseImpl(const json &doc, Plan &plan) {
         "plan: 'format' must be \"xlnetc-plan\", got {}",
         format == doc.end() ? "nothing" : format->dump()));
   auto version = doc.find("version");
-  if (version == doc.end() || *version != 1)
+  if (version == doc.end() || *version != kSupportedPlanVersion)
     return Status::error(fmt::format(
-        "plan: unsupported version {} (this runtime reads version 1)",
-        version == doc.end() ? "(missing)" : version->dump()));
-  plan.version = 1;
+        "plan: unsupported version {} (this runtime reads version {})",
+        version == doc.end() ? "(missing)" : version->dump(),
+        kSupportedPlanVersion));
+  plan.version = kSupportedPlanVersion;
   auto fn = doc.find("function");
   if (fn != doc.end() && fn->is_string())
     plan.function = fn->get<std::string>();
@@ -277,6 +302,16 @@ const char *activationName(Activation act) {
     return "gelu_tanh";
   case Activation::GeluErf:
     return "gelu_erf";
+  }
+  return "?";
+}
+
+const char *lrDecayName(LrDecay decay) {
+  switch (decay) {
+  case LrDecay::Poly:
+    return "poly";
+  case LrDecay::Cos:
+    return "cos";
   }
   return "?";
 }

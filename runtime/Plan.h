@@ -49,13 +49,35 @@ enum class OpKind {
   AddLayerNorm,
   Dropout,
   LmLoss,
+  // Backward ops (docs/Plan.md "Backward ops (version 2)").
+  EmbeddingGrad,
+  MaskEmbeddingGrad,
+  MemConcatGrad,
+  ActivationOp,
+  ActivationGrad,
+  GemmWgrad,
+  BiasGrad,
+  RelAttentionGrad,
+  AddLayerNormGrad,
+  LmLossGrad,
+  Add,
+  // Optimizer ops (docs/Plan.md "Optimizer ops (version 2)").
+  LrSchedule,
+  GlobalNorm,
+  AdamUpdate,
 };
+
+/// The plan version this runtime reads (and the only one it accepts).
+constexpr int kSupportedPlanVersion = 2;
 
 /// Activation applied by a gemm step.
 enum class Activation { None, Relu, GeluTanh, GeluErf };
 
 /// Stream of an attn_mask step.
 enum class MaskStream { Query, Content };
+
+/// Decay of an lr_schedule step after warmup.
+enum class LrDecay { Poly, Cos };
 
 /// Attributes of a step; only the fields of the step's op are meaningful.
 struct StepAttrs {
@@ -70,19 +92,33 @@ struct StepAttrs {
   // mem_cache
   int64_t reuseLen = 0;
   int64_t memLen = 0;
-  // gemm
+  // gemm, gemm_wgrad (k_rank, transpose_w); gemm, activation,
+  // activation_grad (activation)
   int kRank = 1;
   bool transposeW = false;
   Activation activation = Activation::None;
-  // rel_attention
+  // rel_attention, rel_attention_grad
   double scale = 1.0;
   double dropatt = 0.0;
   // dropout
   double rate = 0.0;
-  // dropout, rel_attention
+  // dropout, rel_attention, rel_attention_grad
   int64_t dropoutSite = 0;
-  // add_layer_norm
+  // add_layer_norm, add_layer_norm_grad
   double eps = 1e-12;
+  // lr_schedule
+  double learningRate = 0.0;
+  int64_t warmupSteps = 0;
+  int64_t trainSteps = 0;
+  double minLrRatio = 0.0;
+  LrDecay decay = LrDecay::Poly;
+  // adam_update
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double epsilon = 1e-8;
+  double clip = 0.0;
+  double weightDecay = 0.0;
+  bool biasCorrection = true;
 };
 
 /// One step of the plan.
@@ -99,7 +135,7 @@ struct Step {
 
 /// A parsed, verified plan.
 struct Plan {
-  int version = 1;
+  int version = kSupportedPlanVersion;
   std::string function;
   std::vector<Buffer> buffers;
   std::vector<Step> steps;
@@ -113,6 +149,8 @@ Status parsePlan(const std::string &jsonText, Plan &out);
 const char *opName(OpKind kind);
 /// The plan spelling of an activation ("gelu_tanh").
 const char *activationName(Activation act);
+/// The plan spelling of an lr_schedule decay ("poly", "cos").
+const char *lrDecayName(LrDecay decay);
 /// "step 12 (gemm, loc 'layer 0 q-proj'): ", the prefix of step messages.
 std::string stepPrefix(size_t index, const Step &step);
 

@@ -79,6 +79,94 @@ Status parseRate(AttrReader &r, const char *key, double &out, bool required) {
   return Status::ok();
 }
 
+/// k_rank and transpose_w of gemm and gemm_wgrad.
+Status parseGemmShape(AttrReader &r, StepAttrs &a) {
+  int64_t kRank = 0;
+  XLNETC_RETURN_IF_ERROR(r.integer("k_rank", kRank));
+  if (kRank < 1 || kRank > 8)
+    return Status::error(
+        fmt::format("attribute 'k_rank' must be in [1, 8], got {}", kRank));
+  a.kRank = int(kRank);
+  return r.boolean("transpose_w", a.transposeW);
+}
+
+/// The activation of gemm, activation and activation_grad.
+Status parseActivation(AttrReader &r, StepAttrs &a) {
+  std::string act;
+  XLNETC_RETURN_IF_ERROR(r.string("activation", act));
+  // Names are activationName()'s, so the plan reader and writer agree.
+  for (Activation candidate : {Activation::None, Activation::Relu,
+                               Activation::GeluTanh, Activation::GeluErf})
+    if (act == activationName(candidate)) {
+      a.activation = candidate;
+      return Status::ok();
+    }
+  return Status::error(fmt::format(
+      "unknown activation \"{}\" (none, relu, gelu_tanh, gelu_erf)", act));
+}
+
+/// A finite number in [lo, hi] (hiOpen: [lo, hi)).
+Status parseRange(AttrReader &r, const char *key, double &out, double lo,
+                  double hi, bool hiOpen) {
+  XLNETC_RETURN_IF_ERROR(r.number(key, out));
+  if (!(out >= lo && (hiOpen ? out < hi : out <= hi)))
+    return Status::error(fmt::format("attribute '{}' must be in [{}, {}{}, "
+                                     "got {}",
+                                     key, lo, hi, hiOpen ? ")" : "]", out));
+  return Status::ok();
+}
+
+/// A finite number >= 0.
+Status parseNonNegativeNumber(AttrReader &r, const char *key, double &out) {
+  XLNETC_RETURN_IF_ERROR(r.number(key, out));
+  if (!(out >= 0.0 && std::isfinite(out)))
+    return Status::error(fmt::format(
+        "attribute '{}' must be a finite number >= 0, got {}", key, out));
+  return Status::ok();
+}
+
+Status parseLrSchedule(AttrReader &r, StepAttrs &a) {
+  XLNETC_RETURN_IF_ERROR(
+      parseNonNegativeNumber(r, "learning_rate", a.learningRate));
+  XLNETC_RETURN_IF_ERROR(r.nonNegative("warmup_steps", a.warmupSteps));
+  XLNETC_RETURN_IF_ERROR(r.nonNegative("train_steps", a.trainSteps));
+  XLNETC_RETURN_IF_ERROR(
+      parseRange(r, "min_lr_ratio", a.minLrRatio, 0.0, 1.0, false));
+  std::string decay;
+  XLNETC_RETURN_IF_ERROR(r.string("decay", decay));
+  for (LrDecay candidate : {LrDecay::Poly, LrDecay::Cos})
+    if (decay == lrDecayName(candidate)) {
+      a.decay = candidate;
+      return Status::ok();
+    }
+  return Status::error(fmt::format(
+      "attribute 'decay' must be \"poly\" or \"cos\", got \"{}\"", decay));
+}
+
+Status parseAdam(AttrReader &r, StepAttrs &a) {
+  XLNETC_RETURN_IF_ERROR(parseRange(r, "beta1", a.beta1, 0.0, 1.0, true));
+  XLNETC_RETURN_IF_ERROR(parseRange(r, "beta2", a.beta2, 0.0, 1.0, true));
+  XLNETC_RETURN_IF_ERROR(parseNonNegativeNumber(r, "epsilon", a.epsilon));
+  // clip <= 0 means no clipping.
+  XLNETC_RETURN_IF_ERROR(r.number("clip", a.clip));
+  if (!std::isfinite(a.clip))
+    return Status::error(
+        fmt::format("attribute 'clip' must be finite, got {}", a.clip));
+  XLNETC_RETURN_IF_ERROR(
+      parseNonNegativeNumber(r, "weight_decay", a.weightDecay));
+  XLNETC_RETURN_IF_ERROR(r.boolean("bias_correction", a.biasCorrection));
+  // docs/Plan.md defines the bias-corrected update for weight_decay = 0 only
+  // (tf.train.AdamOptimizer has no decay); the decoupled decay belongs to the
+  // uncorrected AdamWeightDecayOptimizer. The mixed combination has no
+  // semantics in the contract, so it is rejected rather than guessed.
+  if (a.biasCorrection && a.weightDecay != 0.0)
+    return Status::error(fmt::format(
+        "attribute 'weight_decay' must be 0 when 'bias_correction' is true "
+        "(got {}); decoupled weight decay is the uncorrected variant",
+        a.weightDecay));
+  return Status::ok();
+}
+
 } // namespace
 
 Status parseStepAttrs(const json &attrs, Step &step) {
@@ -112,36 +200,23 @@ Status parseStepAttrs(const json &attrs, Step &step) {
   case OpKind::MemCache:
     XLNETC_RETURN_IF_ERROR(r.nonNegative("reuse_len", a.reuseLen));
     return r.nonNegative("mem_len", a.memLen);
-  case OpKind::Gemm: {
-    int64_t kRank = 0;
-    XLNETC_RETURN_IF_ERROR(r.integer("k_rank", kRank));
-    if (kRank < 1 || kRank > 8)
-      return Status::error(
-          fmt::format("attribute 'k_rank' must be in [1, 8], got {}", kRank));
-    a.kRank = int(kRank);
-    XLNETC_RETURN_IF_ERROR(r.boolean("transpose_w", a.transposeW));
-    std::string act;
-    XLNETC_RETURN_IF_ERROR(r.string("activation", act));
-    // Names are activationName()'s, so the plan reader and writer agree.
-    bool known = false;
-    for (Activation candidate : {Activation::None, Activation::Relu,
-                                 Activation::GeluTanh, Activation::GeluErf})
-      if (act == activationName(candidate)) {
-        a.activation = candidate;
-        known = true;
-      }
-    if (!known)
-      return Status::error(fmt::format(
-          "unknown activation \"{}\" (none, relu, gelu_tanh, gelu_erf)", act));
-    return Status::ok();
-  }
+  case OpKind::Gemm:
+    XLNETC_RETURN_IF_ERROR(parseGemmShape(r, a));
+    return parseActivation(r, a);
+  case OpKind::GemmWgrad:
+    return parseGemmShape(r, a);
+  case OpKind::ActivationOp:
+  case OpKind::ActivationGrad:
+    return parseActivation(r, a);
   case OpKind::RelAttention:
+  case OpKind::RelAttentionGrad:
     XLNETC_RETURN_IF_ERROR(r.number("scale", a.scale));
     if (!std::isfinite(a.scale))
       return Status::error("attribute 'scale' must be finite");
     XLNETC_RETURN_IF_ERROR(parseRate(r, "dropatt", a.dropatt, false));
     return r.integer("dropout_site", a.dropoutSite, /*required=*/false);
   case OpKind::AddLayerNorm:
+  case OpKind::AddLayerNormGrad:
     XLNETC_RETURN_IF_ERROR(r.number("eps", a.eps));
     if (!(a.eps >= 0.0))
       return Status::error(fmt::format("attribute 'eps' must be >= 0, got {}",
@@ -150,6 +225,10 @@ Status parseStepAttrs(const json &attrs, Step &step) {
   case OpKind::Dropout:
     XLNETC_RETURN_IF_ERROR(parseRate(r, "rate", a.rate, true));
     return r.integer("dropout_site", a.dropoutSite, /*required=*/false);
+  case OpKind::LrSchedule:
+    return parseLrSchedule(r, a);
+  case OpKind::AdamUpdate:
+    return parseAdam(r, a);
   default:
     return Status::ok();
   }

@@ -156,41 +156,122 @@ Status verifyGemm(const Rule &r) {
   return r.outputs({{F32, y}}, "(x's leading dims followed by w's N dims)");
 }
 
-Status verifyRelAttention(const Rule &r) {
-  XLNETC_RETURN_IF_ERROR(r.operand(0, F32, 4));
-  int64_t B = r.dim(0, 0), T = r.dim(0, 1), N = r.dim(0, 2), H = r.dim(0, 3);
-  XLNETC_RETURN_IF_ERROR(r.operand(1, F32, 4));
-  int64_t K = r.dim(1, 1);
-  XLNETC_RETURN_IF_ERROR(r.operandType(1, {F32, {B, K, N, H}}));
-  XLNETC_RETURN_IF_ERROR(r.operandType(2, {F32, {B, K, N, H}}));
-  XLNETC_RETURN_IF_ERROR(r.operand(8, Bool, 3));
-  int64_t S = r.dim(8, 1);
+/// The operands of rel_attention starting at input `o` (0 for rel_attention,
+/// 1 for rel_attention_grad, whose input 0 is dout). Returns B, T, N, H, K, P
+/// and S through `dims` for the caller's output rule.
+struct AttnDims {
+  int64_t B, T, N, H, K, P, S;
+};
+
+Status verifyRelAttentionOperands(const Rule &r, size_t o, AttnDims &dims) {
+  XLNETC_RETURN_IF_ERROR(r.operand(o + 0, F32, 4));
+  int64_t B = r.dim(o, 0), T = r.dim(o, 1), N = r.dim(o, 2), H = r.dim(o, 3);
+  XLNETC_RETURN_IF_ERROR(r.operand(o + 1, F32, 4));
+  int64_t K = r.dim(o + 1, 1);
+  XLNETC_RETURN_IF_ERROR(r.operandType(o + 1, {F32, {B, K, N, H}}));
+  XLNETC_RETURN_IF_ERROR(r.operandType(o + 2, {F32, {B, K, N, H}}));
+  XLNETC_RETURN_IF_ERROR(r.operand(o + 8, Bool, 3));
+  int64_t S = r.dim(o + 8, 1);
   if (S > K)
     return Status::error(fmt::format(
-        "{} has S = {} query rows but k has only K = {} keys", r.name(8), S,
-        K));
-  XLNETC_RETURN_IF_ERROR(r.operandType(8, {Bool, {B, S, K}}));
-  XLNETC_RETURN_IF_ERROR(r.operandType(9, {Bool, {B, S, K}}));
-  XLNETC_RETURN_IF_ERROR(r.operand(3, F32, 4));
-  int64_t P = r.dim(3, 0);
+        "{} has S = {} query rows but k has only K = {} keys", r.name(o + 8),
+        S, K));
+  XLNETC_RETURN_IF_ERROR(r.operandType(o + 8, {Bool, {B, S, K}}));
+  XLNETC_RETURN_IF_ERROR(r.operandType(o + 9, {Bool, {B, S, K}}));
+  XLNETC_RETURN_IF_ERROR(r.operand(o + 3, F32, 4));
+  int64_t P = r.dim(o + 3, 0);
   if (P != 1 && P != 2)
     return Status::error(fmt::format("{} dim 0 (P) must be 1 or 2, got {}",
-                                     r.name(3), P));
+                                     r.name(o + 3), P));
   if (B % P != 0)
     return Status::error(fmt::format(
         "batch B = {} is not divisible by the bi_data copies P = {}", B, P));
-  XLNETC_RETURN_IF_ERROR(r.operandType(3, {F32, {P, K + S, N, H}}));
-  XLNETC_RETURN_IF_ERROR(r.operandType(4, {F32, {2, N, H}}));
+  XLNETC_RETURN_IF_ERROR(r.operandType(o + 3, {F32, {P, K + S, N, H}}));
+  XLNETC_RETURN_IF_ERROR(r.operandType(o + 4, {F32, {2, N, H}}));
   for (size_t k = 5; k <= 7; ++k)
-    XLNETC_RETURN_IF_ERROR(r.operandType(k, {F32, {N, H}}));
-  if (r.numIn() == 11)
-    XLNETC_RETURN_IF_ERROR(r.operandType(10, {I64, {B, T}}));
+    XLNETC_RETURN_IF_ERROR(r.operandType(o + k, {F32, {N, H}}));
+  if (r.numIn() == o + 11)
+    XLNETC_RETURN_IF_ERROR(r.operandType(o + 10, {I64, {B, T}}));
   else if (T != S)
     return Status::error(fmt::format(
         "q has T = {} rows but the masks have S = {}; T != S needs the rows "
         "input",
         T, S));
-  return r.outputs({{F32, {B, T, N, H}}});
+  dims = {B, T, N, H, K, P, S};
+  return Status::ok();
+}
+
+Status verifyRelAttention(const Rule &r) {
+  AttnDims d;
+  XLNETC_RETURN_IF_ERROR(verifyRelAttentionOperands(r, 0, d));
+  return r.outputs({{F32, {d.B, d.T, d.N, d.H}}});
+}
+
+Status verifyRelAttentionGrad(const Rule &r) {
+  AttnDims d;
+  XLNETC_RETURN_IF_ERROR(verifyRelAttentionOperands(r, 1, d));
+  XLNETC_RETURN_IF_ERROR(r.operandType(0, {F32, {d.B, d.T, d.N, d.H}}));
+  // The gradients, in the order of the differentiable operands.
+  return r.outputs({{F32, {d.B, d.T, d.N, d.H}},
+                    {F32, {d.B, d.K, d.N, d.H}},
+                    {F32, {d.B, d.K, d.N, d.H}},
+                    {F32, {d.P, d.K + d.S, d.N, d.H}},
+                    {F32, {2, d.N, d.H}},
+                    {F32, {d.N, d.H}},
+                    {F32, {d.N, d.H}},
+                    {F32, {d.N, d.H}}},
+                   "(the type of the matching rel_attention operand)");
+}
+
+/// gemm_wgrad: x [lead..., Kx...], dy [lead..., Nw...] -> the type of the
+/// forward gemm's w.
+Status verifyGemmWgrad(const Rule &r) {
+  int kRank = r.attrs().kRank;
+  XLNETC_RETURN_IF_ERROR(r.operand(0, F32, -kRank));
+  const auto &x = r.shape(0);
+  size_t lead = x.size() - size_t(kRank);
+  // dy has x's leading dims, then the N dims (possibly none).
+  XLNETC_RETURN_IF_ERROR(lead == 0 ? r.operandDType(1, F32)
+                                   : r.operand(1, F32, -int(lead)));
+  const auto &dy = r.shape(1);
+  for (size_t d = 0; d < lead; ++d)
+    XLNETC_RETURN_IF_ERROR(
+        r.sameDim(1, d, x[d], fmt::format("dim {} of x (a leading dim)", d)));
+  std::vector<int64_t> xK(x.begin() + lead, x.end());
+  std::vector<int64_t> dyN(dy.begin() + lead, dy.end());
+  std::vector<int64_t> w = r.attrs().transposeW ? dyN : xK;
+  w.insert(w.end(), r.attrs().transposeW ? xK.begin() : dyN.begin(),
+           r.attrs().transposeW ? xK.end() : dyN.end());
+  return r.outputs({{F32, w}}, r.attrs().transposeW
+                                   ? "(dy's trailing dims, then x's last "
+                                     "k_rank dims: the forward's w)"
+                                   : "(x's last k_rank dims, then dy's "
+                                     "trailing dims: the forward's w)");
+}
+
+/// bias_grad: out has n elements, n the product of a suffix of dy's dims.
+Status verifyBiasGrad(const Rule &r, const Buffer &out) {
+  XLNETC_RETURN_IF_ERROR(r.operandDType(0, F32));
+  if (out.dtype != F32)
+    return Status::error(fmt::format("output 0 (buffer {}) is {} but must be "
+                                     "f32",
+                                     out.id, bufStr(out)));
+  // The table's "dy's trailing dims", read as in the gemm bias rule: any
+  // shape with as many elements as some trailing dims of dy, so that summing
+  // over the leading dims is exactly the [numel/n, n] view.
+  const auto &dy = r.shape(0);
+  int64_t n = numelOf(out.shape), suffix = 1;
+  if (n == 1)
+    return Status::ok();
+  for (size_t d = dy.size(); d-- > 0;) {
+    suffix *= dy[d];
+    if (suffix == n)
+      return Status::ok();
+  }
+  return Status::error(fmt::format(
+      "output 0 (buffer {}) is {} with {} elements, but no trailing dims of "
+      "{} have {} elements",
+      out.id, bufStr(out), n, r.name(0), n));
 }
 
 } // namespace
@@ -292,6 +373,101 @@ Status verifyStepTypes(const Plan &plan, const Step &step) {
     XLNETC_RETURN_IF_ERROR(r.operandType(1, {I64, {B, NP}}));
     XLNETC_RETURN_IF_ERROR(r.operandType(2, {F32, {B, NP}}));
     return r.outputs({{F32, {}}, {F32, {B, NP}}});
+  }
+  case OpKind::EmbeddingGrad: {
+    Rule r(plan, step, {"ids", "dout"});
+    XLNETC_RETURN_IF_ERROR(r.operand(0, I64, 2));
+    int64_t B = r.dim(0, 0), S = r.dim(0, 1);
+    XLNETC_RETURN_IF_ERROR(r.operand(1, F32, 3));
+    XLNETC_RETURN_IF_ERROR(r.operandType(1, {F32, {B, S, -1}}));
+    return r.outputs({{F32, {-1, r.dim(1, 2)}}}, "(the table [V, D])");
+  }
+  case OpKind::MaskEmbeddingGrad: {
+    Rule r(plan, step, {"dout"});
+    XLNETC_RETURN_IF_ERROR(r.operand(0, F32, 3));
+    return r.outputs({{F32, {1, 1, r.dim(0, 2)}}}, "(mask_emb [1, 1, D])");
+  }
+  case OpKind::MemConcatGrad: {
+    Rule r(plan, step, {"dout"});
+    XLNETC_RETURN_IF_ERROR(r.operand(0, F32, 3));
+    int64_t B = r.dim(0, 0), K = r.dim(0, 1), D = r.dim(0, 2);
+    XLNETC_RETURN_IF_ERROR(r.outputs({{F32, {B, -1, D}}}, "(h [B, S, D])"));
+    int64_t S = plan.buffers[step.out[0]].shape[1];
+    if (S > K)
+      return Status::error(fmt::format(
+          "output 0 (buffer {}) has S = {} rows but {} has only K = {}",
+          step.out[0], S, r.name(0), K));
+    return Status::ok();
+  }
+  case OpKind::ActivationOp: {
+    Rule r(plan, step, {"x"});
+    XLNETC_RETURN_IF_ERROR(r.operandDType(0, F32));
+    return r.outputs({{F32, r.shape(0)}});
+  }
+  case OpKind::ActivationGrad: {
+    Rule r(plan, step, {"dy", "x"});
+    XLNETC_RETURN_IF_ERROR(r.operandDType(0, F32));
+    XLNETC_RETURN_IF_ERROR(r.operandType(1, {F32, r.shape(0)}));
+    return r.outputs({{F32, r.shape(0)}});
+  }
+  case OpKind::GemmWgrad:
+    return verifyGemmWgrad(Rule(plan, step, {"x", "dy"}));
+  case OpKind::BiasGrad:
+    return verifyBiasGrad(Rule(plan, step, {"dy"}),
+                          plan.buffers[step.out[0]]);
+  case OpKind::RelAttentionGrad:
+    return verifyRelAttentionGrad(
+        Rule(plan, step,
+             {"dout", "q", "k", "v", "k_r", "seg_embed", "r_w_bias",
+              "r_r_bias", "r_s_bias", "seg_mat", "mask", "rows"}));
+  case OpKind::AddLayerNormGrad: {
+    Rule r(plan, step, {"dout", "x", "residual", "gamma"});
+    XLNETC_RETURN_IF_ERROR(r.operand(0, F32, -1));
+    std::vector<int64_t> x = r.shape(0);
+    int64_t D = x.back();
+    XLNETC_RETURN_IF_ERROR(r.operandType(1, {F32, x}));
+    XLNETC_RETURN_IF_ERROR(r.operandType(2, {F32, x}));
+    XLNETC_RETURN_IF_ERROR(r.operandType(3, {F32, {D}}));
+    return r.outputs({{F32, x}, {F32, {D}}, {F32, {D}}},
+                     "(dsum like x, dgamma and dbeta like gamma)");
+  }
+  case OpKind::LmLossGrad: {
+    Rule r(plan, step, {"logits", "target", "target_mask"});
+    XLNETC_RETURN_IF_ERROR(r.operand(0, F32, 3));
+    int64_t B = r.dim(0, 0), NP = r.dim(0, 1);
+    XLNETC_RETURN_IF_ERROR(r.operandType(1, {I64, {B, NP}}));
+    XLNETC_RETURN_IF_ERROR(r.operandType(2, {F32, {B, NP}}));
+    return r.outputs({{F32, r.shape(0)}});
+  }
+  case OpKind::Add: {
+    Rule r(plan, step, {"a", "b"});
+    XLNETC_RETURN_IF_ERROR(r.operandDType(0, F32));
+    XLNETC_RETURN_IF_ERROR(r.operandType(1, {F32, r.shape(0)}));
+    return r.outputs({{F32, r.shape(0)}});
+  }
+  case OpKind::LrSchedule: {
+    Rule r(plan, step, {"step"});
+    XLNETC_RETURN_IF_ERROR(r.operandType(0, {I64, {}}));
+    return r.outputs({{F32, {}}});
+  }
+  case OpKind::GlobalNorm: {
+    std::vector<const char *> names(step.in.size(), "g");
+    Rule r(plan, step, names);
+    for (size_t k = 0; k < step.in.size(); ++k)
+      XLNETC_RETURN_IF_ERROR(r.operandDType(k, F32));
+    return r.outputs({{F32, {}}});
+  }
+  case OpKind::AdamUpdate: {
+    Rule r(plan, step,
+           {"param", "grad", "m", "v", "lr", "grad_norm", "step"});
+    XLNETC_RETURN_IF_ERROR(r.operandDType(0, F32));
+    TypeSpec param{F32, r.shape(0)};
+    for (size_t k = 1; k <= 3; ++k)
+      XLNETC_RETURN_IF_ERROR(r.operandType(k, param));
+    XLNETC_RETURN_IF_ERROR(r.operandType(4, {F32, {}}));
+    XLNETC_RETURN_IF_ERROR(r.operandType(5, {F32, {}}));
+    XLNETC_RETURN_IF_ERROR(r.operandType(6, {I64, {}}));
+    return r.outputs({param, param, param}, "(param', m', v' like param)");
   }
   }
   return Status::error("unhandled op");

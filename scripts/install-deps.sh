@@ -11,6 +11,8 @@ packages=(
   # libraries
   libfmt-dev libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libgtest-dev libopenblas-dev
   libsentencepiece-dev sentencepiece
+  # the loss plot of `xlnetc train`
+  gnuplot-nox
 )
 
 missing=()

@@ -1,12 +1,14 @@
 //===- xlnetc.cpp - the xlnetc command-line tool --------------------------===//
 //
-//   xlnetc compile SPEC [--emit=mlir|decomposed|kernels|plan]
-//   xlnetc run-step MODEL [--weights W] [--batch B] [--out O]
+//   xlnetc compile SPEC [--emit=mlir|decomposed|kernels|grads|train|plan] [--step=...]
+//   xlnetc run-step MODEL [--weights W] [--batch B] [--out O] [--grads]
+//   xlnetc train SPEC --data CORPUS [--tokenizer M] [--steps N] [--out DIR] [--resume]
 //   xlnetc compare GOT REF [--only NAME...] [--rtol R]
 //
 //===----------------------------------------------------------------------===//
 
 #include "xlnetc/Driver/Commands.h"
+#include "xlnetc/Driver/Train.h"
 
 #include <CLI/CLI.hpp>
 
@@ -37,7 +39,11 @@ int main(int argc, char **argv) {
       ->required();
   compileCmd->add_option("--emit", compile.emit,
                          "What to print: mlir (model-level IR), decomposed, "
-                         "kernels (kernel-level IR) or plan (JSON)")
+                         "kernels (kernel-level forward), grads (+ backward), "
+                         "train (+ optimizer) or plan (JSON of --step)")
+      ->capture_default_str();
+  compileCmd->add_option("--step", compile.step,
+                         "Step of --emit=plan: forward, grads or train")
       ->capture_default_str();
   compileCmd->add_option("-o,--output", compile.output, "Output file (default: stdout)");
   compileCmd->add_flag("--print-ir-after-all", compile.printIrAfterAll,
@@ -59,9 +65,44 @@ int main(int argc, char **argv) {
                      "Batch (safetensors, as ../shared/golden); default: synthetic");
   runCmd->add_option("--out", run.output, "Write loss, logits, hidden, new_mems.{i} here");
   runCmd->add_option("--dump-plan", run.dumpPlan, "Also write the plan (JSON) here");
+  runCmd->add_flag("--grads", run.grads,
+                   "Also compute the gradient of the loss w.r.t. every parameter "
+                   "(written as grad.<param> with --out)");
+  runCmd->add_flag("--from-raw", run.fromRaw,
+                   "Derive the masks and targets from the batch's raw.* tensors "
+                   "(automatic when the batch has no perm_mask)");
+  runCmd->add_option("--dump-batch", run.dumpBatch,
+                     "Write the batch tensors the step used (safetensors)");
   runCmd->add_option("--seed", run.seed, "Seed for dropout and synthetic inputs")
       ->capture_default_str();
   runCmd->add_option("--threads", run.threads, "Host threads (0: all cores)")
+      ->capture_default_str();
+
+  xlnetc::TrainArgs train;
+  auto *trainCmd = app.add_subcommand(
+      "train", "Compile the training step of a spec and pretrain on a corpus (host)");
+  trainCmd->add_option("spec", train.spec, "Model spec (.toml)")->required();
+  trainCmd->add_option("--data", train.data,
+                       "Corpus: text, one sentence per line, blank line between "
+                       "documents (or a #xlnetc-ids file)")
+      ->required();
+  trainCmd->add_option("--tokenizer", train.tokenizer,
+                       "SentencePiece model (e.g. the released spiece.model); "
+                       "default: train one on the corpus");
+  trainCmd->add_option("--steps", train.steps, "Total steps (default: train_steps)");
+  trainCmd->add_option("--out", train.outDir,
+                       "Run directory: checkpoint, metrics.jsonl, loss.png "
+                       "(default: runs/<spec name>)");
+  trainCmd->add_option("--checkpoint-every", train.checkpointEvery,
+                       "Also checkpoint every K steps (always at the end)");
+  trainCmd->add_option("--log-every", train.logEvery,
+                       "Progress line every K steps (default: about 50 lines)");
+  trainCmd->add_flag("--resume", train.resume,
+                     "Continue the run in --out from its checkpoint");
+  trainCmd->add_option("--init-from", train.initFrom,
+                       "Start from a HuggingFace XLNet safetensors checkpoint");
+  trainCmd->add_flag("--no-plot", train.noPlot, "Do not draw loss.png");
+  trainCmd->add_option("--threads", train.threads, "Host threads (0: all cores)")
       ->capture_default_str();
 
   xlnetc::CompareArgs cmp;
@@ -79,5 +120,7 @@ int main(int argc, char **argv) {
     return xlnetc::runCompile(compile);
   if (*runCmd)
     return xlnetc::runRunStep(run);
+  if (*trainCmd)
+    return xlnetc::runTrain(train);
   return xlnetc::runCompare(cmp);
 }

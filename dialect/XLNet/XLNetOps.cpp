@@ -552,11 +552,14 @@ LogicalResult BiasGradOp::verify() {
     return emitOpError() << "'dy' must have rank >= 1, got " << dy;
   if (!dy.hasStaticShape() || !out.hasStaticShape())
     return success();
-  // N must be the product of a suffix of dy's dims.
+  // N must be the product of a non-empty suffix of dy's dims.
+  bool matches = false;
   int64_t n = 1;
-  for (int64_t i = dy.getRank() - 1; i >= 0 && n < out.getNumElements(); --i)
+  for (int64_t i = dy.getRank() - 1; i >= 0 && !matches; --i) {
     n *= dy.getDimSize(i);
-  if (n != out.getNumElements())
+    matches = n == out.getNumElements();
+  }
+  if (!matches)
     return emitOpError() << "result has " << out.getNumElements()
                          << " elements, which is not the product of trailing "
                             "dims of 'dy' "
@@ -626,8 +629,8 @@ LogicalResult LRScheduleOp::verify() {
          ratio = getMinLrRatio().convertToDouble();
   int64_t warmup = getWarmupStepsAttr().getInt(),
           steps = getTrainStepsAttr().getInt();
-  if (!(lr >= 0.0))
-    return emitOpError() << "learning_rate must be >= 0, got " << lr;
+  if (!(lr >= 0.0) || std::isinf(lr))
+    return emitOpError() << "learning_rate must be finite and >= 0, got " << lr;
   if (!(ratio >= 0.0 && ratio <= 1.0))
     return emitOpError() << "min_lr_ratio must be in [0, 1], got " << ratio;
   if (warmup < 0 || steps < 1)
@@ -653,10 +656,10 @@ LogicalResult AdamUpdateOp::verify() {
   for (auto [value, name] : {std::pair{getBeta1(), "beta1"}, {getBeta2(), "beta2"}})
     if (double b = value.convertToDouble(); !(b >= 0.0 && b < 1.0))
       return emitOpError() << name << " must be in [0, 1), got " << b;
-  if (double eps = getEpsilon().convertToDouble(); !(eps > 0.0))
-    return emitOpError() << "epsilon must be > 0, got " << eps;
-  if (double wd = getWeightDecay().convertToDouble(); !(wd >= 0.0))
-    return emitOpError() << "weight_decay must be >= 0, got " << wd;
+  if (double eps = getEpsilon().convertToDouble(); !(eps > 0.0) || std::isinf(eps))
+    return emitOpError() << "epsilon must be finite and > 0, got " << eps;
+  if (double wd = getWeightDecay().convertToDouble(); !(wd >= 0.0) || std::isinf(wd))
+    return emitOpError() << "weight_decay must be finite and >= 0, got " << wd;
   if (getBiasCorrection() && getWeightDecay().convertToDouble() != 0.0)
     return emitOpError() << "bias_correction (tf.train.AdamOptimizer) is only "
                             "used with weight_decay 0";

@@ -2,8 +2,11 @@
 //
 // One clear fp32 reference function per op of docs/Plan.md. GEMMs go through
 // OpenBLAS; everything else is a plain loop nest parallelised with OpenMP.
-// Reductions (softmax sums, layer-norm statistics, losses) accumulate in
-// double so the results match a float64 reference to ~1e-6 relative.
+// Reductions (softmax sums, layer-norm statistics, losses, sums over rows,
+// norms) accumulate in double so the results match a float64 reference to
+// ~1e-6 relative. Forward kernels live in Kernels.cpp and RelAttention.cpp,
+// backward kernels in Backward.cpp and RelAttentionGrad.cpp, the optimizer
+// in Optimizer.cpp.
 //
 // Preconditions: operands have the dtypes and shapes verifyStepTypes()
 // accepts, and `out` is allocated with the output shape. Errors that depend
@@ -20,6 +23,7 @@
 #include "runtime/Tensor.h"
 
 #include <cstdint>
+#include <vector>
 
 namespace xlnetc::rt::host {
 
@@ -126,6 +130,123 @@ void dropout(const Tensor &x, double rate, int64_t site, uint64_t seed,
 /// outside [0, V) is an error.
 Status lmLoss(const Tensor &logits, const Tensor &target,
               const Tensor &targetMask, Tensor &loss, Tensor &perTokenLoss);
+
+//===----------------------------------------------------------------------===//
+// Backward kernels (docs/Plan.md "Backward ops"), runtime/host/Backward.cpp
+//===----------------------------------------------------------------------===//
+
+/// out [V,D] = zeros, then out[ids[b,s]] += dout[b,s]; an id outside [0, V)
+/// is an error (nothing is written then). Each table row is summed in double
+/// over its occurrences in id order, so the result does not depend on the
+/// thread count.
+Status embeddingGrad(const Tensor &ids, const Tensor &dout, Tensor &out);
+
+/// out [1,1,D] = Σ over the rows of dout [B,NP,D], in double.
+void maskEmbeddingGrad(const Tensor &dout, Tensor &out);
+
+/// out [B,S,D] = dout[:, K-S:] of dout [B,K,D] (the gradient of mem_concat's
+/// h; the memory part is dropped).
+void memConcatGrad(const Tensor &dout, Tensor &out);
+
+/// out = act(x) elementwise (the standalone activation op).
+void applyActivation(const Tensor &x, Activation act, Tensor &out);
+
+/// act'(x) for one value, computed in double (exposed for tests): none 1,
+/// relu 1 for x > 0 else 0, gelu_tanh and gelu_erf their exact derivatives.
+double activateGrad(Activation act, float x);
+
+/// dx = dy · act'(x) elementwise, x the pre-activation.
+void activationGrad(const Tensor &dy, const Tensor &x, Activation act,
+                    Tensor &out);
+
+/// The gradient of the w of the forward gemm with the same k_rank and
+/// transpose_w: with x viewed as [Mx, Kx] and dy as [Mx, Nw], out = xᵀ·dy
+/// ([Kx, Nw]) or, with transpose_w, dyᵀ·x ([Nw, Kx]). Single-threaded sgemms
+/// on blocks of output rows split across OpenMP threads, like gemm().
+void gemmWgrad(const Tensor &x, const Tensor &dy, int kRank, bool transposeW,
+               Tensor &out);
+
+/// out[c] = Σ_r dy[r, c] with dy viewed as [numel / n, n], n = out.numel(),
+/// in double.
+void biasGrad(const Tensor &dy, Tensor &out);
+
+/// Outputs of rel_attention_grad, in the plan's order.
+struct RelAttentionGrads {
+  Tensor *dq, *dk, *dv, *dkR, *dsegEmbed, *drwBias, *drrBias, *drsBias;
+};
+
+/// The gradient of relAttention(args) for the output gradient `dout`
+/// [B,T,N,H], with the same dropatt mask (same seed, site and indexing).
+/// The softmax is recomputed per query row (no stored probabilities); the
+/// products run as sgemms per (b, head), the softmax statistics and the
+/// small reductions in double, and OpenMP splits the heads (every gradient
+/// is indexed by the head, so this is race-free). Padding rows (rows < 0)
+/// contribute nothing. A score whose mask bit is set carries no gradient:
+/// the forward subtracts 1e30, which absorbs it (see RelAttentionGrad.cpp).
+/// A rows entry outside [-1, S) is an error.
+Status relAttentionGrad(const Tensor &dout, const RelAttentionArgs &args,
+                        const RelAttentionGrads &grads);
+
+/// Gradients of addLayerNorm (statistics recomputed from x + residual):
+/// dsum (the gradient of both x and residual), dgamma and dbeta [D]. The
+/// sums over rows accumulate in double per fixed block of rows, then over
+/// the blocks in order (independent of the thread count).
+void addLayerNormGrad(const Tensor &dout, const Tensor &x,
+                      const Tensor &residual, const Tensor &gamma, double eps,
+                      Tensor &dsum, Tensor &dgamma, Tensor &dbeta);
+
+/// dlogits = (softmax(logits) - onehot(target)) · mask / Σ mask, all zeros
+/// when Σ mask = 0. A target outside [0, V) is an error (as in lmLoss).
+Status lmLossGrad(const Tensor &logits, const Tensor &target,
+                  const Tensor &targetMask, Tensor &dlogits);
+
+/// out = a + b elementwise.
+void add(const Tensor &a, const Tensor &b, Tensor &out);
+
+//===----------------------------------------------------------------------===//
+// Optimizer kernels (docs/Plan.md "Optimizer ops"), runtime/host/Optimizer.cpp
+//===----------------------------------------------------------------------===//
+
+/// Attributes of lr_schedule.
+struct LrScheduleArgs {
+  double learningRate = 0.0;
+  int64_t warmupSteps = 0;
+  int64_t trainSteps = 0;
+  double minLrRatio = 0.0;
+  LrDecay decay = LrDecay::Poly;
+};
+
+/// The learning rate after `step` updates (linear warmup, then poly or cos
+/// decay to learning_rate · min_lr_ratio at train_steps), in double.
+double scheduledLearningRate(int64_t step, const LrScheduleArgs &args);
+
+/// out [] = scheduledLearningRate(step []); a negative step is an error.
+Status lrSchedule(const Tensor &step, const LrScheduleArgs &args, Tensor &out);
+
+/// out [] = sqrt(Σ_i Σ g_i²) in double, summed per fixed chunk and then over
+/// the chunks in order (independent of the thread count).
+void globalNorm(const std::vector<const Tensor *> &grads, Tensor &out);
+
+/// Attributes of adam_update.
+struct AdamArgs {
+  double beta1 = 0.9;
+  double beta2 = 0.999;
+  double epsilon = 1e-8;
+  double clip = 0.0;
+  double weightDecay = 0.0;
+  bool biasCorrection = true;
+};
+
+/// One Adam step, elementwise in double: g = grad · clip / max(grad_norm,
+/// clip) (no clipping when clip <= 0), m' and v' the moving moments, then
+/// the bias-corrected update (tf.train.AdamOptimizer, t = step + 1) or the
+/// uncorrected one with decoupled weight decay (AdamWeightDecayOptimizer).
+/// `lr`, `gradNorm` f32 [] and `step` i64 [] are scalars; a negative step is
+/// an error.
+Status adamUpdate(const Tensor &param, const Tensor &grad, const Tensor &m,
+                  const Tensor &v, const Tensor &lr, const Tensor &gradNorm,
+                  const Tensor &step, const AdamArgs &args, Tensor &paramOut,
+                  Tensor &mOut, Tensor &vOut);
 
 } // namespace xlnetc::rt::host
 

@@ -3862,3 +3862,1133 @@ func.func @rel_attention_klen_lt_qlen(
   return
 }
 
+// -----
+
+//===----------------------------------------------------------------------===//
+// dropout and rel_attention: site
+//===----------------------------------------------------------------------===//
+
+// A dropout site numbers a random stream: it can not be negative.
+func.func @dropout_site_negative(%x: tensor<2x16x32xf32>) {
+  // expected-error @+1 {{'xlnet.dropout' op site must be >= 0, got -1}}
+  %0 = xlnet.dropout %x rate = 1.000000e-01 {site = -1 : i64} : tensor<2x16x32xf32>
+  return
+}
+
+// -----
+
+// The dropatt site of rel_attention can not be negative either.
+func.func @rel_attention_site_negative(
+    %q: tensor<2x16x2x16xf32>, %k: tensor<2x24x2x16xf32>, %v: tensor<2x24x2x16xf32>, %kr: tensor<1x40x2x16xf32>,
+    %se: tensor<2x2x16xf32>, %rw: tensor<2x16xf32>, %rr: tensor<2x16xf32>, %rs: tensor<2x16xf32>,
+    %seg: tensor<2x16x24xi1>, %mask: tensor<2x16x24xi1>) {
+  // expected-error @+1 {{'xlnet.rel_attention' op site must be >= 0, got -3}}
+  %0 = xlnet.rel_attention q(%q) k(%k) v(%v) k_r(%kr) seg_embed(%se)
+      biases(%rw, %rr, %rs) seg_mat(%seg) mask(%mask)
+      scale = 2.500000e-01 dropatt = 1.000000e-01 {site = -3 : i64}
+      : (tensor<2x16x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>, tensor<1x40x2x16xf32>,
+         tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>,
+         tensor<2x16x24xi1>, tensor<2x16x24xi1>)
+      -> tensor<2x16x2x16xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// embedding_grad
+//===----------------------------------------------------------------------===//
+
+// ids must be [B, S].
+func.func @embedding_grad_ids_rank(%ids: tensor<32xi64>, %dout: tensor<2x16x32xf32>) {
+  // expected-error @+1 {{'xlnet.embedding_grad' op 'ids' must have rank 2 [B, S], got 'tensor<32xi64>'}}
+  %0 = xlnet.embedding_grad %ids, %dout : (tensor<32xi64>, tensor<2x16x32xf32>) -> tensor<64x32xf32>
+  return
+}
+
+// -----
+
+// dout must be [B, S, D].
+func.func @embedding_grad_dout_rank(%ids: tensor<2x16xi64>, %dout: tensor<32x32xf32>) {
+  // expected-error @+1 {{'xlnet.embedding_grad' op 'dout' must have rank 3 [B, S, D], got 'tensor<32x32xf32>'}}
+  %0 = xlnet.embedding_grad %ids, %dout : (tensor<2x16xi64>, tensor<32x32xf32>) -> tensor<64x32xf32>
+  return
+}
+
+// -----
+
+// result (the table gradient) must be [V, D].
+func.func @embedding_grad_result_rank(%ids: tensor<2x16xi64>, %dout: tensor<2x16x32xf32>) {
+  // expected-error @+1 {{'xlnet.embedding_grad' op 'result' must have rank 2 [V, D], got 'tensor<64x32x1xf32>'}}
+  %0 = xlnet.embedding_grad %ids, %dout : (tensor<2x16xi64>, tensor<2x16x32xf32>) -> tensor<64x32x1xf32>
+  return
+}
+
+// -----
+
+// dout B differs from ids B.
+func.func @embedding_grad_batch(%ids: tensor<2x16xi64>, %dout: tensor<4x16x32xf32>) {
+  // expected-error @+1 {{'xlnet.embedding_grad' op B mismatch: 'dout' dim 0 is 4 but 'ids' dim 0 is 2}}
+  %0 = xlnet.embedding_grad %ids, %dout : (tensor<2x16xi64>, tensor<4x16x32xf32>) -> tensor<64x32xf32>
+  return
+}
+
+// -----
+
+// dout S differs from ids S.
+func.func @embedding_grad_seq(%ids: tensor<2x16xi64>, %dout: tensor<2x8x32xf32>) {
+  // expected-error @+1 {{'xlnet.embedding_grad' op S mismatch: 'dout' dim 1 is 8 but 'ids' dim 1 is 16}}
+  %0 = xlnet.embedding_grad %ids, %dout : (tensor<2x16xi64>, tensor<2x8x32xf32>) -> tensor<64x32xf32>
+  return
+}
+
+// -----
+
+// result D differs from dout D.
+func.func @embedding_grad_d_model(%ids: tensor<2x16xi64>, %dout: tensor<2x16x32xf32>) {
+  // expected-error @+1 {{'xlnet.embedding_grad' op D mismatch: 'result' dim 1 is 16 but 'dout' dim 2 is 32}}
+  %0 = xlnet.embedding_grad %ids, %dout : (tensor<2x16xi64>, tensor<2x16x32xf32>) -> tensor<64x16xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// mask_embedding_grad
+//===----------------------------------------------------------------------===//
+
+// dout must be [B, NP, D].
+func.func @mask_embedding_grad_dout_rank(%dout: tensor<10x32xf32>) {
+  // expected-error @+1 {{'xlnet.mask_embedding_grad' op 'dout' must have rank 3 [B, NP, D], got 'tensor<10x32xf32>'}}
+  %0 = xlnet.mask_embedding_grad %dout : (tensor<10x32xf32>) -> tensor<1x1x32xf32>
+  return
+}
+
+// -----
+
+// result must be [1, 1, D].
+func.func @mask_embedding_grad_result_rank(%dout: tensor<2x5x32xf32>) {
+  // expected-error @+1 {{'xlnet.mask_embedding_grad' op 'result' must have rank 3 [1, 1, D], got 'tensor<32xf32>'}}
+  %0 = xlnet.mask_embedding_grad %dout : (tensor<2x5x32xf32>) -> tensor<32xf32>
+  return
+}
+
+// -----
+
+// result dim 0 must be the literal 1.
+func.func @mask_embedding_grad_dim0(%dout: tensor<2x5x32xf32>) {
+  // expected-error @+1 {{'xlnet.mask_embedding_grad' op 'result' dim 0 must be 1, got 2}}
+  %0 = xlnet.mask_embedding_grad %dout : (tensor<2x5x32xf32>) -> tensor<2x1x32xf32>
+  return
+}
+
+// -----
+
+// result dim 1 must be the literal 1.
+func.func @mask_embedding_grad_dim1(%dout: tensor<2x5x32xf32>) {
+  // expected-error @+1 {{'xlnet.mask_embedding_grad' op 'result' dim 1 must be 1, got 5}}
+  %0 = xlnet.mask_embedding_grad %dout : (tensor<2x5x32xf32>) -> tensor<1x5x32xf32>
+  return
+}
+
+// -----
+
+// result D differs from dout D.
+func.func @mask_embedding_grad_d_model(%dout: tensor<2x5x32xf32>) {
+  // expected-error @+1 {{'xlnet.mask_embedding_grad' op D mismatch: 'result' dim 2 is 16 but 'dout' dim 2 is 32}}
+  %0 = xlnet.mask_embedding_grad %dout : (tensor<2x5x32xf32>) -> tensor<1x1x16xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// mem_concat_grad
+//===----------------------------------------------------------------------===//
+
+// dout must be [B, K, D].
+func.func @mem_concat_grad_dout_rank(%dout: tensor<48x32xf32>) {
+  // expected-error @+1 {{'xlnet.mem_concat_grad' op 'dout' must have rank 3 [B, K, D], got 'tensor<48x32xf32>'}}
+  %0 = xlnet.mem_concat_grad %dout : (tensor<48x32xf32>) -> tensor<2x16x32xf32>
+  return
+}
+
+// -----
+
+// result must be [B, S, D].
+func.func @mem_concat_grad_result_rank(%dout: tensor<2x24x32xf32>) {
+  // expected-error @+1 {{'xlnet.mem_concat_grad' op 'result' must have rank 3 [B, S, D], got 'tensor<2x16x32x1xf32>'}}
+  %0 = xlnet.mem_concat_grad %dout : (tensor<2x24x32xf32>) -> tensor<2x16x32x1xf32>
+  return
+}
+
+// -----
+
+// result B differs from dout B.
+func.func @mem_concat_grad_batch(%dout: tensor<2x24x32xf32>) {
+  // expected-error @+1 {{'xlnet.mem_concat_grad' op B mismatch: 'result' dim 0 is 1 but 'dout' dim 0 is 2}}
+  %0 = xlnet.mem_concat_grad %dout : (tensor<2x24x32xf32>) -> tensor<1x16x32xf32>
+  return
+}
+
+// -----
+
+// result D differs from dout D.
+func.func @mem_concat_grad_d_model(%dout: tensor<2x24x32xf32>) {
+  // expected-error @+1 {{'xlnet.mem_concat_grad' op D mismatch: 'result' dim 2 is 16 but 'dout' dim 2 is 32}}
+  %0 = xlnet.mem_concat_grad %dout : (tensor<2x24x32xf32>) -> tensor<2x16x16xf32>
+  return
+}
+
+// -----
+
+// The result is the last S of the K = M + S key rows: K < S is impossible.
+func.func @mem_concat_grad_klen_lt_qlen(%dout: tensor<2x8x32xf32>) {
+  // expected-error @+1 {{'xlnet.mem_concat_grad' op K ('dout' dim 1) is 8 but must be >= S ('result' dim 1) = 16}}
+  %0 = xlnet.mem_concat_grad %dout : (tensor<2x8x32xf32>) -> tensor<2x16x32xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// activation
+//===----------------------------------------------------------------------===//
+
+// Operand and result have one type (SameOperandsAndResultType; generic form).
+func.func @activation_type_mismatch(%z: tensor<2x16x48xf32>) {
+  // expected-error @+1 {{'xlnet.activation' op requires the same type for all operands and results}}
+  %0 = "xlnet.activation"(%z) <{activation = #xlnet<activation relu>}> : (tensor<2x16x48xf32>) -> tensor<2x16x32xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// activation_grad
+//===----------------------------------------------------------------------===//
+
+// activation none has no gradient op: its gradient is dy itself.
+func.func @activation_grad_none(%dy: tensor<2x16x48xf32>, %z: tensor<2x16x48xf32>) {
+  // expected-error @+1 {{'xlnet.activation_grad' op activation 'none' has no gradient op (the gradient is dy itself)}}
+  %0 = xlnet.activation_grad none %dy, %z : tensor<2x16x48xf32>
+  return
+}
+
+// -----
+
+// dy, the pre-activation x and the result have one type (generic form).
+func.func @activation_grad_type_mismatch(%dy: tensor<2x16x48xf32>, %z: tensor<2x16x32xf32>) {
+  // expected-error @+1 {{'xlnet.activation_grad' op requires the same type for all operands and results}}
+  %0 = "xlnet.activation_grad"(%dy, %z) <{activation = #xlnet<activation relu>}> : (tensor<2x16x48xf32>, tensor<2x16x32xf32>) -> tensor<2x16x48xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// gemm_wgrad
+//===----------------------------------------------------------------------===//
+
+// k_rank must be at least 1.
+func.func @gemm_wgrad_k_rank_zero(%x: tensor<2x16x32xf32>, %dy: tensor<2x16x48xf32>) {
+  // expected-error @+1 {{'xlnet.gemm_wgrad' op k_rank (0) must be >= 1 and below the ranks of x (3) and result (2)}}
+  %0 = xlnet.gemm_wgrad %x, %dy {k_rank = 0 : i64} : (tensor<2x16x32xf32>, tensor<2x16x48xf32>) -> tensor<32x48xf32>
+  return
+}
+
+// -----
+
+// k_rank must be below the rank of x (x needs a leading dim).
+func.func @gemm_wgrad_k_rank_x(%x: tensor<16x32xf32>, %dy: tensor<16x48xf32>) {
+  // expected-error @+1 {{'xlnet.gemm_wgrad' op k_rank (2) must be >= 1 and below the ranks of x (2) and result (3)}}
+  %0 = xlnet.gemm_wgrad %x, %dy {k_rank = 2 : i64} : (tensor<16x32xf32>, tensor<16x48xf32>) -> tensor<16x32x48xf32>
+  return
+}
+
+// -----
+
+// k_rank must be below the rank of the result (the weight needs an N dim).
+func.func @gemm_wgrad_k_rank_result(%x: tensor<2x16x2x16xf32>, %dy: tensor<2x16xf32>) {
+  // expected-error @+1 {{'xlnet.gemm_wgrad' op k_rank (2) must be >= 1 and below the ranks of x (4) and result (2)}}
+  %0 = xlnet.gemm_wgrad %x, %dy {k_rank = 2 : i64} : (tensor<2x16x2x16xf32>, tensor<2x16xf32>) -> tensor<2x16xf32>
+  return
+}
+
+// -----
+
+// Plain w is [K, N]: x K = 32 differs from result dim 0 = 48.
+func.func @gemm_wgrad_contraction(%x: tensor<2x16x32xf32>, %dy: tensor<2x16x48xf32>) {
+  // expected-error @+1 {{'xlnet.gemm_wgrad' op contraction mismatch: 'x' dim 2 is 32 but 'result' dim 0 is 48}}
+  %0 = xlnet.gemm_wgrad %x, %dy : (tensor<2x16x32xf32>, tensor<2x16x48xf32>) -> tensor<48x48xf32>
+  return
+}
+
+// -----
+
+// With transpose_w, w is [N, K]: x K = 32 differs from result dim 1 = 48.
+func.func @gemm_wgrad_contraction_transpose_w(%x: tensor<2x16x32xf32>, %dy: tensor<2x16x48xf32>) {
+  // expected-error @+1 {{'xlnet.gemm_wgrad' op contraction mismatch: 'x' dim 2 is 32 but 'result' dim 1 is 48}}
+  %0 = xlnet.gemm_wgrad %x, %dy {transpose_w} : (tensor<2x16x32xf32>, tensor<2x16x48xf32>) -> tensor<32x48xf32>
+  return
+}
+
+// -----
+
+// dy has x's leading dims then the weight's N dims: rank 2 + 1 = 3.
+func.func @gemm_wgrad_dy_rank(%x: tensor<2x16x32xf32>, %dy: tensor<32x48xf32>) {
+  // expected-error @+1 {{'xlnet.gemm_wgrad' op 'dy' must have rank 3 (x's leading dims then result's N dims), got 'tensor<32x48xf32>'}}
+  %0 = xlnet.gemm_wgrad %x, %dy : (tensor<2x16x32xf32>, tensor<32x48xf32>) -> tensor<32x48xf32>
+  return
+}
+
+// -----
+
+// dy dim 1 must be x dim 1.
+func.func @gemm_wgrad_dy_leading_dim(%x: tensor<2x16x32xf32>, %dy: tensor<2x5x48xf32>) {
+  // expected-error @+1 {{'xlnet.gemm_wgrad' op 'dy' dim 1 is 5 but 'x' dim 1 is 16}}
+  %0 = xlnet.gemm_wgrad %x, %dy : (tensor<2x16x32xf32>, tensor<2x5x48xf32>) -> tensor<32x48xf32>
+  return
+}
+
+// -----
+
+// dy dim 2 must be the result's N dim (plain w: result dim 1).
+func.func @gemm_wgrad_dy_n_dim(%x: tensor<2x16x32xf32>, %dy: tensor<2x16x48xf32>) {
+  // expected-error @+1 {{'xlnet.gemm_wgrad' op 'dy' dim 2 is 48 but 'result' dim 1 is 64}}
+  %0 = xlnet.gemm_wgrad %x, %dy : (tensor<2x16x32xf32>, tensor<2x16x48xf32>) -> tensor<32x64xf32>
+  return
+}
+
+// -----
+
+// With transpose_w the N dims come first: dy dim 2 must be result dim 0.
+func.func @gemm_wgrad_dy_n_dim_transpose_w(%x: tensor<2x16x32xf32>, %dy: tensor<2x16x48xf32>) {
+  // expected-error @+1 {{'xlnet.gemm_wgrad' op 'dy' dim 2 is 48 but 'result' dim 0 is 64}}
+  %0 = xlnet.gemm_wgrad %x, %dy {transpose_w} : (tensor<2x16x32xf32>, tensor<2x16x48xf32>) -> tensor<64x32xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// bias_grad
+//===----------------------------------------------------------------------===//
+
+// The bias gradient is a vector [N].
+func.func @bias_grad_result_rank(%dy: tensor<2x16x48xf32>) {
+  // expected-error @+1 {{'xlnet.bias_grad' op result must have rank 1 [N], got 'tensor<1x48xf32>'}}
+  %0 = xlnet.bias_grad %dy : (tensor<2x16x48xf32>) -> tensor<1x48xf32>
+  return
+}
+
+// -----
+
+// dy can not be a scalar.
+func.func @bias_grad_dy_scalar(%dy: tensor<f32>) {
+  // expected-error @+1 {{'xlnet.bias_grad' op 'dy' must have rank >= 1, got 'tensor<f32>'}}
+  %0 = xlnet.bias_grad %dy : (tensor<f32>) -> tensor<1xf32>
+  return
+}
+
+// -----
+
+// N = 32 is not dy's last dim (48).
+func.func @bias_grad_width(%dy: tensor<2x16x48xf32>) {
+  // expected-error @+1 {{'xlnet.bias_grad' op result has 32 elements, which is not the product of trailing dims of 'dy' 'tensor<2x16x48xf32>'}}
+  %0 = xlnet.bias_grad %dy : (tensor<2x16x48xf32>) -> tensor<32xf32>
+  return
+}
+
+// -----
+
+// N = 96 lies between 48 and 16 * 48: not the product of a suffix of dy's dims.
+func.func @bias_grad_width_multi_dim(%dy: tensor<2x16x48xf32>) {
+  // expected-error @+1 {{'xlnet.bias_grad' op result has 96 elements, which is not the product of trailing dims of 'dy' 'tensor<2x16x48xf32>'}}
+  %0 = xlnet.bias_grad %dy : (tensor<2x16x48xf32>) -> tensor<96xf32>
+  return
+}
+
+// -----
+
+// One element is not a suffix product either (the empty suffix does not count).
+func.func @bias_grad_width_one(%dy: tensor<2x16x48xf32>) {
+  // expected-error @+1 {{'xlnet.bias_grad' op result has 1 elements, which is not the product of trailing dims of 'dy' 'tensor<2x16x48xf32>'}}
+  %0 = xlnet.bias_grad %dy : (tensor<2x16x48xf32>) -> tensor<1xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// rel_attention_grad
+//===----------------------------------------------------------------------===//
+
+// dout must be [B, T, N, H].
+func.func @rel_attention_grad_dout_rank(
+    %dout: tensor<2x16x32xf32>, %q: tensor<2x16x2x16xf32>, %k: tensor<2x24x2x16xf32>, %v: tensor<2x24x2x16xf32>,
+    %kr: tensor<1x40x2x16xf32>, %se: tensor<2x2x16xf32>, %rw: tensor<2x16xf32>, %rr: tensor<2x16xf32>,
+    %rs: tensor<2x16xf32>, %seg: tensor<2x16x24xi1>, %mask: tensor<2x16x24xi1>) {
+  // expected-error @+1 {{'xlnet.rel_attention_grad' op 'dout' must have rank 4 [B, T, N, H], got 'tensor<2x16x32xf32>'}}
+  %0:8 = xlnet.rel_attention_grad dout(%dout) q(%q) k(%k) v(%v) k_r(%kr) seg_embed(%se)
+      biases(%rw, %rr, %rs) seg_mat(%seg) mask(%mask)
+      scale = 2.500000e-01 dropatt = 0.000000e+00
+      : (tensor<2x16x32xf32>, tensor<2x16x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>,
+         tensor<1x40x2x16xf32>, tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>,
+         tensor<2x16xf32>, tensor<2x16x24xi1>, tensor<2x16x24xi1>)
+      -> (tensor<2x16x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>, tensor<1x40x2x16xf32>,
+          tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>)
+  return
+}
+
+// -----
+
+// dout T differs from q T (dout is bound after the forward operands).
+func.func @rel_attention_grad_dout_rows(
+    %dout: tensor<2x5x2x16xf32>, %q: tensor<2x16x2x16xf32>, %k: tensor<2x24x2x16xf32>, %v: tensor<2x24x2x16xf32>,
+    %kr: tensor<1x40x2x16xf32>, %se: tensor<2x2x16xf32>, %rw: tensor<2x16xf32>, %rr: tensor<2x16xf32>,
+    %rs: tensor<2x16xf32>, %seg: tensor<2x16x24xi1>, %mask: tensor<2x16x24xi1>) {
+  // expected-error @+1 {{'xlnet.rel_attention_grad' op T mismatch: 'dout' dim 1 is 5 but 'q' dim 1 is 16}}
+  %0:8 = xlnet.rel_attention_grad dout(%dout) q(%q) k(%k) v(%v) k_r(%kr) seg_embed(%se)
+      biases(%rw, %rr, %rs) seg_mat(%seg) mask(%mask)
+      scale = 2.500000e-01 dropatt = 0.000000e+00
+      : (tensor<2x5x2x16xf32>, tensor<2x16x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>,
+         tensor<1x40x2x16xf32>, tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>,
+         tensor<2x16xf32>, tensor<2x16x24xi1>, tensor<2x16x24xi1>)
+      -> (tensor<2x16x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>, tensor<1x40x2x16xf32>,
+          tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>)
+  return
+}
+
+// -----
+
+// The forward operand rules apply: q must be [B, T, N, H].
+func.func @rel_attention_grad_q_rank(
+    %dout: tensor<2x16x2x16xf32>, %q: tensor<2x16x32xf32>, %k: tensor<2x24x2x16xf32>, %v: tensor<2x24x2x16xf32>,
+    %kr: tensor<1x40x2x16xf32>, %se: tensor<2x2x16xf32>, %rw: tensor<2x16xf32>, %rr: tensor<2x16xf32>,
+    %rs: tensor<2x16xf32>, %seg: tensor<2x16x24xi1>, %mask: tensor<2x16x24xi1>) {
+  // expected-error @+1 {{'xlnet.rel_attention_grad' op 'q' must have rank 4 [B, T, N, H], got 'tensor<2x16x32xf32>'}}
+  %0:8 = xlnet.rel_attention_grad dout(%dout) q(%q) k(%k) v(%v) k_r(%kr) seg_embed(%se)
+      biases(%rw, %rr, %rs) seg_mat(%seg) mask(%mask)
+      scale = 2.500000e-01 dropatt = 0.000000e+00
+      : (tensor<2x16x2x16xf32>, tensor<2x16x32xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>,
+         tensor<1x40x2x16xf32>, tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>,
+         tensor<2x16xf32>, tensor<2x16x24xi1>, tensor<2x16x24xi1>)
+      -> (tensor<2x16x32xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>, tensor<1x40x2x16xf32>,
+          tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>)
+  return
+}
+
+// -----
+
+// The forward operand rules apply: k H differs from q H.
+func.func @rel_attention_grad_k_head_dim(
+    %dout: tensor<2x16x2x16xf32>, %q: tensor<2x16x2x16xf32>, %k: tensor<2x24x2x8xf32>, %v: tensor<2x24x2x16xf32>,
+    %kr: tensor<1x40x2x16xf32>, %se: tensor<2x2x16xf32>, %rw: tensor<2x16xf32>, %rr: tensor<2x16xf32>,
+    %rs: tensor<2x16xf32>, %seg: tensor<2x16x24xi1>, %mask: tensor<2x16x24xi1>) {
+  // expected-error @+1 {{'xlnet.rel_attention_grad' op H mismatch: 'k' dim 3 is 8 but 'q' dim 3 is 16}}
+  %0:8 = xlnet.rel_attention_grad dout(%dout) q(%q) k(%k) v(%v) k_r(%kr) seg_embed(%se)
+      biases(%rw, %rr, %rs) seg_mat(%seg) mask(%mask)
+      scale = 2.500000e-01 dropatt = 0.000000e+00
+      : (tensor<2x16x2x16xf32>, tensor<2x16x2x16xf32>, tensor<2x24x2x8xf32>, tensor<2x24x2x16xf32>,
+         tensor<1x40x2x16xf32>, tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>,
+         tensor<2x16xf32>, tensor<2x16x24xi1>, tensor<2x16x24xi1>)
+      -> (tensor<2x16x2x16xf32>, tensor<2x24x2x8xf32>, tensor<2x24x2x16xf32>, tensor<1x40x2x16xf32>,
+          tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>)
+  return
+}
+
+// -----
+
+// k_r must span R = K + S = 40 relative positions.
+func.func @rel_attention_grad_rlen(
+    %dout: tensor<2x16x2x16xf32>, %q: tensor<2x16x2x16xf32>, %k: tensor<2x24x2x16xf32>, %v: tensor<2x24x2x16xf32>,
+    %kr: tensor<1x32x2x16xf32>, %se: tensor<2x2x16xf32>, %rw: tensor<2x16xf32>, %rr: tensor<2x16xf32>,
+    %rs: tensor<2x16xf32>, %seg: tensor<2x16x24xi1>, %mask: tensor<2x16x24xi1>) {
+  // expected-error @+1 {{'xlnet.rel_attention_grad' op R mismatch: 'k_r' dim 1 is 32 but K + S is 40}}
+  %0:8 = xlnet.rel_attention_grad dout(%dout) q(%q) k(%k) v(%v) k_r(%kr) seg_embed(%se)
+      biases(%rw, %rr, %rs) seg_mat(%seg) mask(%mask)
+      scale = 2.500000e-01 dropatt = 0.000000e+00
+      : (tensor<2x16x2x16xf32>, tensor<2x16x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>,
+         tensor<1x32x2x16xf32>, tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>,
+         tensor<2x16xf32>, tensor<2x16x24xi1>, tensor<2x16x24xi1>)
+      -> (tensor<2x16x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>, tensor<1x32x2x16xf32>,
+          tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>)
+  return
+}
+
+// -----
+
+// Without rows every position is a query row: T must be S.
+func.func @rel_attention_grad_no_rows_t(
+    %dout: tensor<2x5x2x16xf32>, %q: tensor<2x5x2x16xf32>, %k: tensor<2x24x2x16xf32>, %v: tensor<2x24x2x16xf32>,
+    %kr: tensor<1x40x2x16xf32>, %se: tensor<2x2x16xf32>, %rw: tensor<2x16xf32>, %rr: tensor<2x16xf32>,
+    %rs: tensor<2x16xf32>, %seg: tensor<2x16x24xi1>, %mask: tensor<2x16x24xi1>) {
+  // expected-error @+1 {{'xlnet.rel_attention_grad' op T mismatch: 'q' dim 1 is 5 but S (no rows given) is 16}}
+  %0:8 = xlnet.rel_attention_grad dout(%dout) q(%q) k(%k) v(%v) k_r(%kr) seg_embed(%se)
+      biases(%rw, %rr, %rs) seg_mat(%seg) mask(%mask)
+      scale = 2.500000e-01 dropatt = 0.000000e+00
+      : (tensor<2x5x2x16xf32>, tensor<2x5x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>,
+         tensor<1x40x2x16xf32>, tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>,
+         tensor<2x16xf32>, tensor<2x16x24xi1>, tensor<2x16x24xi1>)
+      -> (tensor<2x5x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>, tensor<1x40x2x16xf32>,
+          tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>)
+  return
+}
+
+// -----
+
+// rows [B, T]: its B differs from q B.
+func.func @rel_attention_grad_rows_batch(
+    %dout: tensor<2x5x2x16xf32>, %q: tensor<2x5x2x16xf32>, %k: tensor<2x24x2x16xf32>, %v: tensor<2x24x2x16xf32>,
+    %kr: tensor<1x40x2x16xf32>, %se: tensor<2x2x16xf32>, %rw: tensor<2x16xf32>, %rr: tensor<2x16xf32>,
+    %rs: tensor<2x16xf32>, %seg: tensor<2x16x24xi1>, %mask: tensor<2x16x24xi1>, %rows: tensor<3x5xi64>) {
+  // expected-error @+1 {{'xlnet.rel_attention_grad' op B mismatch: 'rows' dim 0 is 3 but 'q' dim 0 is 2}}
+  %0:8 = xlnet.rel_attention_grad dout(%dout) q(%q) k(%k) v(%v) k_r(%kr) seg_embed(%se)
+      biases(%rw, %rr, %rs) seg_mat(%seg) mask(%mask) rows(%rows)
+      scale = 2.500000e-01 dropatt = 0.000000e+00
+      : (tensor<2x5x2x16xf32>, tensor<2x5x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>,
+         tensor<1x40x2x16xf32>, tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>,
+         tensor<2x16xf32>, tensor<2x16x24xi1>, tensor<2x16x24xi1>, tensor<3x5xi64>)
+      -> (tensor<2x5x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>, tensor<1x40x2x16xf32>,
+          tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>)
+  return
+}
+
+// -----
+
+// k_r has 1 or 2 positional copies dividing B.
+func.func @rel_attention_grad_three_copies(
+    %dout: tensor<2x16x2x16xf32>, %q: tensor<2x16x2x16xf32>, %k: tensor<2x24x2x16xf32>, %v: tensor<2x24x2x16xf32>,
+    %kr: tensor<3x40x2x16xf32>, %se: tensor<2x2x16xf32>, %rw: tensor<2x16xf32>, %rr: tensor<2x16xf32>,
+    %rs: tensor<2x16xf32>, %seg: tensor<2x16x24xi1>, %mask: tensor<2x16x24xi1>) {
+  // expected-error @+1 {{'xlnet.rel_attention_grad' op 'k_r' dim 0 (3 positional copies) must be 1 or 2 and divide the batch size B (2)}}
+  %0:8 = xlnet.rel_attention_grad dout(%dout) q(%q) k(%k) v(%v) k_r(%kr) seg_embed(%se)
+      biases(%rw, %rr, %rs) seg_mat(%seg) mask(%mask)
+      scale = 2.500000e-01 dropatt = 0.000000e+00
+      : (tensor<2x16x2x16xf32>, tensor<2x16x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>,
+         tensor<3x40x2x16xf32>, tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>,
+         tensor<2x16xf32>, tensor<2x16x24xi1>, tensor<2x16x24xi1>)
+      -> (tensor<2x16x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>, tensor<3x40x2x16xf32>,
+          tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>)
+  return
+}
+
+// -----
+
+// Keys are [mems ; h]: K < S would mean a negative memory length.
+func.func @rel_attention_grad_klen_lt_qlen(
+    %dout: tensor<2x16x2x16xf32>, %q: tensor<2x16x2x16xf32>, %k: tensor<2x8x2x16xf32>, %v: tensor<2x8x2x16xf32>,
+    %kr: tensor<1x24x2x16xf32>, %se: tensor<2x2x16xf32>, %rw: tensor<2x16xf32>, %rr: tensor<2x16xf32>,
+    %rs: tensor<2x16xf32>, %seg: tensor<2x16x8xi1>, %mask: tensor<2x16x8xi1>) {
+  // expected-error @+1 {{'xlnet.rel_attention_grad' op K (klen, 'k' dim 1) is 8 but must be >= S (qlen, 'mask' dim 1) = 16}}
+  %0:8 = xlnet.rel_attention_grad dout(%dout) q(%q) k(%k) v(%v) k_r(%kr) seg_embed(%se)
+      biases(%rw, %rr, %rs) seg_mat(%seg) mask(%mask)
+      scale = 2.500000e-01 dropatt = 0.000000e+00
+      : (tensor<2x16x2x16xf32>, tensor<2x16x2x16xf32>, tensor<2x8x2x16xf32>, tensor<2x8x2x16xf32>,
+         tensor<1x24x2x16xf32>, tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>,
+         tensor<2x16xf32>, tensor<2x16x8xi1>, tensor<2x16x8xi1>)
+      -> (tensor<2x16x2x16xf32>, tensor<2x8x2x16xf32>, tensor<2x8x2x16xf32>, tensor<1x24x2x16xf32>,
+          tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>)
+  return
+}
+
+// -----
+
+// scale must be positive.
+func.func @rel_attention_grad_scale_zero(
+    %dout: tensor<2x16x2x16xf32>, %q: tensor<2x16x2x16xf32>, %k: tensor<2x24x2x16xf32>, %v: tensor<2x24x2x16xf32>,
+    %kr: tensor<1x40x2x16xf32>, %se: tensor<2x2x16xf32>, %rw: tensor<2x16xf32>, %rr: tensor<2x16xf32>,
+    %rs: tensor<2x16xf32>, %seg: tensor<2x16x24xi1>, %mask: tensor<2x16x24xi1>) {
+  // expected-error @+1 {{'xlnet.rel_attention_grad' op scale must be > 0, got 0.000000e+00}}
+  %0:8 = xlnet.rel_attention_grad dout(%dout) q(%q) k(%k) v(%v) k_r(%kr) seg_embed(%se)
+      biases(%rw, %rr, %rs) seg_mat(%seg) mask(%mask)
+      scale = 0.000000e+00 dropatt = 0.000000e+00
+      : (tensor<2x16x2x16xf32>, tensor<2x16x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>,
+         tensor<1x40x2x16xf32>, tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>,
+         tensor<2x16xf32>, tensor<2x16x24xi1>, tensor<2x16x24xi1>)
+      -> (tensor<2x16x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>, tensor<1x40x2x16xf32>,
+          tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>)
+  return
+}
+
+// -----
+
+// dropatt is a rate in [0, 1).
+func.func @rel_attention_grad_dropatt_one(
+    %dout: tensor<2x16x2x16xf32>, %q: tensor<2x16x2x16xf32>, %k: tensor<2x24x2x16xf32>, %v: tensor<2x24x2x16xf32>,
+    %kr: tensor<1x40x2x16xf32>, %se: tensor<2x2x16xf32>, %rw: tensor<2x16xf32>, %rr: tensor<2x16xf32>,
+    %rs: tensor<2x16xf32>, %seg: tensor<2x16x24xi1>, %mask: tensor<2x16x24xi1>) {
+  // expected-error @+1 {{'xlnet.rel_attention_grad' op dropatt must be in [0, 1), got 1.000000e+00}}
+  %0:8 = xlnet.rel_attention_grad dout(%dout) q(%q) k(%k) v(%v) k_r(%kr) seg_embed(%se)
+      biases(%rw, %rr, %rs) seg_mat(%seg) mask(%mask)
+      scale = 2.500000e-01 dropatt = 1.000000e+00
+      : (tensor<2x16x2x16xf32>, tensor<2x16x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>,
+         tensor<1x40x2x16xf32>, tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>,
+         tensor<2x16xf32>, tensor<2x16x24xi1>, tensor<2x16x24xi1>)
+      -> (tensor<2x16x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>, tensor<1x40x2x16xf32>,
+          tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>)
+  return
+}
+
+// -----
+
+// The dropatt site (the forward's) can not be negative.
+func.func @rel_attention_grad_site_negative(
+    %dout: tensor<2x16x2x16xf32>, %q: tensor<2x16x2x16xf32>, %k: tensor<2x24x2x16xf32>, %v: tensor<2x24x2x16xf32>,
+    %kr: tensor<1x40x2x16xf32>, %se: tensor<2x2x16xf32>, %rw: tensor<2x16xf32>, %rr: tensor<2x16xf32>,
+    %rs: tensor<2x16xf32>, %seg: tensor<2x16x24xi1>, %mask: tensor<2x16x24xi1>) {
+  // expected-error @+1 {{'xlnet.rel_attention_grad' op site must be >= 0, got -1}}
+  %0:8 = xlnet.rel_attention_grad dout(%dout) q(%q) k(%k) v(%v) k_r(%kr) seg_embed(%se)
+      biases(%rw, %rr, %rs) seg_mat(%seg) mask(%mask)
+      scale = 2.500000e-01 dropatt = 1.000000e-01 {site = -1 : i64}
+      : (tensor<2x16x2x16xf32>, tensor<2x16x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>,
+         tensor<1x40x2x16xf32>, tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>,
+         tensor<2x16xf32>, tensor<2x16x24xi1>, tensor<2x16x24xi1>)
+      -> (tensor<2x16x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>, tensor<1x40x2x16xf32>,
+          tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>)
+  return
+}
+
+// -----
+
+// dq must have the type of q.
+func.func @rel_attention_grad_dq_type(
+    %dout: tensor<2x16x2x16xf32>, %q: tensor<2x16x2x16xf32>, %k: tensor<2x24x2x16xf32>, %v: tensor<2x24x2x16xf32>,
+    %kr: tensor<1x40x2x16xf32>, %se: tensor<2x2x16xf32>, %rw: tensor<2x16xf32>, %rr: tensor<2x16xf32>,
+    %rs: tensor<2x16xf32>, %seg: tensor<2x16x24xi1>, %mask: tensor<2x16x24xi1>) {
+  // expected-error @+1 {{'xlnet.rel_attention_grad' op result 0 ('tensor<2x16x2x8xf32>') must have the type of its operand ('tensor<2x16x2x16xf32>')}}
+  %0:8 = xlnet.rel_attention_grad dout(%dout) q(%q) k(%k) v(%v) k_r(%kr) seg_embed(%se)
+      biases(%rw, %rr, %rs) seg_mat(%seg) mask(%mask)
+      scale = 2.500000e-01 dropatt = 0.000000e+00
+      : (tensor<2x16x2x16xf32>, tensor<2x16x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>,
+         tensor<1x40x2x16xf32>, tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>,
+         tensor<2x16xf32>, tensor<2x16x24xi1>, tensor<2x16x24xi1>)
+      -> (tensor<2x16x2x8xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>, tensor<1x40x2x16xf32>,
+          tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>)
+  return
+}
+
+// -----
+
+// dk_r must have the type of k_r (one positional copy here, not two).
+func.func @rel_attention_grad_dk_r_type(
+    %dout: tensor<2x16x2x16xf32>, %q: tensor<2x16x2x16xf32>, %k: tensor<2x24x2x16xf32>, %v: tensor<2x24x2x16xf32>,
+    %kr: tensor<1x40x2x16xf32>, %se: tensor<2x2x16xf32>, %rw: tensor<2x16xf32>, %rr: tensor<2x16xf32>,
+    %rs: tensor<2x16xf32>, %seg: tensor<2x16x24xi1>, %mask: tensor<2x16x24xi1>) {
+  // expected-error @+1 {{'xlnet.rel_attention_grad' op result 3 ('tensor<2x40x2x16xf32>') must have the type of its operand ('tensor<1x40x2x16xf32>')}}
+  %0:8 = xlnet.rel_attention_grad dout(%dout) q(%q) k(%k) v(%v) k_r(%kr) seg_embed(%se)
+      biases(%rw, %rr, %rs) seg_mat(%seg) mask(%mask)
+      scale = 2.500000e-01 dropatt = 0.000000e+00
+      : (tensor<2x16x2x16xf32>, tensor<2x16x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>,
+         tensor<1x40x2x16xf32>, tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>,
+         tensor<2x16xf32>, tensor<2x16x24xi1>, tensor<2x16x24xi1>)
+      -> (tensor<2x16x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x40x2x16xf32>,
+          tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>)
+  return
+}
+
+// -----
+
+// dr_s_bias must have the type of r_s_bias.
+func.func @rel_attention_grad_dr_s_bias_type(
+    %dout: tensor<2x16x2x16xf32>, %q: tensor<2x16x2x16xf32>, %k: tensor<2x24x2x16xf32>, %v: tensor<2x24x2x16xf32>,
+    %kr: tensor<1x40x2x16xf32>, %se: tensor<2x2x16xf32>, %rw: tensor<2x16xf32>, %rr: tensor<2x16xf32>,
+    %rs: tensor<2x16xf32>, %seg: tensor<2x16x24xi1>, %mask: tensor<2x16x24xi1>) {
+  // expected-error @+1 {{'xlnet.rel_attention_grad' op result 7 ('tensor<32xf32>') must have the type of its operand ('tensor<2x16xf32>')}}
+  %0:8 = xlnet.rel_attention_grad dout(%dout) q(%q) k(%k) v(%v) k_r(%kr) seg_embed(%se)
+      biases(%rw, %rr, %rs) seg_mat(%seg) mask(%mask)
+      scale = 2.500000e-01 dropatt = 0.000000e+00
+      : (tensor<2x16x2x16xf32>, tensor<2x16x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>,
+         tensor<1x40x2x16xf32>, tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>,
+         tensor<2x16xf32>, tensor<2x16x24xi1>, tensor<2x16x24xi1>)
+      -> (tensor<2x16x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>, tensor<1x40x2x16xf32>,
+          tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<32xf32>)
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// add_layer_norm_grad
+//===----------------------------------------------------------------------===//
+
+// x needs a last dim to normalize over.
+func.func @add_layer_norm_grad_scalar(
+    %dout: tensor<f32>, %x: tensor<f32>, %res: tensor<f32>, %gamma: tensor<32xf32>) {
+  // expected-error @+1 {{'xlnet.add_layer_norm_grad' op 'x' must have rank >= 1, got 'tensor<f32>'}}
+  %0:3 = xlnet.add_layer_norm_grad %dout, %x, %res, %gamma eps = 9.9999999999999998E-13
+      : (tensor<f32>, tensor<f32>, tensor<f32>, tensor<32xf32>)
+      -> (tensor<f32>, tensor<32xf32>, tensor<32xf32>)
+  return
+}
+
+// -----
+
+// dout must have the type of x.
+func.func @add_layer_norm_grad_dout_type(
+    %dout: tensor<2x5x32xf32>, %x: tensor<2x16x32xf32>, %res: tensor<2x16x32xf32>, %gamma: tensor<32xf32>) {
+  // expected-error @+1 {{'xlnet.add_layer_norm_grad' op 'dout' ('tensor<2x5x32xf32>'), 'residual' ('tensor<2x16x32xf32>') and 'dsum' ('tensor<2x16x32xf32>') must have the type of 'x' ('tensor<2x16x32xf32>')}}
+  %0:3 = xlnet.add_layer_norm_grad %dout, %x, %res, %gamma eps = 9.9999999999999998E-13
+      : (tensor<2x5x32xf32>, tensor<2x16x32xf32>, tensor<2x16x32xf32>, tensor<32xf32>)
+      -> (tensor<2x16x32xf32>, tensor<32xf32>, tensor<32xf32>)
+  return
+}
+
+// -----
+
+// residual must have the type of x.
+func.func @add_layer_norm_grad_residual_type(
+    %dout: tensor<2x16x32xf32>, %x: tensor<2x16x32xf32>, %res: tensor<2x16x16xf32>, %gamma: tensor<32xf32>) {
+  // expected-error @+1 {{'xlnet.add_layer_norm_grad' op 'dout' ('tensor<2x16x32xf32>'), 'residual' ('tensor<2x16x16xf32>') and 'dsum' ('tensor<2x16x32xf32>') must have the type of 'x' ('tensor<2x16x32xf32>')}}
+  %0:3 = xlnet.add_layer_norm_grad %dout, %x, %res, %gamma eps = 9.9999999999999998E-13
+      : (tensor<2x16x32xf32>, tensor<2x16x32xf32>, tensor<2x16x16xf32>, tensor<32xf32>)
+      -> (tensor<2x16x32xf32>, tensor<32xf32>, tensor<32xf32>)
+  return
+}
+
+// -----
+
+// dsum (the gradient of x + residual) must have the type of x.
+func.func @add_layer_norm_grad_dsum_type(
+    %dout: tensor<2x16x32xf32>, %x: tensor<2x16x32xf32>, %res: tensor<2x16x32xf32>, %gamma: tensor<32xf32>) {
+  // expected-error @+1 {{'xlnet.add_layer_norm_grad' op 'dout' ('tensor<2x16x32xf32>'), 'residual' ('tensor<2x16x32xf32>') and 'dsum' ('tensor<32x32xf32>') must have the type of 'x' ('tensor<2x16x32xf32>')}}
+  %0:3 = xlnet.add_layer_norm_grad %dout, %x, %res, %gamma eps = 9.9999999999999998E-13
+      : (tensor<2x16x32xf32>, tensor<2x16x32xf32>, tensor<2x16x32xf32>, tensor<32xf32>)
+      -> (tensor<32x32xf32>, tensor<32xf32>, tensor<32xf32>)
+  return
+}
+
+// -----
+
+// gamma must be 1-d.
+func.func @add_layer_norm_grad_gamma_rank(
+    %dout: tensor<2x16x32xf32>, %x: tensor<2x16x32xf32>, %res: tensor<2x16x32xf32>, %gamma: tensor<1x32xf32>) {
+  // expected-error @+1 {{'xlnet.add_layer_norm_grad' op 'gamma' must be [D] with D = 'x' dim 2 (32), got 'tensor<1x32xf32>'}}
+  %0:3 = xlnet.add_layer_norm_grad %dout, %x, %res, %gamma eps = 9.9999999999999998E-13
+      : (tensor<2x16x32xf32>, tensor<2x16x32xf32>, tensor<2x16x32xf32>, tensor<1x32xf32>)
+      -> (tensor<2x16x32xf32>, tensor<32xf32>, tensor<32xf32>)
+  return
+}
+
+// -----
+
+// gamma must have D = 32 elements.
+func.func @add_layer_norm_grad_gamma_size(
+    %dout: tensor<2x16x32xf32>, %x: tensor<2x16x32xf32>, %res: tensor<2x16x32xf32>, %gamma: tensor<16xf32>) {
+  // expected-error @+1 {{'xlnet.add_layer_norm_grad' op 'gamma' must be [D] with D = 'x' dim 2 (32), got 'tensor<16xf32>'}}
+  %0:3 = xlnet.add_layer_norm_grad %dout, %x, %res, %gamma eps = 9.9999999999999998E-13
+      : (tensor<2x16x32xf32>, tensor<2x16x32xf32>, tensor<2x16x32xf32>, tensor<16xf32>)
+      -> (tensor<2x16x32xf32>, tensor<32xf32>, tensor<32xf32>)
+  return
+}
+
+// -----
+
+// dgamma must have D = 32 elements.
+func.func @add_layer_norm_grad_dgamma_size(
+    %dout: tensor<2x16x32xf32>, %x: tensor<2x16x32xf32>, %res: tensor<2x16x32xf32>, %gamma: tensor<32xf32>) {
+  // expected-error @+1 {{'xlnet.add_layer_norm_grad' op 'dgamma' must be [D] with D = 'x' dim 2 (32), got 'tensor<64xf32>'}}
+  %0:3 = xlnet.add_layer_norm_grad %dout, %x, %res, %gamma eps = 9.9999999999999998E-13
+      : (tensor<2x16x32xf32>, tensor<2x16x32xf32>, tensor<2x16x32xf32>, tensor<32xf32>)
+      -> (tensor<2x16x32xf32>, tensor<64xf32>, tensor<32xf32>)
+  return
+}
+
+// -----
+
+// dbeta must be 1-d [D].
+func.func @add_layer_norm_grad_dbeta_rank(
+    %dout: tensor<2x16x32xf32>, %x: tensor<2x16x32xf32>, %res: tensor<2x16x32xf32>, %gamma: tensor<32xf32>) {
+  // expected-error @+1 {{'xlnet.add_layer_norm_grad' op 'dbeta' must be [D] with D = 'x' dim 2 (32), got 'tensor<f32>'}}
+  %0:3 = xlnet.add_layer_norm_grad %dout, %x, %res, %gamma eps = 9.9999999999999998E-13
+      : (tensor<2x16x32xf32>, tensor<2x16x32xf32>, tensor<2x16x32xf32>, tensor<32xf32>)
+      -> (tensor<2x16x32xf32>, tensor<32xf32>, tensor<f32>)
+  return
+}
+
+// -----
+
+// eps must be positive.
+func.func @add_layer_norm_grad_eps_zero(
+    %dout: tensor<2x16x32xf32>, %x: tensor<2x16x32xf32>, %res: tensor<2x16x32xf32>, %gamma: tensor<32xf32>) {
+  // expected-error @+1 {{'xlnet.add_layer_norm_grad' op eps must be > 0, got 0.000000e+00}}
+  %0:3 = xlnet.add_layer_norm_grad %dout, %x, %res, %gamma eps = 0.000000e+00
+      : (tensor<2x16x32xf32>, tensor<2x16x32xf32>, tensor<2x16x32xf32>, tensor<32xf32>)
+      -> (tensor<2x16x32xf32>, tensor<32xf32>, tensor<32xf32>)
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// lm_loss_grad
+//===----------------------------------------------------------------------===//
+
+// logits must be [B, NP, V].
+func.func @lm_loss_grad_logits_rank(%logits: tensor<10x64xf32>, %target: tensor<2x5xi64>, %target_mask: tensor<2x5xf32>) {
+  // expected-error @+1 {{'xlnet.lm_loss_grad' op 'logits' must have rank 3 [B, NP, V], got 'tensor<10x64xf32>'}}
+  %0 = xlnet.lm_loss_grad %logits, %target, %target_mask
+      : (tensor<10x64xf32>, tensor<2x5xi64>, tensor<2x5xf32>) -> tensor<2x5x64xf32>
+  return
+}
+
+// -----
+
+// target must be [B, NP].
+func.func @lm_loss_grad_target_rank(%logits: tensor<2x5x64xf32>, %target: tensor<10xi64>, %target_mask: tensor<2x5xf32>) {
+  // expected-error @+1 {{'xlnet.lm_loss_grad' op 'target' must have rank 2 [B, NP], got 'tensor<10xi64>'}}
+  %0 = xlnet.lm_loss_grad %logits, %target, %target_mask
+      : (tensor<2x5x64xf32>, tensor<10xi64>, tensor<2x5xf32>) -> tensor<2x5x64xf32>
+  return
+}
+
+// -----
+
+// target_mask must be [B, NP].
+func.func @lm_loss_grad_target_mask_rank(%logits: tensor<2x5x64xf32>, %target: tensor<2x5xi64>, %target_mask: tensor<2x5x1xf32>) {
+  // expected-error @+1 {{'xlnet.lm_loss_grad' op 'target_mask' must have rank 2 [B, NP], got 'tensor<2x5x1xf32>'}}
+  %0 = xlnet.lm_loss_grad %logits, %target, %target_mask
+      : (tensor<2x5x64xf32>, tensor<2x5xi64>, tensor<2x5x1xf32>) -> tensor<2x5x64xf32>
+  return
+}
+
+// -----
+
+// The gradient of the logits must be [B, NP, V].
+func.func @lm_loss_grad_result_rank(%logits: tensor<2x5x64xf32>, %target: tensor<2x5xi64>, %target_mask: tensor<2x5xf32>) {
+  // expected-error @+1 {{'xlnet.lm_loss_grad' op 'result' must have rank 3 [B, NP, V], got 'tensor<10x64xf32>'}}
+  %0 = xlnet.lm_loss_grad %logits, %target, %target_mask
+      : (tensor<2x5x64xf32>, tensor<2x5xi64>, tensor<2x5xf32>) -> tensor<10x64xf32>
+  return
+}
+
+// -----
+
+// target NP differs from logits NP.
+func.func @lm_loss_grad_num_predict(%logits: tensor<2x5x64xf32>, %target: tensor<2x4xi64>, %target_mask: tensor<2x5xf32>) {
+  // expected-error @+1 {{'xlnet.lm_loss_grad' op NP mismatch: 'target' dim 1 is 4 but 'logits' dim 1 is 5}}
+  %0 = xlnet.lm_loss_grad %logits, %target, %target_mask
+      : (tensor<2x5x64xf32>, tensor<2x4xi64>, tensor<2x5xf32>) -> tensor<2x5x64xf32>
+  return
+}
+
+// -----
+
+// target_mask B differs from logits B.
+func.func @lm_loss_grad_target_mask_batch(%logits: tensor<2x5x64xf32>, %target: tensor<2x5xi64>, %target_mask: tensor<1x5xf32>) {
+  // expected-error @+1 {{'xlnet.lm_loss_grad' op B mismatch: 'target_mask' dim 0 is 1 but 'logits' dim 0 is 2}}
+  %0 = xlnet.lm_loss_grad %logits, %target, %target_mask
+      : (tensor<2x5x64xf32>, tensor<2x5xi64>, tensor<1x5xf32>) -> tensor<2x5x64xf32>
+  return
+}
+
+// -----
+
+// The gradient has the shape of the logits: V differs.
+func.func @lm_loss_grad_vocab(%logits: tensor<2x5x64xf32>, %target: tensor<2x5xi64>, %target_mask: tensor<2x5xf32>) {
+  // expected-error @+1 {{'xlnet.lm_loss_grad' op V mismatch: 'result' dim 2 is 32 but 'logits' dim 2 is 64}}
+  %0 = xlnet.lm_loss_grad %logits, %target, %target_mask
+      : (tensor<2x5x64xf32>, tensor<2x5xi64>, tensor<2x5xf32>) -> tensor<2x5x32xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// add
+//===----------------------------------------------------------------------===//
+
+// Both operands and the result have one type (SameOperandsAndResultType; generic form).
+func.func @add_type_mismatch(%a: tensor<2x16x32xf32>, %b: tensor<2x5x32xf32>) {
+  // expected-error @+1 {{'xlnet.add' op requires the same type for all operands and results}}
+  %0 = "xlnet.add"(%a, %b) : (tensor<2x16x32xf32>, tensor<2x5x32xf32>) -> tensor<2x16x32xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// lr_schedule
+//===----------------------------------------------------------------------===//
+
+// learning_rate can not be negative.
+func.func @lr_schedule_lr_negative(%step: tensor<i64>) {
+  // expected-error @+1 {{'xlnet.lr_schedule' op learning_rate must be finite and >= 0, got -1.000000e-04}}
+  %0 = xlnet.lr_schedule %step decay = poly learning_rate = -1.000000e-04
+      warmup_steps = 10 train_steps = 100 min_lr_ratio = 0.000000e+00
+      : (tensor<i64>) -> tensor<f32>
+  return
+}
+
+// -----
+
+// NaN is not a learning rate.
+func.func @lr_schedule_lr_nan(%step: tensor<i64>) {
+  // expected-error @+1 {{'xlnet.lr_schedule' op learning_rate must be finite and >= 0, got nan}}
+  %0 = xlnet.lr_schedule %step decay = poly learning_rate = 0x7FF8000000000000
+      warmup_steps = 10 train_steps = 100 min_lr_ratio = 0.000000e+00
+      : (tensor<i64>) -> tensor<f32>
+  return
+}
+
+// -----
+
+// min_lr_ratio is a fraction of learning_rate: above 1 is rejected.
+func.func @lr_schedule_min_lr_ratio_above_one(%step: tensor<i64>) {
+  // expected-error @+1 {{'xlnet.lr_schedule' op min_lr_ratio must be in [0, 1], got 1.500000e+00}}
+  %0 = xlnet.lr_schedule %step decay = cos learning_rate = 1.000000e-04
+      warmup_steps = 10 train_steps = 100 min_lr_ratio = 1.500000e+00
+      : (tensor<i64>) -> tensor<f32>
+  return
+}
+
+// -----
+
+// min_lr_ratio can not be negative.
+func.func @lr_schedule_min_lr_ratio_negative(%step: tensor<i64>) {
+  // expected-error @+1 {{'xlnet.lr_schedule' op min_lr_ratio must be in [0, 1], got -1.000000e-01}}
+  %0 = xlnet.lr_schedule %step decay = poly learning_rate = 1.000000e-04
+      warmup_steps = 10 train_steps = 100 min_lr_ratio = -1.000000e-01
+      : (tensor<i64>) -> tensor<f32>
+  return
+}
+
+// -----
+
+// warmup_steps can not be negative.
+func.func @lr_schedule_warmup_negative(%step: tensor<i64>) {
+  // expected-error @+1 {{'xlnet.lr_schedule' op warmup_steps must be >= 0 and train_steps >= 1, got -1 and 100}}
+  %0 = xlnet.lr_schedule %step decay = poly learning_rate = 1.000000e-04
+      warmup_steps = -1 train_steps = 100 min_lr_ratio = 0.000000e+00
+      : (tensor<i64>) -> tensor<f32>
+  return
+}
+
+// -----
+
+// train_steps must be at least 1 (the decay divides by it).
+func.func @lr_schedule_train_steps_zero(%step: tensor<i64>) {
+  // expected-error @+1 {{'xlnet.lr_schedule' op warmup_steps must be >= 0 and train_steps >= 1, got 10 and 0}}
+  %0 = xlnet.lr_schedule %step decay = poly learning_rate = 1.000000e-04
+      warmup_steps = 10 train_steps = 0 min_lr_ratio = 0.000000e+00
+      : (tensor<i64>) -> tensor<f32>
+  return
+}
+
+// -----
+
+// step is a scalar: a 1-d step is rejected by the type constraint, before the verifier.
+func.func @lr_schedule_step_not_scalar(%step: tensor<1xi64>) {
+  // expected-error @+1 {{'xlnet.lr_schedule' op operand #0 must be 0D tensor of 64-bit signless integer values, but got 'tensor<1xi64>'}}
+  %0 = xlnet.lr_schedule %step decay = poly learning_rate = 1.000000e-04
+      warmup_steps = 10 train_steps = 100 min_lr_ratio = 0.000000e+00
+      : (tensor<1xi64>) -> tensor<f32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// global_norm
+//===----------------------------------------------------------------------===//
+
+// The norm of no tensors is rejected.
+func.func @global_norm_no_operands() {
+  // expected-error @+1 {{'xlnet.global_norm' op needs at least one operand}}
+  %0 = xlnet.global_norm : () -> tensor<f32>
+  return
+}
+
+// -----
+
+// The norm is a scalar: a 1-d result is rejected by the type constraint.
+func.func @global_norm_result_not_scalar(%g: tensor<32xf32>) {
+  // expected-error @+1 {{'xlnet.global_norm' op result #0 must be 0D tensor of 32-bit float values, but got 'tensor<1xf32>'}}
+  %0 = xlnet.global_norm %g : (tensor<32xf32>) -> tensor<1xf32>
+  return
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// adam_update
+//===----------------------------------------------------------------------===//
+
+// grad must have the type of param.
+func.func @adam_update_grad_type(
+    %p: tensor<32xf32>, %g: tensor<64xf32>, %m: tensor<32xf32>, %v: tensor<32xf32>,
+    %lr: tensor<f32>, %n: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'xlnet.adam_update' op 'grad' ('tensor<64xf32>') must have the type of 'param' ('tensor<32xf32>')}}
+  %0:3 = xlnet.adam_update %p, %g, %m, %v lr(%lr) grad_norm(%n) step(%step)
+      beta1 = 9.000000e-01 beta2 = 9.990000e-01 epsilon = 9.9999999999999995E-7
+      clip = 1.000000e+00 weight_decay = 0.000000e+00 {bias_correction}
+      : (tensor<32xf32>, tensor<64xf32>, tensor<32xf32>, tensor<32xf32>, tensor<f32>, tensor<f32>, tensor<i64>)
+      -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
+  return
+}
+
+// -----
+
+// The first moment m must have the type of param.
+func.func @adam_update_m_type(
+    %p: tensor<32xf32>, %g: tensor<32xf32>, %m: tensor<1x32xf32>, %v: tensor<32xf32>,
+    %lr: tensor<f32>, %n: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'xlnet.adam_update' op 'm' ('tensor<1x32xf32>') must have the type of 'param' ('tensor<32xf32>')}}
+  %0:3 = xlnet.adam_update %p, %g, %m, %v lr(%lr) grad_norm(%n) step(%step)
+      beta1 = 9.000000e-01 beta2 = 9.990000e-01 epsilon = 9.9999999999999995E-7
+      clip = 1.000000e+00 weight_decay = 0.000000e+00 {bias_correction}
+      : (tensor<32xf32>, tensor<32xf32>, tensor<1x32xf32>, tensor<32xf32>, tensor<f32>, tensor<f32>, tensor<i64>)
+      -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
+  return
+}
+
+// -----
+
+// The second moment v must have the type of param.
+func.func @adam_update_v_type(
+    %p: tensor<32xf32>, %g: tensor<32xf32>, %m: tensor<32xf32>, %v: tensor<16xf32>,
+    %lr: tensor<f32>, %n: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'xlnet.adam_update' op 'v' ('tensor<16xf32>') must have the type of 'param' ('tensor<32xf32>')}}
+  %0:3 = xlnet.adam_update %p, %g, %m, %v lr(%lr) grad_norm(%n) step(%step)
+      beta1 = 9.000000e-01 beta2 = 9.990000e-01 epsilon = 9.9999999999999995E-7
+      clip = 1.000000e+00 weight_decay = 0.000000e+00 {bias_correction}
+      : (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<16xf32>, tensor<f32>, tensor<f32>, tensor<i64>)
+      -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
+  return
+}
+
+// -----
+
+// new_param must have the type of param.
+func.func @adam_update_new_param_type(
+    %p: tensor<32xf32>, %g: tensor<32xf32>, %m: tensor<32xf32>, %v: tensor<32xf32>,
+    %lr: tensor<f32>, %n: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'xlnet.adam_update' op 'new_param' ('tensor<64xf32>') must have the type of 'param' ('tensor<32xf32>')}}
+  %0:3 = xlnet.adam_update %p, %g, %m, %v lr(%lr) grad_norm(%n) step(%step)
+      beta1 = 9.000000e-01 beta2 = 9.990000e-01 epsilon = 9.9999999999999995E-7
+      clip = 1.000000e+00 weight_decay = 0.000000e+00 {bias_correction}
+      : (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<f32>, tensor<f32>, tensor<i64>)
+      -> (tensor<64xf32>, tensor<32xf32>, tensor<32xf32>)
+  return
+}
+
+// -----
+
+// new_m must have the type of param.
+func.func @adam_update_new_m_type(
+    %p: tensor<32xf32>, %g: tensor<32xf32>, %m: tensor<32xf32>, %v: tensor<32xf32>,
+    %lr: tensor<f32>, %n: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'xlnet.adam_update' op 'new_m' ('tensor<f32>') must have the type of 'param' ('tensor<32xf32>')}}
+  %0:3 = xlnet.adam_update %p, %g, %m, %v lr(%lr) grad_norm(%n) step(%step)
+      beta1 = 9.000000e-01 beta2 = 9.990000e-01 epsilon = 9.9999999999999995E-7
+      clip = 1.000000e+00 weight_decay = 0.000000e+00 {bias_correction}
+      : (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<f32>, tensor<f32>, tensor<i64>)
+      -> (tensor<32xf32>, tensor<f32>, tensor<32xf32>)
+  return
+}
+
+// -----
+
+// new_v must have the type of param.
+func.func @adam_update_new_v_type(
+    %p: tensor<32xf32>, %g: tensor<32xf32>, %m: tensor<32xf32>, %v: tensor<32xf32>,
+    %lr: tensor<f32>, %n: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'xlnet.adam_update' op 'new_v' ('tensor<2x16xf32>') must have the type of 'param' ('tensor<32xf32>')}}
+  %0:3 = xlnet.adam_update %p, %g, %m, %v lr(%lr) grad_norm(%n) step(%step)
+      beta1 = 9.000000e-01 beta2 = 9.990000e-01 epsilon = 9.9999999999999995E-7
+      clip = 1.000000e+00 weight_decay = 0.000000e+00 {bias_correction}
+      : (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<f32>, tensor<f32>, tensor<i64>)
+      -> (tensor<32xf32>, tensor<32xf32>, tensor<2x16xf32>)
+  return
+}
+
+// -----
+
+// beta1 must be below 1.
+func.func @adam_update_beta1_one(
+    %p: tensor<32xf32>, %g: tensor<32xf32>, %m: tensor<32xf32>, %v: tensor<32xf32>,
+    %lr: tensor<f32>, %n: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'xlnet.adam_update' op beta1 must be in [0, 1), got 1.000000e+00}}
+  %0:3 = xlnet.adam_update %p, %g, %m, %v lr(%lr) grad_norm(%n) step(%step)
+      beta1 = 1.000000e+00 beta2 = 9.990000e-01 epsilon = 9.9999999999999995E-7
+      clip = 1.000000e+00 weight_decay = 0.000000e+00 {bias_correction}
+      : (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<f32>, tensor<f32>, tensor<i64>)
+      -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
+  return
+}
+
+// -----
+
+// beta2 can not be negative.
+func.func @adam_update_beta2_negative(
+    %p: tensor<32xf32>, %g: tensor<32xf32>, %m: tensor<32xf32>, %v: tensor<32xf32>,
+    %lr: tensor<f32>, %n: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'xlnet.adam_update' op beta2 must be in [0, 1), got -9.990000e-01}}
+  %0:3 = xlnet.adam_update %p, %g, %m, %v lr(%lr) grad_norm(%n) step(%step)
+      beta1 = 9.000000e-01 beta2 = -9.990000e-01 epsilon = 9.9999999999999995E-7
+      clip = 1.000000e+00 weight_decay = 0.000000e+00 {bias_correction}
+      : (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<f32>, tensor<f32>, tensor<i64>)
+      -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
+  return
+}
+
+// -----
+
+// epsilon must be positive (it keeps the update finite).
+func.func @adam_update_epsilon_zero(
+    %p: tensor<32xf32>, %g: tensor<32xf32>, %m: tensor<32xf32>, %v: tensor<32xf32>,
+    %lr: tensor<f32>, %n: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'xlnet.adam_update' op epsilon must be finite and > 0, got 0.000000e+00}}
+  %0:3 = xlnet.adam_update %p, %g, %m, %v lr(%lr) grad_norm(%n) step(%step)
+      beta1 = 9.000000e-01 beta2 = 9.990000e-01 epsilon = 0.000000e+00
+      clip = 1.000000e+00 weight_decay = 0.000000e+00 {bias_correction}
+      : (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<f32>, tensor<f32>, tensor<i64>)
+      -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
+  return
+}
+
+// -----
+
+// weight_decay can not be negative.
+func.func @adam_update_weight_decay_negative(
+    %p: tensor<32xf32>, %g: tensor<32xf32>, %m: tensor<32xf32>, %v: tensor<32xf32>,
+    %lr: tensor<f32>, %n: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'xlnet.adam_update' op weight_decay must be finite and >= 0, got -1.000000e-02}}
+  %0:3 = xlnet.adam_update %p, %g, %m, %v lr(%lr) grad_norm(%n) step(%step)
+      beta1 = 9.000000e-01 beta2 = 9.990000e-01 epsilon = 9.9999999999999995E-7
+      clip = 1.000000e+00 weight_decay = -1.000000e-02
+      : (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<f32>, tensor<f32>, tensor<i64>)
+      -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
+  return
+}
+
+// -----
+
+// bias_correction (tf.train.AdamOptimizer) has no weight decay.
+func.func @adam_update_bias_correction_weight_decay(
+    %p: tensor<32xf32>, %g: tensor<32xf32>, %m: tensor<32xf32>, %v: tensor<32xf32>,
+    %lr: tensor<f32>, %n: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'xlnet.adam_update' op bias_correction (tf.train.AdamOptimizer) is only used with weight_decay 0}}
+  %0:3 = xlnet.adam_update %p, %g, %m, %v lr(%lr) grad_norm(%n) step(%step)
+      beta1 = 9.000000e-01 beta2 = 9.990000e-01 epsilon = 9.9999999999999995E-7
+      clip = 1.000000e+00 weight_decay = 1.000000e-02 {bias_correction}
+      : (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<f32>, tensor<f32>, tensor<i64>)
+      -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
+  return
+}
+
+// -----
+
+// NaN is not a clip norm (<= 0 disables clipping).
+func.func @adam_update_clip_nan(
+    %p: tensor<32xf32>, %g: tensor<32xf32>, %m: tensor<32xf32>, %v: tensor<32xf32>,
+    %lr: tensor<f32>, %n: tensor<f32>, %step: tensor<i64>) {
+  // expected-error @+1 {{'xlnet.adam_update' op clip must be a number (<= 0 disables clipping)}}
+  %0:3 = xlnet.adam_update %p, %g, %m, %v lr(%lr) grad_norm(%n) step(%step)
+      beta1 = 9.000000e-01 beta2 = 9.990000e-01 epsilon = 9.9999999999999995E-7
+      clip = 0x7FF8000000000000 weight_decay = 0.000000e+00 {bias_correction}
+      : (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<f32>, tensor<f32>, tensor<i64>)
+      -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
+  return
+}

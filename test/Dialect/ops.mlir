@@ -203,6 +203,28 @@ func.func @rel_attention_query_rows(%q: tensor<2x5x2x16xf32>, %k: tensor<2x24x2x
   return %0 : tensor<2x5x2x16xf32>
 }
 
+// The optional `site` (the dropatt random stream) is printed in the attribute
+// dictionary after dropatt; content stream (no rows).
+// CHECK-LABEL: func.func @rel_attention_site(
+// CHECK-SAME:    %[[Q:[^:]+]]: tensor<2x16x2x16xf32>, %[[K:[^:]+]]: tensor<2x24x2x16xf32>, %[[V:[^:]+]]: tensor<2x24x2x16xf32>, %[[K_R:[^:]+]]: tensor<1x40x2x16xf32>, %[[SEG_EMBED:[^:]+]]: tensor<2x2x16xf32>, %[[R_W:[^:]+]]: tensor<2x16xf32>, %[[R_R:[^:]+]]: tensor<2x16xf32>, %[[R_S:[^:]+]]: tensor<2x16xf32>, %[[SEG:[^:]+]]: tensor<2x16x24xi1>, %[[MASK_H:[^:]+]]: tensor<2x16x24xi1>)
+// CHECK:         %[[ATTN:.+]] = xlnet.rel_attention q(%[[Q]]) k(%[[K]]) v(%[[V]]) k_r(%[[K_R]]) seg_embed(%[[SEG_EMBED]]) biases(%[[R_W]], %[[R_R]], %[[R_S]]) seg_mat(%[[SEG]]) mask(%[[MASK_H]]) scale = 2.500000e-01 dropatt = 1.000000e-01 {site = 7 : i64} : (tensor<2x16x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>, tensor<1x40x2x16xf32>, tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16x24xi1>, tensor<2x16x24xi1>) -> tensor<2x16x2x16xf32>
+// CHECK:         return %[[ATTN]]
+func.func @rel_attention_site(%q: tensor<2x16x2x16xf32>, %k: tensor<2x24x2x16xf32>,
+                              %v: tensor<2x24x2x16xf32>, %kr: tensor<1x40x2x16xf32>,
+                              %se: tensor<2x2x16xf32>, %rw: tensor<2x16xf32>,
+                              %rr: tensor<2x16xf32>, %rs: tensor<2x16xf32>,
+                              %seg: tensor<2x16x24xi1>, %mask: tensor<2x16x24xi1>)
+    -> tensor<2x16x2x16xf32> {
+  %0 = xlnet.rel_attention q(%q) k(%k) v(%v) k_r(%kr) seg_embed(%se)
+      biases(%rw, %rr, %rs) seg_mat(%seg) mask(%mask)
+      scale = 0.25 dropatt = 0.1 {site = 7 : i64}
+      : (tensor<2x16x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>,
+         tensor<1x40x2x16xf32>, tensor<2x2x16xf32>, tensor<2x16xf32>,
+         tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16x24xi1>,
+         tensor<2x16x24xi1>) -> tensor<2x16x2x16xf32>
+  return %0 : tensor<2x16x2x16xf32>
+}
+
 // o-projection, dropout, residual and LayerNorm: attn [B, T, N, H] -> [B, T, D].
 // CHECK-LABEL: func.func @post_attention(
 // CHECK-SAME:    %[[ATTN:[^:]+]]: tensor<2x16x2x16xf32>, %[[RES:[^:]+]]: tensor<2x16x32xf32>, %[[W_O:[^:]+]]: tensor<32x2x16xf32>, %[[LN_W:[^:]+]]: tensor<32xf32>, %[[LN_B:[^:]+]]: tensor<32xf32>)
@@ -453,6 +475,307 @@ func.func @dropout(%x: tensor<2x16x32xf32>) -> tensor<2x16x32xf32> {
   %0 = xlnet.dropout %x rate = 0.1 : tensor<2x16x32xf32>
   %1 = xlnet.dropout %0 rate = 0.0 : tensor<2x16x32xf32>
   return %1 : tensor<2x16x32xf32>
+}
+
+// The optional `site` fixes the dropout random stream; it is printed in the
+// attribute dictionary. Site 0 is valid.
+// CHECK-LABEL: func.func @dropout_site(
+// CHECK-SAME:    %[[X:[^:]+]]: tensor<2x16x32xf32>)
+// CHECK:         %[[Y:.+]] = xlnet.dropout %[[X]] rate = 1.000000e-01 {site = 0 : i64} : tensor<2x16x32xf32>
+// CHECK:         %[[Z:.+]] = xlnet.dropout %[[Y]] rate = 1.000000e-01 {site = 12 : i64} : tensor<2x16x32xf32>
+// CHECK:         return %[[Z]]
+func.func @dropout_site(%x: tensor<2x16x32xf32>) -> tensor<2x16x32xf32> {
+  %0 = xlnet.dropout %x rate = 0.1 {site = 0 : i64} : tensor<2x16x32xf32>
+  %1 = xlnet.dropout %0 rate = 0.1 {site = 12 : i64} : tensor<2x16x32xf32>
+  return %1 : tensor<2x16x32xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// Backward
+//===----------------------------------------------------------------------===//
+
+// Scatter-add of dout [B, S, D] by ids [B, S] into the table gradient [V, D].
+// CHECK-LABEL: func.func @embedding_grad(
+// CHECK-SAME:    %[[IDS:[^:]+]]: tensor<2x16xi64>, %[[DOUT:[^:]+]]: tensor<2x16x32xf32>)
+// CHECK:         %[[DE:.+]] = xlnet.embedding_grad %[[IDS]], %[[DOUT]] : (tensor<2x16xi64>, tensor<2x16x32xf32>) -> tensor<64x32xf32>
+// CHECK:         return %[[DE]]
+func.func @embedding_grad(%ids: tensor<2x16xi64>, %dout: tensor<2x16x32xf32>) -> tensor<64x32xf32> {
+  %0 = xlnet.embedding_grad %ids, %dout : (tensor<2x16xi64>, tensor<2x16x32xf32>) -> tensor<64x32xf32>
+  return %0 : tensor<64x32xf32>
+}
+
+// The gradient of mask_emb: dout [B, NP, D] summed to [1, 1, D].
+// CHECK-LABEL: func.func @mask_embedding_grad(
+// CHECK-SAME:    %[[DG0:[^:]+]]: tensor<2x5x32xf32>)
+// CHECK:         %[[DM:.+]] = xlnet.mask_embedding_grad %[[DG0]] : (tensor<2x5x32xf32>) -> tensor<1x1x32xf32>
+// CHECK:         return %[[DM]]
+func.func @mask_embedding_grad(%dg0: tensor<2x5x32xf32>) -> tensor<1x1x32xf32> {
+  %0 = xlnet.mask_embedding_grad %dg0 : (tensor<2x5x32xf32>) -> tensor<1x1x32xf32>
+  return %0 : tensor<1x1x32xf32>
+}
+
+// The gradient of h from [mems ; h]: the last S = 16 of the K = 24 key rows.
+// CHECK-LABEL: func.func @mem_concat_grad(
+// CHECK-SAME:    %[[DCAT:[^:]+]]: tensor<2x24x32xf32>)
+// CHECK:         %[[DH:.+]] = xlnet.mem_concat_grad %[[DCAT]] : (tensor<2x24x32xf32>) -> tensor<2x16x32xf32>
+// CHECK:         return %[[DH]]
+func.func @mem_concat_grad(%dcat: tensor<2x24x32xf32>) -> tensor<2x16x32xf32> {
+  %0 = xlnet.mem_concat_grad %dcat : (tensor<2x24x32xf32>) -> tensor<2x16x32xf32>
+  return %0 : tensor<2x16x32xf32>
+}
+
+// Without memory (K = S) the gradient is dout itself, still a valid op.
+// CHECK-LABEL: func.func @mem_concat_grad_no_mems(
+// CHECK-SAME:    %[[DCAT:[^:]+]]: tensor<2x16x32xf32>)
+// CHECK:         %[[DH:.+]] = xlnet.mem_concat_grad %[[DCAT]] : (tensor<2x16x32xf32>) -> tensor<2x16x32xf32>
+// CHECK:         return %[[DH]]
+func.func @mem_concat_grad_no_mems(%dcat: tensor<2x16x32xf32>) -> tensor<2x16x32xf32> {
+  %0 = xlnet.mem_concat_grad %dcat : (tensor<2x16x32xf32>) -> tensor<2x16x32xf32>
+  return %0 : tensor<2x16x32xf32>
+}
+
+// Elementwise activation, one type for operand and result; the activation
+// prints as its bare keyword before the operand (none is accepted here).
+// CHECK-LABEL: func.func @activation(
+// CHECK-SAME:    %[[Z:[^:]+]]: tensor<2x16x48xf32>)
+// CHECK:         %[[A:.+]] = xlnet.activation relu %[[Z]] : tensor<2x16x48xf32>
+// CHECK:         %[[B:.+]] = xlnet.activation gelu_tanh %[[A]] : tensor<2x16x48xf32>
+// CHECK:         %[[C:.+]] = xlnet.activation gelu_erf %[[B]] : tensor<2x16x48xf32>
+// CHECK:         %[[D:.+]] = xlnet.activation none %[[C]] : tensor<2x16x48xf32>
+// CHECK:         return %[[D]]
+func.func @activation(%z: tensor<2x16x48xf32>) -> tensor<2x16x48xf32> {
+  %0 = xlnet.activation relu %z : tensor<2x16x48xf32>
+  %1 = xlnet.activation gelu_tanh %0 : tensor<2x16x48xf32>
+  %2 = xlnet.activation gelu_erf %1 : tensor<2x16x48xf32>
+  %3 = xlnet.activation none %2 : tensor<2x16x48xf32>
+  return %3 : tensor<2x16x48xf32>
+}
+
+// dy · act'(x) for the pre-activation x: dy, x and the result share one type.
+// CHECK-LABEL: func.func @activation_grad(
+// CHECK-SAME:    %[[DY:[^:]+]]: tensor<2x16x48xf32>, %[[Z:[^:]+]]: tensor<2x16x48xf32>)
+// CHECK:         %[[A:.+]] = xlnet.activation_grad relu %[[DY]], %[[Z]] : tensor<2x16x48xf32>
+// CHECK:         %[[B:.+]] = xlnet.activation_grad gelu_tanh %[[A]], %[[Z]] : tensor<2x16x48xf32>
+// CHECK:         %[[C:.+]] = xlnet.activation_grad gelu_erf %[[B]], %[[Z]] : tensor<2x16x48xf32>
+// CHECK:         return %[[C]]
+func.func @activation_grad(%dy: tensor<2x16x48xf32>, %z: tensor<2x16x48xf32>) -> tensor<2x16x48xf32> {
+  %0 = xlnet.activation_grad relu %dy, %z : tensor<2x16x48xf32>
+  %1 = xlnet.activation_grad gelu_tanh %0, %z : tensor<2x16x48xf32>
+  %2 = xlnet.activation_grad gelu_erf %1, %z : tensor<2x16x48xf32>
+  return %2 : tensor<2x16x48xf32>
+}
+
+// Weight gradient of FFN layer 1 (w1 [N, K] = [48, 32], transpose_w):
+// dyᵀ · x laid out like w1. Default k_rank = 1 is not printed.
+// CHECK-LABEL: func.func @gemm_wgrad_transpose_w(
+// CHECK-SAME:    %[[X:[^:]+]]: tensor<2x16x32xf32>, %[[DZ:[^:]+]]: tensor<2x16x48xf32>)
+// CHECK:         %[[DW:.+]] = xlnet.gemm_wgrad %[[X]], %[[DZ]] {transpose_w} : (tensor<2x16x32xf32>, tensor<2x16x48xf32>) -> tensor<48x32xf32>
+// CHECK:         return %[[DW]]
+func.func @gemm_wgrad_transpose_w(%x: tensor<2x16x32xf32>, %dz: tensor<2x16x48xf32>) -> tensor<48x32xf32> {
+  %0 = xlnet.gemm_wgrad %x, %dz {transpose_w, k_rank = 1 : i64}
+      : (tensor<2x16x32xf32>, tensor<2x16x48xf32>) -> tensor<48x32xf32>
+  return %0 : tensor<48x32xf32>
+}
+
+// Weight gradient of a head projection (w [K, N...] = [32, 2, 16]): xᵀ · dy.
+// CHECK-LABEL: func.func @gemm_wgrad_plain(
+// CHECK-SAME:    %[[X:[^:]+]]: tensor<2x24x32xf32>, %[[DY:[^:]+]]: tensor<2x24x2x16xf32>)
+// CHECK:         %[[DW:.+]] = xlnet.gemm_wgrad %[[X]], %[[DY]] : (tensor<2x24x32xf32>, tensor<2x24x2x16xf32>) -> tensor<32x2x16xf32>
+// CHECK:         return %[[DW]]
+func.func @gemm_wgrad_plain(%x: tensor<2x24x32xf32>, %dy: tensor<2x24x2x16xf32>) -> tensor<32x2x16xf32> {
+  %0 = xlnet.gemm_wgrad %x, %dy : (tensor<2x24x32xf32>, tensor<2x24x2x16xf32>) -> tensor<32x2x16xf32>
+  return %0 : tensor<32x2x16xf32>
+}
+
+// Weight gradient of the o-projection: x = attn [B, T, N, H] contracted over
+// its last two dims (k_rank = 2), W_o [D, N, H] (transpose_w: K dims last).
+// CHECK-LABEL: func.func @gemm_wgrad_k_rank_2(
+// CHECK-SAME:    %[[ATTN:[^:]+]]: tensor<2x16x2x16xf32>, %[[DY:[^:]+]]: tensor<2x16x32xf32>)
+// CHECK:         %[[DW:.+]] = xlnet.gemm_wgrad %[[ATTN]], %[[DY]] {k_rank = 2 : i64, transpose_w} : (tensor<2x16x2x16xf32>, tensor<2x16x32xf32>) -> tensor<32x2x16xf32>
+// CHECK:         return %[[DW]]
+func.func @gemm_wgrad_k_rank_2(%attn: tensor<2x16x2x16xf32>, %dy: tensor<2x16x32xf32>) -> tensor<32x2x16xf32> {
+  %0 = xlnet.gemm_wgrad %attn, %dy {k_rank = 2 : i64, transpose_w}
+      : (tensor<2x16x2x16xf32>, tensor<2x16x32xf32>) -> tensor<32x2x16xf32>
+  return %0 : tensor<32x2x16xf32>
+}
+
+// Bias gradient: dy summed over its leading dims. N may span several
+// trailing dims of dy (N = 2 * 16 = 32 for a [B, K, N, H] output).
+// CHECK-LABEL: func.func @bias_grad(
+// CHECK-SAME:    %[[DZ:[^:]+]]: tensor<2x16x48xf32>, %[[DY:[^:]+]]: tensor<2x24x2x16xf32>)
+// CHECK:         %[[DB1:.+]] = xlnet.bias_grad %[[DZ]] : (tensor<2x16x48xf32>) -> tensor<48xf32>
+// CHECK:         %[[DB2:.+]] = xlnet.bias_grad %[[DY]] : (tensor<2x24x2x16xf32>) -> tensor<32xf32>
+// CHECK:         return %[[DB1]], %[[DB2]]
+func.func @bias_grad(%dz: tensor<2x16x48xf32>, %dy: tensor<2x24x2x16xf32>)
+    -> (tensor<48xf32>, tensor<32xf32>) {
+  %0 = xlnet.bias_grad %dz : (tensor<2x16x48xf32>) -> tensor<48xf32>
+  %1 = xlnet.bias_grad %dy : (tensor<2x24x2x16xf32>) -> tensor<32xf32>
+  return %0, %1 : tensor<48xf32>, tensor<32xf32>
+}
+
+// Gradient of the query-stream rel_attention (rows, bi_data k_r, dropatt
+// with the forward's site): eight results, each of its operand's type.
+// CHECK-LABEL: func.func @rel_attention_grad_query_rows(
+// CHECK-SAME:    %[[DOUT:[^:]+]]: tensor<2x5x2x16xf32>, %[[Q:[^:]+]]: tensor<2x5x2x16xf32>, %[[K:[^:]+]]: tensor<2x24x2x16xf32>, %[[V:[^:]+]]: tensor<2x24x2x16xf32>, %[[K_R:[^:]+]]: tensor<2x40x2x16xf32>, %[[SEG_EMBED:[^:]+]]: tensor<2x2x16xf32>, %[[R_W:[^:]+]]: tensor<2x16xf32>, %[[R_R:[^:]+]]: tensor<2x16xf32>, %[[R_S:[^:]+]]: tensor<2x16xf32>, %[[SEG:[^:]+]]: tensor<2x16x24xi1>, %[[MASK_G:[^:]+]]: tensor<2x16x24xi1>, %[[ROWS:[^:]+]]: tensor<2x5xi64>)
+// CHECK:         %[[DQ:[^,]+]], %[[DK:[^,]+]], %[[DV:[^,]+]], %[[DKR:[^,]+]], %[[DSE:[^,]+]], %[[DRW:[^,]+]], %[[DRR:[^,]+]], %[[DRS:[^ ]+]] = xlnet.rel_attention_grad dout(%[[DOUT]]) q(%[[Q]]) k(%[[K]]) v(%[[V]]) k_r(%[[K_R]]) seg_embed(%[[SEG_EMBED]]) biases(%[[R_W]], %[[R_R]], %[[R_S]]) seg_mat(%[[SEG]]) mask(%[[MASK_G]]) rows(%[[ROWS]]) scale = 2.500000e-01 dropatt = 1.000000e-01 {site = 3 : i64}
+// CHECK-SAME:      : (tensor<2x5x2x16xf32>, tensor<2x5x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x40x2x16xf32>, tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16x24xi1>, tensor<2x16x24xi1>, tensor<2x5xi64>)
+// CHECK-SAME:      -> (tensor<2x5x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x40x2x16xf32>, tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>)
+// CHECK:         return %[[DQ]], %[[DK]], %[[DV]], %[[DKR]], %[[DSE]], %[[DRW]], %[[DRR]], %[[DRS]]
+func.func @rel_attention_grad_query_rows(
+    %dout: tensor<2x5x2x16xf32>, %q: tensor<2x5x2x16xf32>, %k: tensor<2x24x2x16xf32>,
+    %v: tensor<2x24x2x16xf32>, %kr: tensor<2x40x2x16xf32>, %se: tensor<2x2x16xf32>,
+    %rw: tensor<2x16xf32>, %rr: tensor<2x16xf32>, %rs: tensor<2x16xf32>,
+    %seg: tensor<2x16x24xi1>, %mask: tensor<2x16x24xi1>, %rows: tensor<2x5xi64>)
+    -> (tensor<2x5x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>,
+        tensor<2x40x2x16xf32>, tensor<2x2x16xf32>, tensor<2x16xf32>,
+        tensor<2x16xf32>, tensor<2x16xf32>) {
+  %dq, %dk, %dv, %dkr, %dse, %drw, %drr, %drs = xlnet.rel_attention_grad
+      dout(%dout) q(%q) k(%k) v(%v) k_r(%kr) seg_embed(%se) biases(%rw, %rr, %rs)
+      seg_mat(%seg) mask(%mask) rows(%rows) scale = 0.25 dropatt = 0.1 {site = 3 : i64}
+      : (tensor<2x5x2x16xf32>, tensor<2x5x2x16xf32>, tensor<2x24x2x16xf32>,
+         tensor<2x24x2x16xf32>, tensor<2x40x2x16xf32>, tensor<2x2x16xf32>,
+         tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16x24xi1>,
+         tensor<2x16x24xi1>, tensor<2x5xi64>)
+      -> (tensor<2x5x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>,
+          tensor<2x40x2x16xf32>, tensor<2x2x16xf32>, tensor<2x16xf32>,
+          tensor<2x16xf32>, tensor<2x16xf32>)
+  return %dq, %dk, %dv, %dkr, %dse, %drw, %drr, %drs
+      : tensor<2x5x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>,
+        tensor<2x40x2x16xf32>, tensor<2x2x16xf32>, tensor<2x16xf32>,
+        tensor<2x16xf32>, tensor<2x16xf32>
+}
+
+// Gradient of the content-stream rel_attention: no rows (T = S), no site,
+// single positional copy.
+// CHECK-LABEL: func.func @rel_attention_grad_content(
+// CHECK-SAME:    %[[DOUT:[^:]+]]: tensor<2x16x2x16xf32>, %[[Q:[^:]+]]: tensor<2x16x2x16xf32>, %[[K:[^:]+]]: tensor<2x24x2x16xf32>, %[[V:[^:]+]]: tensor<2x24x2x16xf32>, %[[K_R:[^:]+]]: tensor<1x40x2x16xf32>, %[[SEG_EMBED:[^:]+]]: tensor<2x2x16xf32>, %[[R_W:[^:]+]]: tensor<2x16xf32>, %[[R_R:[^:]+]]: tensor<2x16xf32>, %[[R_S:[^:]+]]: tensor<2x16xf32>, %[[SEG:[^:]+]]: tensor<2x16x24xi1>, %[[MASK_H:[^:]+]]: tensor<2x16x24xi1>)
+// CHECK:         %[[DQ:[^,]+]], {{.+}} = xlnet.rel_attention_grad dout(%[[DOUT]]) q(%[[Q]]) k(%[[K]]) v(%[[V]]) k_r(%[[K_R]]) seg_embed(%[[SEG_EMBED]]) biases(%[[R_W]], %[[R_R]], %[[R_S]]) seg_mat(%[[SEG]]) mask(%[[MASK_H]]) scale = 2.500000e-01 dropatt = 0.000000e+00 : (tensor<2x16x2x16xf32>, tensor<2x16x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>, tensor<1x40x2x16xf32>, tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16x24xi1>, tensor<2x16x24xi1>)
+// CHECK-SAME:      -> (tensor<2x16x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>, tensor<1x40x2x16xf32>, tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>)
+// CHECK:         return %[[DQ]]
+func.func @rel_attention_grad_content(
+    %dout: tensor<2x16x2x16xf32>, %q: tensor<2x16x2x16xf32>, %k: tensor<2x24x2x16xf32>,
+    %v: tensor<2x24x2x16xf32>, %kr: tensor<1x40x2x16xf32>, %se: tensor<2x2x16xf32>,
+    %rw: tensor<2x16xf32>, %rr: tensor<2x16xf32>, %rs: tensor<2x16xf32>,
+    %seg: tensor<2x16x24xi1>, %mask: tensor<2x16x24xi1>) -> tensor<2x16x2x16xf32> {
+  %0:8 = xlnet.rel_attention_grad
+      dout(%dout) q(%q) k(%k) v(%v) k_r(%kr) seg_embed(%se) biases(%rw, %rr, %rs)
+      seg_mat(%seg) mask(%mask) scale = 2.500000e-01 dropatt = 0.000000e+00
+      : (tensor<2x16x2x16xf32>, tensor<2x16x2x16xf32>, tensor<2x24x2x16xf32>,
+         tensor<2x24x2x16xf32>, tensor<1x40x2x16xf32>, tensor<2x2x16xf32>,
+         tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16x24xi1>,
+         tensor<2x16x24xi1>)
+      -> (tensor<2x16x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>,
+          tensor<1x40x2x16xf32>, tensor<2x2x16xf32>, tensor<2x16xf32>,
+          tensor<2x16xf32>, tensor<2x16xf32>)
+  return %0#0 : tensor<2x16x2x16xf32>
+}
+
+// Gradient of add_layer_norm: d(x + residual) of x's type, dgamma and dbeta [D].
+// CHECK-LABEL: func.func @add_layer_norm_grad(
+// CHECK-SAME:    %[[DY:[^:]+]]: tensor<2x16x32xf32>, %[[X:[^:]+]]: tensor<2x16x32xf32>, %[[RES:[^:]+]]: tensor<2x16x32xf32>, %[[GAMMA:[^:]+]]: tensor<32xf32>)
+// CHECK:         %[[DSUM:[^,]+]], %[[DGAMMA:[^,]+]], %[[DBETA:[^ ]+]] = xlnet.add_layer_norm_grad %[[DY]], %[[X]], %[[RES]], %[[GAMMA]] eps = 9.9999999999999998E-13 : (tensor<2x16x32xf32>, tensor<2x16x32xf32>, tensor<2x16x32xf32>, tensor<32xf32>) -> (tensor<2x16x32xf32>, tensor<32xf32>, tensor<32xf32>)
+// CHECK:         return %[[DSUM]], %[[DGAMMA]], %[[DBETA]]
+func.func @add_layer_norm_grad(%dy: tensor<2x16x32xf32>, %x: tensor<2x16x32xf32>,
+                               %res: tensor<2x16x32xf32>, %gamma: tensor<32xf32>)
+    -> (tensor<2x16x32xf32>, tensor<32xf32>, tensor<32xf32>) {
+  %dsum, %dgamma, %dbeta = xlnet.add_layer_norm_grad %dy, %x, %res, %gamma eps = 1.0e-12
+      : (tensor<2x16x32xf32>, tensor<2x16x32xf32>, tensor<2x16x32xf32>, tensor<32xf32>)
+      -> (tensor<2x16x32xf32>, tensor<32xf32>, tensor<32xf32>)
+  return %dsum, %dgamma, %dbeta : tensor<2x16x32xf32>, tensor<32xf32>, tensor<32xf32>
+}
+
+// Gradient of the loss with respect to the logits: no incoming gradient.
+// CHECK-LABEL: func.func @lm_loss_grad(
+// CHECK-SAME:    %[[LOGITS:[^:]+]]: tensor<2x5x64xf32>, %[[TARGET:[^:]+]]: tensor<2x5xi64>, %[[TARGET_MASK:[^:]+]]: tensor<2x5xf32>)
+// CHECK:         %[[DLOGITS:.+]] = xlnet.lm_loss_grad %[[LOGITS]], %[[TARGET]], %[[TARGET_MASK]] : (tensor<2x5x64xf32>, tensor<2x5xi64>, tensor<2x5xf32>) -> tensor<2x5x64xf32>
+// CHECK:         return %[[DLOGITS]]
+func.func @lm_loss_grad(%logits: tensor<2x5x64xf32>, %target: tensor<2x5xi64>,
+                        %target_mask: tensor<2x5xf32>) -> tensor<2x5x64xf32> {
+  %0 = xlnet.lm_loss_grad %logits, %target, %target_mask
+      : (tensor<2x5x64xf32>, tensor<2x5xi64>, tensor<2x5xf32>) -> tensor<2x5x64xf32>
+  return %0 : tensor<2x5x64xf32>
+}
+
+// Gradient accumulation: one type for both operands and the result.
+// CHECK-LABEL: func.func @add(
+// CHECK-SAME:    %[[A:[^:]+]]: tensor<2x16x32xf32>, %[[B:[^:]+]]: tensor<2x16x32xf32>)
+// CHECK:         %[[SUM:.+]] = xlnet.add %[[A]], %[[B]] : tensor<2x16x32xf32>
+// CHECK:         return %[[SUM]]
+func.func @add(%a: tensor<2x16x32xf32>, %b: tensor<2x16x32xf32>) -> tensor<2x16x32xf32> {
+  %0 = xlnet.add %a, %b : tensor<2x16x32xf32>
+  return %0 : tensor<2x16x32xf32>
+}
+
+//===----------------------------------------------------------------------===//
+// Optimizer
+//===----------------------------------------------------------------------===//
+
+// Learning-rate schedule: a scalar i64 step gives a scalar f32 rate; the decay
+// prints as its bare keyword.
+// CHECK-LABEL: func.func @lr_schedule(
+// CHECK-SAME:    %[[STEP:[^:]+]]: tensor<i64>)
+// CHECK:         %[[POLY:.+]] = xlnet.lr_schedule %[[STEP]] decay = poly learning_rate = 1.000000e-04 warmup_steps = 10 train_steps = 100 min_lr_ratio = 0.000000e+00 : (tensor<i64>) -> tensor<f32>
+// CHECK:         %[[COS:.+]] = xlnet.lr_schedule %[[STEP]] decay = cos learning_rate = 4.000000e-04 warmup_steps = 0 train_steps = 1 min_lr_ratio = 1.000000e+00 : (tensor<i64>) -> tensor<f32>
+// CHECK:         return %[[POLY]], %[[COS]]
+func.func @lr_schedule(%step: tensor<i64>) -> (tensor<f32>, tensor<f32>) {
+  %0 = xlnet.lr_schedule %step decay = poly learning_rate = 1.0e-4
+      warmup_steps = 10 train_steps = 100 min_lr_ratio = 0.0
+      : (tensor<i64>) -> tensor<f32>
+  %1 = xlnet.lr_schedule %step decay = cos learning_rate = 4.0e-4
+      warmup_steps = 0 train_steps = 1 min_lr_ratio = 1.0
+      : (tensor<i64>) -> tensor<f32>
+  return %0, %1 : tensor<f32>, tensor<f32>
+}
+
+// Global L2 norm of any number (>= 1) of tensors of any shapes.
+// CHECK-LABEL: func.func @global_norm(
+// CHECK-SAME:    %[[G0:[^:]+]]: tensor<64x32xf32>, %[[G1:[^:]+]]: tensor<32xf32>, %[[G2:[^:]+]]: tensor<f32>)
+// CHECK:         %[[N3:.+]] = xlnet.global_norm %[[G0]], %[[G1]], %[[G2]] : (tensor<64x32xf32>, tensor<32xf32>, tensor<f32>) -> tensor<f32>
+// CHECK:         %[[N1:.+]] = xlnet.global_norm %[[G1]] : (tensor<32xf32>) -> tensor<f32>
+// CHECK:         return %[[N3]], %[[N1]]
+func.func @global_norm(%g0: tensor<64x32xf32>, %g1: tensor<32xf32>, %g2: tensor<f32>)
+    -> (tensor<f32>, tensor<f32>) {
+  %0 = xlnet.global_norm %g0, %g1, %g2 : (tensor<64x32xf32>, tensor<32xf32>, tensor<f32>) -> tensor<f32>
+  %1 = xlnet.global_norm %g1 : (tensor<32xf32>) -> tensor<f32>
+  return %0, %1 : tensor<f32>, tensor<f32>
+}
+
+// Adam with bias correction (tf.train.AdamOptimizer, weight_decay 0): the
+// unit attribute prints in the attribute dictionary.
+// CHECK-LABEL: func.func @adam_update_bias_correction(
+// CHECK-SAME:    %[[P:[^:]+]]: tensor<32xf32>, %[[G:[^:]+]]: tensor<32xf32>, %[[M:[^:]+]]: tensor<32xf32>, %[[V:[^:]+]]: tensor<32xf32>, %[[LR:[^:]+]]: tensor<f32>, %[[N:[^:]+]]: tensor<f32>, %[[STEP:[^:]+]]: tensor<i64>)
+// CHECK:         %[[P1:[^,]+]], %[[M1:[^,]+]], %[[V1:[^ ]+]] = xlnet.adam_update %[[P]], %[[G]], %[[M]], %[[V]] lr(%[[LR]]) grad_norm(%[[N]]) step(%[[STEP]]) beta1 = 9.000000e-01 beta2 = 0.99899999999999999 epsilon = 9.9999999999999995E-7 clip = 1.000000e+00 weight_decay = 0.000000e+00 {bias_correction} : (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<f32>, tensor<f32>, tensor<i64>) -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
+// CHECK:         return %[[P1]], %[[M1]], %[[V1]]
+func.func @adam_update_bias_correction(
+    %p: tensor<32xf32>, %g: tensor<32xf32>, %m: tensor<32xf32>, %v: tensor<32xf32>,
+    %lr: tensor<f32>, %n: tensor<f32>, %step: tensor<i64>)
+    -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>) {
+  %p1, %m1, %v1 = xlnet.adam_update %p, %g, %m, %v lr(%lr) grad_norm(%n) step(%step)
+      beta1 = 0.9 beta2 = 0.999 epsilon = 1.0e-6 clip = 1.0 weight_decay = 0.0
+      {bias_correction}
+      : (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>, tensor<32xf32>,
+         tensor<f32>, tensor<f32>, tensor<i64>)
+      -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
+  return %p1, %m1, %v1 : tensor<32xf32>, tensor<32xf32>, tensor<32xf32>
+}
+
+// AdamWeightDecay (no bias_correction) with weight decay; clip <= 0 disables
+// clipping and is accepted.
+// CHECK-LABEL: func.func @adam_update_weight_decay(
+// CHECK-SAME:    %[[P:[^:]+]]: tensor<64x32xf32>, %[[G:[^:]+]]: tensor<64x32xf32>, %[[M:[^:]+]]: tensor<64x32xf32>, %[[V:[^:]+]]: tensor<64x32xf32>, %[[LR:[^:]+]]: tensor<f32>, %[[N:[^:]+]]: tensor<f32>, %[[STEP:[^:]+]]: tensor<i64>)
+// CHECK:         %[[P1:[^,]+]], %[[M1:[^,]+]], %[[V1:[^ ]+]] = xlnet.adam_update %[[P]], %[[G]], %[[M]], %[[V]] lr(%[[LR]]) grad_norm(%[[N]]) step(%[[STEP]]) beta1 = 9.000000e-01 beta2 = 0.99899999999999999 epsilon = 9.9999999999999995E-7 clip = 0.000000e+00 weight_decay = 1.000000e-02 : (tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>, tensor<f32>, tensor<f32>, tensor<i64>) -> (tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>)
+// CHECK-NOT:     bias_correction
+// CHECK:         return %[[P1]], %[[M1]], %[[V1]]
+func.func @adam_update_weight_decay(
+    %p: tensor<64x32xf32>, %g: tensor<64x32xf32>, %m: tensor<64x32xf32>, %v: tensor<64x32xf32>,
+    %lr: tensor<f32>, %n: tensor<f32>, %step: tensor<i64>)
+    -> (tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>) {
+  %p1, %m1, %v1 = xlnet.adam_update %p, %g, %m, %v lr(%lr) grad_norm(%n) step(%step)
+      beta1 = 0.9 beta2 = 0.999 epsilon = 1.0e-6 clip = 0.0 weight_decay = 0.01
+      : (tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>,
+         tensor<f32>, tensor<f32>, tensor<i64>)
+      -> (tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>)
+  return %p1, %m1, %v1 : tensor<64x32xf32>, tensor<64x32xf32>, tensor<64x32xf32>
 }
 
 }

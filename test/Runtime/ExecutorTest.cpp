@@ -95,4 +95,127 @@ TEST(ExecutorTest, DataErrorsNameTheStep) {
             "outside [0, 4)");
 }
 
+/// One training step of the tiny LM: forward, lm_loss_grad, the tied
+/// embedding's two gradients (gemm_wgrad of the head, embedding_grad of the
+/// input through the head's dx gemm) summed with add, then global_norm,
+/// lr_schedule and adam_update (three outputs).
+Plan tinyTrainPlan() {
+  PlanBuilder p;
+  int ids = p.buffer("i64", {1, 2}, "input", "input_k");
+  int emb = p.buffer("f32", {4, 2}, "param", "emb");
+  int tgt = p.buffer("i64", {1, 2}, "input", "target");
+  int msk = p.buffer("f32", {1, 2}, "input", "target_mask");
+  int m = p.buffer("f32", {4, 2}, "input", "m.emb");
+  int v = p.buffer("f32", {4, 2}, "input", "v.emb");
+  int step = p.buffer("i64", {}, "input", "step");
+  int h = p.buffer("f32", {1, 2, 2}, "temp");
+  int logits = p.buffer("f32", {1, 2, 4}, "temp");
+  int loss = p.buffer("f32", {}, "temp", "", {"loss"});
+  int ptl = p.buffer("f32", {1, 2}, "temp");
+  int dlogits = p.buffer("f32", {1, 2, 4}, "temp");
+  int dHead = p.buffer("f32", {4, 2}, "temp");
+  int dh = p.buffer("f32", {1, 2, 2}, "temp");
+  int dIn = p.buffer("f32", {4, 2}, "temp");
+  int grad = p.buffer("f32", {4, 2}, "temp", "", {"grad"});
+  int norm = p.buffer("f32", {}, "temp", "", {"grad_norm"});
+  int lr = p.buffer("f32", {}, "temp", "", {"lr"});
+  int newEmb = p.buffer("f32", {4, 2}, "temp", "", {"new.emb"});
+  int newM = p.buffer("f32", {4, 2}, "temp", "", {"new.m.emb"});
+  int newV = p.buffer("f32", {4, 2}, "temp", "", {"new.v.emb"});
+  json head = {{"k_rank", 1}, {"transpose_w", true}};
+  p.step("embedding", {ids, emb}, {h}, json::object(), "word emb");
+  p.step("gemm", {h, emb}, {logits},
+         {{"k_rank", 1}, {"transpose_w", true}, {"activation", "none"}},
+         "lm head");
+  p.step("lm_loss", {logits, tgt, msk}, {loss, ptl}, json::object(), "loss");
+  p.step("lm_loss_grad", {logits, tgt, msk}, {dlogits}, json::object(),
+         "d loss");
+  p.step("gemm_wgrad", {h, dlogits}, {dHead}, head, "d lm head w");
+  p.step("gemm", {dlogits, emb}, {dh},
+         {{"k_rank", 1}, {"transpose_w", false}, {"activation", "none"}},
+         "d lm head x");
+  p.step("embedding_grad", {ids, dh}, {dIn}, json::object(), "d word emb");
+  p.step("add", {dHead, dIn}, {grad}, json::object(), "tied grad");
+  p.step("global_norm", {grad}, {norm}, json::object(), "norm");
+  p.step("lr_schedule", {step}, {lr},
+         {{"learning_rate", 0.1},
+          {"warmup_steps", 4},
+          {"train_steps", 10},
+          {"min_lr_ratio", 0.0},
+          {"decay", "poly"}},
+         "lr");
+  p.step("adam_update", {emb, grad, m, v, lr, norm, step},
+         {newEmb, newM, newV},
+         {{"beta1", 0.9},
+          {"beta2", 0.999},
+          {"epsilon", 1e-6},
+          {"clip", 0.5},
+          {"weight_decay", 0.0},
+          {"bias_correction", true}},
+         "adam emb");
+  Plan plan;
+  Status s = parsePlan(p.text(), plan);
+  EXPECT_TRUE(s) << s.message();
+  return plan;
+}
+
+TEST(ExecutorTest, RunsATrainingStepWithMultiOutputOps) {
+  TensorMap b = tinyBindings();
+  std::vector<float> m0 = {0.1f, 0, 0, -0.1f, 0, 0, 0.2f, 0};
+  std::vector<float> v0 = {0.01f, 0, 0, 0.02f, 0, 0, 0.01f, 0.03f};
+  b["m.emb"] = Tensor::fromF32({4, 2}, m0);
+  b["v.emb"] = Tensor::fromF32({4, 2}, v0);
+  b["step"] = Tensor::fromI64({}, {2});
+  TensorMap out;
+  Status s = executeHost(tinyTrainPlan(), b, out);
+  ASSERT_TRUE(s) << s.message();
+
+  // Expected values in double: E = [[1,0],[0,1],[1,1],[0,0]], ids (2, 1),
+  // targets (2, 0), mask (1, 1): h = (E[2], E[1]), logits = h·Eᵀ,
+  // dlogits = (softmax - onehot) / 2, dE = dlogitsᵀ·h + scatter(dlogits·E).
+  const double E[4][2] = {{1, 0}, {0, 1}, {1, 1}, {0, 0}};
+  const int ids[2] = {2, 1}, tgt[2] = {2, 0};
+  double dE[4][2] = {};
+  for (int r = 0; r < 2; ++r) {
+    const double *hr = E[ids[r]];
+    double logit[4], sum = 0;
+    for (int c = 0; c < 4; ++c)
+      sum += std::exp(logit[c] = hr[0] * E[c][0] + hr[1] * E[c][1]);
+    for (int c = 0; c < 4; ++c) {
+      double dl = (std::exp(logit[c]) / sum - (c == tgt[r])) / 2;
+      for (int d = 0; d < 2; ++d) {
+        dE[c][d] += dl * hr[d];         // head: dlogitsᵀ · h
+        dE[ids[r]][d] += dl * E[c][d];  // input: dlogits · E
+      }
+    }
+  }
+  double sq = 0;
+  for (int i = 0; i < 8; ++i)
+    sq += dE[i / 2][i % 2] * dE[i / 2][i % 2];
+  double norm = std::sqrt(sq);
+  ASSERT_GT(norm, 0.5); // clipping is active
+  for (int i = 0; i < 8; ++i)
+    EXPECT_NEAR(out.at("grad").f32()[i], dE[i / 2][i % 2], 1e-6) << i;
+  EXPECT_NEAR(out.at("grad_norm").f32()[0], norm, 1e-6);
+  EXPECT_NEAR(out.at("lr").f32()[0], 0.05, 1e-9); // warmup: 2/4 · 0.1
+  // adam_update, step 2 (t = 3), clip 0.5.
+  double c = 0.5 / norm;
+  double lrT =
+      0.05 * std::sqrt(1 - std::pow(0.999, 3)) / (1 - std::pow(0.9, 3));
+  for (int i = 0; i < 8; ++i) {
+    double g = dE[i / 2][i % 2] * c;
+    double mi = 0.9 * m0[i] + 0.1 * g;
+    double vi = 0.999 * v0[i] + 0.001 * g * g;
+    double p = E[i / 2][i % 2] - lrT * mi / (std::sqrt(vi) + 1e-6);
+    EXPECT_NEAR(out.at("new.m.emb").f32()[i], mi, 1e-7) << i;
+    EXPECT_NEAR(out.at("new.v.emb").f32()[i], vi, 1e-8) << i;
+    EXPECT_NEAR(out.at("new.emb").f32()[i], p, 1e-6) << i;
+  }
+  EXPECT_NEAR(out.at("loss").f32()[0],
+              ((std::log(2 * std::exp(1.0) + std::exp(2.0) + 1) - 2) +
+               std::log(2 + 2 * std::exp(1.0))) /
+                  2,
+              1e-6);
+}
+
 } // namespace

@@ -43,7 +43,7 @@ public:
   /// The plan document; tests may edit it before dumping.
   nlohmann::json doc() const {
     return {{"format", "xlnetc-plan"},
-            {"version", 1},
+            {"version", 2},
             {"function", "forward"},
             {"buffers", buffers_},
             {"steps", steps_}};

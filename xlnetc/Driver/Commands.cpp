@@ -8,6 +8,7 @@
 #include "runtime/HostExecutor.h"
 #include "runtime/Plan.h"
 #include "runtime/Safetensors.h"
+#include "runtime/data/Batch.h"
 
 #include <fmt/core.h>
 
@@ -74,7 +75,11 @@ int runCompile(const CompileArgs &args) {
   std::optional<Emit> emit = parseEmit(args.emit);
   if (!emit)
     return fail("unknown --emit value '" + args.emit +
-                "' (expected mlir, decomposed, kernels or plan)");
+                "' (expected mlir, decomposed, kernels, grads, train or plan)");
+  std::optional<StepKind> step = parseStepKind(args.step);
+  if (!step)
+    return fail("unknown --step value '" + args.step +
+                "' (expected forward, grads or train)");
   ModelSpec spec;
   std::string error;
   if (!loadSpec(args.spec, spec, error))
@@ -97,6 +102,7 @@ int runCompile(const CompileArgs &args) {
 
   CompileOptions options;
   options.emit = *emit;
+  options.step = *step;
   options.printIrAfterAll = args.printIrAfterAll;
   std::string out;
   if (!compileStep(spec, shape, options, out, error))
@@ -182,9 +188,22 @@ int runRunStep(const RunStepArgs &args) {
   }
   if (!checkShape(spec, shape, args.batch.empty() ? args.model : args.batch, error))
     return fail(error);
+  if (!args.batch.empty() && (args.fromRaw || !batch.count("perm_mask"))) {
+    // The raw form: build the masks and targets with our own pipeline.
+    rt::TensorMap derived;
+    int64_t reuseLen = shape.reuseLen > 0 ? shape.reuseLen : shape.seqLen;
+    if (rt::Status st = rt::data::deriveBatchFromRaw(batch, reuseLen, shape.numPredict, derived);
+        !st)
+      return fail(args.batch + ": " + st.message());
+    for (auto &[name, tensor] : derived)
+      batch[name] = std::move(tensor);
+    std::cerr << "xlnetc: derived input_k, perm_mask, target_mapping, target, target_mask "
+                 "from the raw.* tensors\n";
+  }
 
   // 2. Compile to a plan and hand it to the runtime as text.
   CompileOptions options;
+  options.step = args.grads ? StepKind::Grads : StepKind::Forward;
   std::string planText;
   if (!compileStep(spec, shape, options, planText, error))
     return failDiagnostics(error);
@@ -210,6 +229,16 @@ int runRunStep(const RunStepArgs &args) {
     std::cerr << fmt::format("xlnetc: no --batch: synthetic batch (B={} S={} NP={} M={}, seed {})\n",
                              shape.batch, shape.seqLen, shape.numPredict, shape.mlen,
                              args.seed);
+  }
+  if (!args.dumpBatch.empty()) {
+    rt::TensorMap derived;
+    for (const char *name : {"input_k", "seg_id", "perm_mask", "target_mapping",
+                             "target", "target_mask"})
+      if (auto it = batch.find(name); it != batch.end())
+        derived[name] = it->second;
+    if (rt::Status st = rt::writeSafetensors(args.dumpBatch, derived); !st)
+      return fail(st.message());
+    std::cerr << "xlnetc: wrote the batch tensors to " << args.dumpBatch << "\n";
   }
   for (auto &[name, tensor] : batch)
     bindings[name] = std::move(tensor);

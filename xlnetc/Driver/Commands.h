@@ -17,6 +17,7 @@ namespace xlnetc {
 struct CompileArgs {
   std::string spec;
   std::string emit = "plan";
+  std::string step = "train"; ///< forward, grads or train (the plan's step)
   std::string output; ///< empty: stdout
   bool printIrAfterAll = false;
   // Step shape overrides (0: take the spec's value).
@@ -30,6 +31,13 @@ struct RunStepArgs {
   std::string batch;   ///< empty: a synthetic batch from the spec's shapes
   std::string output;  ///< empty: do not write outputs
   std::string dumpPlan;
+  /// Also compute and write grad.<param> for every parameter.
+  bool grads = false;
+  /// Derive perm_mask, target_mapping, target, target_mask (and input_k)
+  /// from the batch's raw.* tensors even when the batch has them.
+  bool fromRaw = false;
+  /// Write the derived batch tensors here.
+  std::string dumpBatch;
   uint64_t seed = 0;
   int threads = 0;
 };

@@ -23,22 +23,63 @@ std::optional<Emit> parseEmit(const std::string &name) {
     return Emit::Decomposed;
   if (name == "kernels")
     return Emit::Kernels;
+  if (name == "grads")
+    return Emit::Grads;
+  if (name == "train")
+    return Emit::Train;
   if (name == "plan")
     return Emit::Plan;
   return std::nullopt;
 }
 
-static xlnet::Stage stageFor(Emit emit) {
-  switch (emit) {
+std::optional<StepKind> parseStepKind(const std::string &name) {
+  if (name == "forward")
+    return StepKind::Forward;
+  if (name == "grads")
+    return StepKind::Grads;
+  if (name == "train")
+    return StepKind::Train;
+  return std::nullopt;
+}
+
+static xlnet::Stage stageFor(const CompileOptions &options) {
+  switch (options.emit) {
   case Emit::Mlir:
     return xlnet::Stage::Model;
   case Emit::Decomposed:
     return xlnet::Stage::Decomposed;
   case Emit::Kernels:
-  case Emit::Plan:
     return xlnet::Stage::Kernels;
+  case Emit::Grads:
+    return xlnet::Stage::Differentiated;
+  case Emit::Train:
+    return xlnet::Stage::Optimized;
+  case Emit::Plan:
+    break;
+  }
+  switch (options.step) {
+  case StepKind::Forward:
+    return xlnet::Stage::Kernels;
+  case StepKind::Grads:
+    return xlnet::Stage::Differentiated;
+  case StepKind::Train:
+    return xlnet::Stage::Optimized;
   }
   return xlnet::Stage::Kernels;
+}
+
+/// The optimizer pass options from the spec's [train] section.
+static xlnet::ApplyOptimizerPassOptions optimizerOptions(const ModelSpec &spec) {
+  xlnet::ApplyOptimizerPassOptions o;
+  o.learningRate = spec.learningRate;
+  o.warmupSteps = spec.warmupSteps;
+  o.trainSteps = std::max<int64_t>(spec.trainSteps, 1);
+  o.minLrRatio = spec.minLrRatio;
+  o.decay = spec.decayMethod;
+  o.adamEpsilon = spec.adamEpsilon;
+  o.weightDecay = spec.weightDecay;
+  o.clip = spec.clip;
+  return o;
 }
 
 bool compileStep(const ModelSpec &spec, const StepShape &shape,
@@ -77,7 +118,7 @@ bool compileStep(const ModelSpec &spec, const StepShape &shape,
     pm.enableIRPrinting(/*shouldPrintBeforePass=*/never,
                         /*shouldPrintAfterPass=*/always);
   }
-  xlnet::buildLoweringPipeline(pm, stageFor(options.emit));
+  xlnet::buildLoweringPipeline(pm, stageFor(options), optimizerOptions(spec));
   if (failed(pm.run(*module)))
     return false;
 

@@ -17,18 +17,32 @@
 namespace xlnetc {
 
 /// What `--emit=` prints: the IR after a pipeline stage, or the plan.
-enum class Emit { Mlir, Decomposed, Kernels, Plan };
+enum class Emit { Mlir, Decomposed, Kernels, Grads, Train, Plan };
 
-/// Parses an `--emit=` value ("mlir", "decomposed", "kernels", "plan").
+/// Parses an `--emit=` value ("mlir", "decomposed", "kernels", "grads",
+/// "train", "plan").
 std::optional<Emit> parseEmit(const std::string &name);
+
+/// Which step the plan computes.
+enum class StepKind {
+  Forward, ///< loss, logits, hidden, new_mems
+  Grads,   ///< + grad.<param> for every parameter
+  Train,   ///< + the Adam update: new.<param>, new.adam_{m,v}.<param>, lr, grad_norm
+};
+
+/// Parses a `--step=` value ("forward", "grads", "train").
+std::optional<StepKind> parseStepKind(const std::string &name);
 
 struct CompileOptions {
   Emit emit = Emit::Plan;
+  /// The step of `--emit=plan`; the IR stages print what they name.
+  StepKind step = StepKind::Forward;
   bool printIrAfterAll = false; ///< print the IR after every pass to stderr
 };
 
-/// Compiles one forward step of `spec` with `shape`. On success `out` holds
-/// the requested text; on failure `error` holds the diagnostics.
+/// Compiles one step of `spec` with `shape` (the optimizer settings come
+/// from the spec's [train] section). On success `out` holds the requested
+/// text; on failure `error` holds the diagnostics.
 bool compileStep(const ModelSpec &spec, const StepShape &shape,
                  const CompileOptions &options, std::string &out,
                  std::string &error);

@@ -1,0 +1,201 @@
+//===- InitFrom.cpp - Initialising parameters from HuggingFace weights ----===//
+
+#include "runtime/train/Checkpoint.h"
+
+#include "runtime/train/CheckpointUtil.h"
+#include "runtime/train/WeightsReader.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstring>
+
+namespace xlnetc::rt::train {
+
+using detail::listNames;
+using detail::oneLine;
+using detail::startsWith;
+
+namespace {
+constexpr const char *kEmbedding = "transformer.word_embedding.weight";
+constexpr const char *kTied = "lm_loss.weight";
+constexpr const char *kBias = "lm_loss.bias";
+constexpr const char *kHfPrefix = "transformer.";
+} // namespace
+
+Status loadInitFrom(const std::string &path, const ParamShapes &expected,
+                    TensorMap &params, std::vector<std::string> &warnings) {
+  XLNETC_RETURN_IF_ERROR(detail::checkReadableFile(path, "init-from file"));
+  SafetensorsIndex index;
+  if (Status s = indexSafetensors(path, index); !s) {
+    std::string msg = s.message();
+    if (startsWith(msg, path + ": "))
+      msg = msg.substr(path.size() + 2);
+    return Status::error(fmt::format(
+        "init-from file {} is truncated, corrupt or not a safetensors file: {}",
+        path, oneLine(msg)));
+  }
+  auto fail = [&](const std::string &msg) {
+    return Status::error(fmt::format("init-from file {}: {}", path, msg));
+  };
+  auto formatTag = index.metadata.find("xlnetc.format");
+  bool isXlnetcCheckpoint = formatTag != index.metadata.end() &&
+                            formatTag->second == kCheckpointFormatTag;
+
+  // 1. Map the file's names onto the spec's.
+  std::map<std::string, std::string> source; // spec name -> file name
+  std::vector<std::string> extras;
+  size_t ignoredState = 0;
+  bool haveTied = false;
+  bool tiedIsParam = expected.count(kTied) != 0;
+  for (const auto &[name, entry] : index.tensors) {
+    if (isXlnetcCheckpoint &&
+        (startsWith(name, "optimizer.") || startsWith(name, kStatePrefix))) {
+      ++ignoredState;
+      continue;
+    }
+    if (name == kTied && !tiedIsParam) {
+      haveTied = true;
+      continue;
+    }
+    std::string target;
+    if (expected.count(name))
+      target = name;
+    else if (expected.count(kHfPrefix + name))
+      target = kHfPrefix + name;
+    else {
+      extras.push_back(name);
+      continue;
+    }
+    auto [it, inserted] = source.emplace(target, name);
+    if (!inserted)
+      return fail(fmt::format(
+          "both '{}' and '{}' are present and name the same parameter '{}'",
+          it->second, name, target));
+  }
+
+  // 2. Missing parameters.
+  bool tiedAsEmbedding = false, zeroBias = false;
+  std::vector<std::string> missing;
+  for (const auto &[name, shape] : expected) {
+    if (source.count(name))
+      continue;
+    if (name == kEmbedding && haveTied) {
+      source[name] = kTied;
+      tiedAsEmbedding = true;
+    } else if (name == kBias) {
+      zeroBias = true;
+    } else {
+      missing.push_back(name);
+    }
+  }
+  if (!missing.empty()) {
+    if (source.empty()) {
+      std::vector<std::string> names;
+      for (const auto &[name, e] : index.tensors)
+        names.push_back(name);
+      return fail(fmt::format(
+          "none of the spec's {} parameters were found (neither "
+          "XLNetLMHeadModel names like '{}' nor XLNetModel names like "
+          "'word_embedding.weight'); the file has {}",
+          expected.size(), kEmbedding,
+          names.empty() ? std::string("no tensors") : listNames(names, 5)));
+    }
+    return fail(fmt::format("{} parameter(s) of the spec are missing: {}",
+                            missing.size(), listNames(missing)));
+  }
+
+  // 3. Shapes and dtypes.
+  std::vector<std::string> problems;
+  for (const auto &[name, file] : source) {
+    const SafetensorsEntry &e = index.tensors.at(file);
+    const std::vector<int64_t> &shape = expected.at(name);
+    std::string label = file == name ? fmt::format("'{}'", name)
+                                     : fmt::format("'{}' (for '{}')", file, name);
+    if (e.shape != shape)
+      problems.push_back(fmt::format("tensor {} has shape {}, the spec "
+                                     "expects {}",
+                                     label, shapeStr(e.shape),
+                                     shapeStr(shape)));
+    else if (!isConvertibleToF32(e.dtype))
+      problems.push_back(fmt::format("tensor {} has dtype {}, which is not a "
+                                     "float type (supported: F32, F16, BF16, "
+                                     "F64)",
+                                     label, e.dtype));
+  }
+  if (!problems.empty())
+    return fail(problems.front() +
+                (problems.size() > 1
+                     ? fmt::format(" (and {} more problems)",
+                                   problems.size() - 1)
+                     : std::string()));
+
+  // 4. Data.
+  TensorMap result;
+  std::map<std::string, size_t> converted; // dtype -> count
+  for (const auto &[name, file] : source) {
+    XLNETC_RETURN_IF_ERROR(readAsF32(index, file, result[name]));
+    const std::string &dtype = index.tensors.at(file).dtype;
+    if (dtype != "F32")
+      ++converted[dtype];
+  }
+
+  // 5. The tied output projection must equal the embedding.
+  if (haveTied && !tiedAsEmbedding && expected.count(kEmbedding)) {
+    const SafetensorsEntry &e = index.tensors.at(kTied);
+    const Tensor &emb = result.at(kEmbedding);
+    if (e.shape != emb.shape)
+      return fail(fmt::format(
+          "'{}' has shape {} but '{}' has {}; xlnetc ties the output "
+          "projection to the word embedding",
+          kTied, shapeStr(e.shape), kEmbedding, shapeStr(emb.shape)));
+    if (!isConvertibleToF32(e.dtype))
+      return fail(fmt::format("'{}' has dtype {}, not a float type", kTied,
+                              e.dtype));
+    Tensor tied;
+    XLNETC_RETURN_IF_ERROR(readAsF32(index, kTied, tied));
+    int64_t differing = 0;
+    double maxDiff = 0;
+    for (int64_t i = 0; i < emb.numel(); ++i) {
+      if (std::memcmp(&emb.f32()[i], &tied.f32()[i], 4) == 0)
+        continue;
+      ++differing;
+      maxDiff = std::max(maxDiff,
+                         std::fabs(double(emb.f32()[i]) - double(tied.f32()[i])));
+    }
+    if (differing)
+      return fail(fmt::format(
+          "'{}' differs from '{}' in {} of {} values (max |diff| {:g}); "
+          "xlnetc ties the output projection to the word embedding, so an "
+          "untied model cannot be loaded",
+          kTied, kEmbedding, differing, emb.numel(), maxDiff));
+  }
+
+  // 6. Warnings.
+  if (tiedAsEmbedding)
+    warnings.push_back(fmt::format(
+        "{}: no '{}'; using the tied '{}' as the word embedding", path,
+        kEmbedding, kTied));
+  if (zeroBias) {
+    result[kBias] = Tensor::zeros(DType::F32, expected.at(kBias));
+    warnings.push_back(fmt::format(
+        "{}: no '{}' (an XLNetModel export?); initialised it to zeros", path,
+        kBias));
+  }
+  if (!extras.empty())
+    warnings.push_back(fmt::format(
+        "{}: ignored {} tensor(s) that the spec does not have: {}", path,
+        extras.size(), listNames(extras)));
+  if (ignoredState)
+    warnings.push_back(fmt::format(
+        "{}: is an xlnetc training checkpoint; ignored its optimizer state and "
+        "memory ({} tensors), only the weights are used",
+        path, ignoredState));
+  for (const auto &[dtype, count] : converted)
+    warnings.push_back(fmt::format("{}: converted {} {} tensor(s) to F32",
+                                   path, count, dtype));
+  params = std::move(result);
+  return Status::ok();
+}
+
+} // namespace xlnetc::rt::train

@@ -1,0 +1,139 @@
+//===- Metrics.cpp - Training metrics log and progress line ---------------===//
+
+#include "runtime/train/Metrics.h"
+
+#include "runtime/train/AtomicFile.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <vector>
+
+namespace xlnetc::rt::train {
+
+double perplexity(double loss) { return std::exp(loss); }
+
+double bitsPerToken(double loss) { return loss / std::log(2.0); }
+
+std::string metricsJsonLine(const StepMetrics &m) {
+  nlohmann::ordered_json j;
+  j["step"] = m.step;
+  j["loss"] = m.loss;
+  j["ppl"] = perplexity(m.loss);
+  j["bits_per_token"] = bitsPerToken(m.loss);
+  j["lr"] = m.lr;
+  j["grad_norm"] = m.gradNorm;
+  j["tokens_per_s"] = m.tokensPerSec;
+  j["elapsed_s"] = m.elapsedSec;
+  return j.dump(); // non-finite numbers become null
+}
+
+MetricsWriter::~MetricsWriter() { close(); }
+
+void MetricsWriter::close() {
+  if (file_) {
+    std::fclose(file_);
+    file_ = nullptr;
+  }
+}
+
+Status MetricsWriter::open(const std::string &path,
+                           std::optional<int64_t> resumeStep) {
+  close();
+  path_ = path;
+  dropped_ = 0;
+  if (resumeStep) {
+    std::ifstream in(path, std::ios::binary);
+    if (in) {
+      std::vector<std::string> kept;
+      std::string line;
+      bool rewrite = false;
+      while (std::getline(in, line)) {
+        bool complete = !in.eof(); // the last line lacks its newline
+        auto j = nlohmann::json::parse(line, nullptr, false);
+        auto step = j.is_object() ? j.find("step") : j.end();
+        if (complete && step != j.end() && step->is_number_integer() &&
+            step->get<int64_t>() <= *resumeStep) {
+          kept.push_back(line);
+        } else {
+          ++dropped_;
+          rewrite = true;
+        }
+      }
+      in.close();
+      if (rewrite) {
+        AtomicFile out;
+        XLNETC_RETURN_IF_ERROR(out.open(path));
+        for (const std::string &l : kept) {
+          XLNETC_RETURN_IF_ERROR(out.write(l.data(), l.size()));
+          XLNETC_RETURN_IF_ERROR(out.write("\n", 1));
+        }
+        XLNETC_RETURN_IF_ERROR(out.commit());
+      }
+    }
+  }
+  file_ = std::fopen(path.c_str(), resumeStep ? "ab" : "wb");
+  if (!file_)
+    return Status::error(fmt::format("cannot open metrics file {}: {}", path,
+                                     std::strerror(errno)));
+  return Status::ok();
+}
+
+Status MetricsWriter::log(const StepMetrics &m) {
+  if (!file_)
+    return Status::error("metrics file is not open");
+  std::string line = metricsJsonLine(m) + "\n";
+  if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() ||
+      std::fflush(file_) != 0)
+    return Status::error(fmt::format("cannot write metrics file {}: {}", path_,
+                                     std::strerror(errno)));
+  return Status::ok();
+}
+
+std::string formatDuration(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0)
+    return "?";
+  long long s = std::llround(seconds);
+  if (s < 60)
+    return fmt::format("{}s", s);
+  if (s < 3600)
+    return fmt::format("{}m{:02}s", s / 60, s % 60);
+  return fmt::format("{}h{:02}m", s / 3600, (s % 3600) / 60);
+}
+
+std::string formatTokensPerSec(double t) {
+  if (!std::isfinite(t) || t < 0)
+    return "? tok/s";
+  if (t < 999.5)
+    return fmt::format("{:.0f} tok/s", t);
+  if (t < 999950)
+    return fmt::format("{:.1f}k tok/s", t / 1e3);
+  return fmt::format("{:.2f}M tok/s", t / 1e6);
+}
+
+double estimateEtaSec(int64_t stepsDoneThisRun, double elapsedSec,
+                      int64_t stepsRemaining) {
+  if (stepsRemaining <= 0)
+    return 0;
+  if (stepsDoneThisRun <= 0 || !(elapsedSec > 0) || !std::isfinite(elapsedSec))
+    return -1;
+  return elapsedSec / double(stepsDoneThisRun) * double(stepsRemaining);
+}
+
+std::string formatProgress(const ProgressInfo &p) {
+  double ppl = perplexity(p.loss);
+  std::string pplText = std::isfinite(ppl) && ppl >= 1e5
+                            ? fmt::format("{:.3g}", ppl)
+                            : fmt::format("{:.1f}", ppl);
+  return fmt::format(
+      "step {}/{} | loss {:.4f} | ppl {} | bpt {:.2f} | lr {:.2e} | gnorm "
+      "{:.2f} | {} | ETA {}",
+      p.step, p.totalSteps, p.loss, pplText, bitsPerToken(p.loss), p.lr,
+      p.gradNorm, formatTokensPerSec(p.tokensPerSec), formatDuration(p.etaSec));
+}
+
+} // namespace xlnetc::rt::train

@@ -1,0 +1,97 @@
+//===- Metrics.h - Training metrics log and progress line ------*- C++ -*-===//
+//
+// The metrics log is JSON lines, one object per logged step, fields in this
+// order:
+//   {"step":120,"loss":4.1234,"ppl":61.77,"bits_per_token":5.949,
+//    "lr":0.00024,"grad_norm":1.23,"tokens_per_s":15300.0,"elapsed_s":72.5}
+// loss is the mean cross-entropy in nats per predicted token; ppl = e^loss,
+// bits_per_token = loss / ln 2. Non-finite numbers are written as null.
+// Each line is flushed as it is written.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef XLNETC_RUNTIME_TRAIN_METRICS_H
+#define XLNETC_RUNTIME_TRAIN_METRICS_H
+
+#include "runtime/Status.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+
+namespace xlnetc::rt::train {
+
+/// What one logged step reports.
+struct StepMetrics {
+  int64_t step = 0;        ///< optimizer updates applied after this step
+  double loss = 0;         ///< mean cross-entropy, nats per predicted token
+  double lr = 0;           ///< learning rate used by this update
+  double gradNorm = 0;     ///< global gradient norm (before clipping)
+  double tokensPerSec = 0; ///< throughput
+  double elapsedSec = 0;   ///< wall time since the start of the run
+};
+
+/// e^loss.
+double perplexity(double loss);
+/// loss / ln 2.
+double bitsPerToken(double loss);
+
+/// The JSON object of one step, without the newline.
+std::string metricsJsonLine(const StepMetrics &m);
+
+/// Appends metricsJsonLine()s to a file.
+class MetricsWriter {
+public:
+  MetricsWriter() = default;
+  MetricsWriter(const MetricsWriter &) = delete;
+  MetricsWriter &operator=(const MetricsWriter &) = delete;
+  ~MetricsWriter();
+
+  /// Opens `path`. A fresh run (`resumeStep` empty) starts an empty file.
+  /// A resumed run keeps the existing lines with "step" <= *resumeStep and
+  /// appends after them: lines logged after that checkpoint (the steps are
+  /// about to be redone) and a partial last line left by a crash are
+  /// dropped (the file is rewritten atomically when that happens).
+  Status open(const std::string &path,
+              std::optional<int64_t> resumeStep = std::nullopt);
+  /// Writes one line and flushes it.
+  Status log(const StepMetrics &m);
+  /// Closes the file (also done by the destructor).
+  void close();
+
+  bool isOpen() const { return file_ != nullptr; }
+  /// Lines dropped by open() on resume.
+  size_t droppedLines() const { return dropped_; }
+
+private:
+  std::string path_;
+  std::FILE *file_ = nullptr;
+  size_t dropped_ = 0;
+};
+
+/// The numbers of the progress line.
+struct ProgressInfo {
+  int64_t step = 0, totalSteps = 0;
+  double loss = 0, lr = 0, gradNorm = 0, tokensPerSec = 0;
+  double etaSec = -1; ///< negative or NaN: unknown
+};
+
+/// "step 120/1000 | loss 4.1234 | ppl 61.8 | bpt 5.95 | lr 2.40e-04 |
+///  gnorm 1.23 | 15.3k tok/s | ETA 1m12s" (one line).
+std::string formatProgress(const ProgressInfo &p);
+
+/// "45s", "3m05s", "1h02m"; "?" for a negative or non-finite duration.
+std::string formatDuration(double seconds);
+
+/// "850 tok/s", "15.3k tok/s", "1.25M tok/s".
+std::string formatTokensPerSec(double tokensPerSec);
+
+/// Remaining time from the pace of this run: `elapsedSec` for
+/// `stepsDoneThisRun` steps, `stepsRemaining` to go; -1 when unknown.
+double estimateEtaSec(int64_t stepsDoneThisRun, double elapsedSec,
+                      int64_t stepsRemaining);
+
+} // namespace xlnetc::rt::train
+
+#endif // XLNETC_RUNTIME_TRAIN_METRICS_H

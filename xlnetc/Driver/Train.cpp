@@ -1,0 +1,403 @@
+//===- Train.cpp - `xlnetc train`: the pretraining loop -------------------===//
+
+#include "xlnetc/Driver/Train.h"
+
+#include "xlnetc/Driver/Compiler.h"
+#include "xlnetc/Driver/Synthetic.h"
+
+#include "runtime/HostExecutor.h"
+#include "runtime/Plan.h"
+#include "runtime/data/BatchStream.h"
+#include "runtime/data/Corpus.h"
+#include "runtime/data/Tokenizer.h"
+#include "runtime/host/Kernels.h"
+#include "runtime/train/Checkpoint.h"
+#include "runtime/train/Metrics.h"
+#include "runtime/train/Plot.h"
+
+#include <fmt/core.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+namespace xlnetc {
+namespace fs = std::filesystem;
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int fail(const std::string &message) {
+  std::cerr << "xlnetc: error: " << message << "\n";
+  return 1;
+}
+
+/// What a checkpoint must match to be resumed: the model and the step
+/// shapes (the compiled plan's buffers depend on exactly these).
+std::string specFingerprint(const ModelSpec &s, const StepShape &shape) {
+  return fmt::format(
+      "n_layer={} d_model={} n_head={} d_head={} d_inner={} n_token={} "
+      "ff_activation={} mem_len={} seq_len={} reuse_len={} batch={} "
+      "num_predict={} bi_data={}",
+      s.nLayer, s.dModel, s.nHead, s.dHead, s.dInner, s.nToken,
+      activationName(s.ffActivation), s.memLen, shape.seqLen, shape.reuseLen,
+      shape.batch, shape.numPredict, s.biData ? 1 : 0);
+}
+
+/// The parameters of the plan, by HuggingFace name.
+rt::train::ParamShapes paramShapes(const rt::Plan &plan) {
+  rt::train::ParamShapes shapes;
+  for (const rt::Buffer &b : plan.buffers)
+    if (b.role == rt::Buffer::Param)
+      shapes[b.name] = b.shape;
+  return shapes;
+}
+
+/// The dropout seed of one step: a hash of the run seed and the step, so a
+/// resumed run draws the same masks as an uninterrupted one.
+uint64_t stepSeed(uint64_t runSeed, int64_t step) {
+  return rt::host::splitmix64(runSeed ^ rt::host::splitmix64(uint64_t(step)));
+}
+
+/// Test hook: XLNETC_FAULT_NAN_AT_STEP=N poisons mask_emb before step N
+/// (1-based) so the NaN guard can be tested end to end.
+std::optional<int64_t> nanFaultStep() {
+  const char *v = std::getenv("XLNETC_FAULT_NAN_AT_STEP");
+  if (!v || !*v)
+    return std::nullopt;
+  return std::strtoll(v, nullptr, 10);
+}
+
+/// The SentencePiece model of the run: --tokenizer, else the one this run
+/// directory already has, else one trained on the corpus (text corpora).
+rt::Status prepareTokenizer(const TrainArgs &args, const ModelSpec &spec,
+                            std::unique_ptr<rt::data::Tokenizer> &out) {
+  std::string path = args.tokenizer;
+  if (path.empty()) {
+    if (rt::data::isIdsCorpusFile(args.data))
+      return rt::Status::ok(); // pre-tokenized: no tokenizer needed
+    path = (fs::path(args.outDir) / "spiece.model").string();
+    if (!fs::exists(path)) {
+      std::cerr << fmt::format(
+          "xlnetc: no --tokenizer: training a SentencePiece unigram model "
+          "(vocab {}) on {} -> {}\n",
+          spec.nToken, args.data, path);
+      std::string prefix = (fs::path(args.outDir) / "spiece").string();
+      XLNETC_RETURN_IF_ERROR(rt::data::trainTokenizer(args.data, spec.nToken, prefix));
+    }
+  }
+  auto tok = std::make_unique<rt::data::Tokenizer>();
+  XLNETC_RETURN_IF_ERROR(rt::data::Tokenizer::load(path, *tok));
+  if (tok->vocabSize() > spec.nToken)
+    return rt::Status::error(fmt::format(
+        "tokenizer {} has {} pieces but the model's n_token is {}", path,
+        tok->vocabSize(), spec.nToken));
+  out = std::move(tok);
+  return rt::Status::ok();
+}
+
+/// Everything the loop binds by name: parameters, moments, memory, batch.
+struct Bindings {
+  rt::TensorMap map;
+
+  static std::string m(const std::string &p) { return "adam_m." + p; }
+  static std::string v(const std::string &p) { return "adam_v." + p; }
+
+  rt::train::TrainState snapshot(const rt::train::ParamShapes &shapes,
+                                 int64_t nLayer, bool hasMems) const {
+    rt::train::TrainState s;
+    for (const auto &[name, shape] : shapes) {
+      s.params[name] = map.at(name);
+      s.adamM[name] = map.at(m(name));
+      s.adamV[name] = map.at(v(name));
+    }
+    if (hasMems)
+      for (int64_t l = 0; l < nLayer; ++l) {
+        std::string key = "mems." + std::to_string(l);
+        s.mems[key] = map.at(key);
+      }
+    return s;
+  }
+};
+
+} // namespace
+
+int runTrain(const TrainArgs &args) {
+  // 1. Spec, run directory, step count.
+  ModelSpec spec;
+  std::string error;
+  if (!loadSpec(args.spec, spec, error)) {
+    std::cerr << error << "\n";
+    return 1;
+  }
+  if (spec.fromHFConfig)
+    return fail(args.spec + ": training needs a TOML spec with [data] and [train] "
+                            "sections (a config.json has no batch shape)");
+  const int64_t totalSteps = args.steps > 0 ? args.steps : spec.trainSteps;
+  if (totalSteps <= 0)
+    return fail(args.spec + ": no step count: set train_steps in [train] or pass --steps");
+  if (spec.trainSteps <= 0)
+    spec.trainSteps = totalSteps; // the lr schedule decays over the run
+  const std::string outDir =
+      args.outDir.empty() ? "runs/" + fs::path(args.spec).stem().string() : args.outDir;
+  const std::string ckptPath = (fs::path(outDir) / "checkpoint.safetensors").string();
+  const std::string metricsPath = (fs::path(outDir) / "metrics.jsonl").string();
+  std::error_code ec;
+  fs::create_directories(outDir, ec);
+  if (ec)
+    return fail(fmt::format("cannot create the run directory '{}': {}", outDir, ec.message()));
+  if (args.resume && !fs::exists(ckptPath))
+    return fail(fmt::format("--resume: there is no checkpoint to resume in {} "
+                            "(expected {})", outDir, ckptPath));
+  if (!args.resume && fs::exists(ckptPath))
+    return fail(fmt::format("{} already holds a checkpoint ({}); pass --resume to "
+                            "continue it or choose another --out",
+                            outDir, ckptPath));
+  if (args.resume && !args.initFrom.empty())
+    return fail("--resume and --init-from exclude each other (the checkpoint "
+                "already holds the parameters)");
+
+  // 2. Data: tokenizer, corpus, batch stream.
+  if (args.data.empty())
+    return fail("no corpus: pass --data FILE");
+  std::unique_ptr<rt::data::Tokenizer> tokenizer;
+  if (rt::Status st = prepareTokenizer(args, spec, tokenizer); !st)
+    return fail(st.message());
+  rt::data::Corpus corpus;
+  if (rt::Status st = rt::data::readCorpus(args.data, tokenizer.get(), spec.nToken,
+                                           rt::data::CorpusOptions{}, corpus);
+      !st)
+    return fail(st.message());
+  const size_t corpusTokens = corpus.tokens.size();
+  const int64_t corpusDocs = corpus.numDocuments;
+  StepShape shape = stepShapeFromSpec(spec);
+  if (shape.reuseLen <= 0)
+    shape.reuseLen = shape.seqLen;
+  rt::data::PipelineConfig pipe;
+  pipe.batchSize = shape.batch;
+  pipe.seqLen = shape.seqLen;
+  pipe.reuseLen = shape.reuseLen;
+  pipe.numPredict = shape.numPredict;
+  pipe.permSize = spec.permSize > 0 ? spec.permSize : shape.reuseLen;
+  pipe.biData = spec.biData;
+  pipe.maskAlpha = int64_t(spec.maskAlpha);
+  pipe.maskBeta = int64_t(spec.maskBeta);
+  pipe.seed = uint64_t(spec.seed);
+  rt::data::BatchStream stream;
+  if (rt::Status st = rt::data::BatchStream::create(std::move(corpus), pipe, stream); !st)
+    return fail(args.data + ": " + st.message());
+
+  // 3. The compiled training step.
+  CompileOptions options;
+  options.step = StepKind::Train;
+  std::string planText;
+  if (!compileStep(spec, shape, options, planText, error)) {
+    std::cerr << error;
+    return 1;
+  }
+  rt::Plan plan;
+  if (rt::Status st = rt::parsePlan(planText, plan); !st)
+    return fail("internal error: the compiled plan does not parse: " + st.message());
+  const rt::train::ParamShapes shapes = paramShapes(plan);
+  const std::string fingerprint = specFingerprint(spec, shape);
+  const bool hasMems = spec.memLen > 0;
+
+  // 4. State: fresh (random init or --init-from) or resumed.
+  Bindings bind;
+  int64_t step = 0;
+  uint64_t dropoutSeed = uint64_t(spec.seed);
+  if (args.resume) {
+    rt::train::TrainState state;
+    if (rt::Status st = rt::train::loadCheckpoint(ckptPath, shapes, fingerprint, state,
+                                                  fingerprint);
+        !st)
+      return fail(st.message());
+    if (rt::Status st = stream.restorePosition(state.dataPosition); !st)
+      return fail(ckptPath + ": cannot restore the data position: " + st.message());
+    step = state.step;
+    dropoutSeed = std::strtoull(state.rngState.c_str(), nullptr, 10);
+    for (auto &[name, t] : state.params)
+      bind.map[name] = std::move(t);
+    for (auto &[name, t] : state.adamM)
+      bind.map[Bindings::m(name)] = std::move(t);
+    for (auto &[name, t] : state.adamV)
+      bind.map[Bindings::v(name)] = std::move(t);
+    for (auto &[name, t] : state.mems)
+      bind.map[name] = std::move(t);
+    std::cout << fmt::format("resumed {} at step {}\n", ckptPath, step);
+  } else {
+    rt::TensorMap params;
+    if (!args.initFrom.empty()) {
+      std::vector<std::string> warnings;
+      if (rt::Status st = rt::train::loadInitFrom(args.initFrom, shapes, params, warnings); !st)
+        return fail(st.message());
+      for (const std::string &w : warnings)
+        std::cerr << "xlnetc: warning: " << args.initFrom << ": " << w << "\n";
+      std::cout << "initialised from " << args.initFrom << "\n";
+    } else {
+      params = randomParameters(plan, spec.initRange, uint64_t(spec.seed));
+    }
+    for (auto &[name, t] : params) {
+      bind.map[Bindings::m(name)] = rt::Tensor::zeros(rt::DType::F32, t.shape);
+      bind.map[Bindings::v(name)] = rt::Tensor::zeros(rt::DType::F32, t.shape);
+      bind.map[name] = std::move(t);
+    }
+    // Training starts from zero memory of length mem_len (semantics.md §5).
+    if (hasMems)
+      for (int64_t l = 0; l < spec.nLayer; ++l)
+        bind.map["mems." + std::to_string(l)] = rt::Tensor::zeros(
+            rt::DType::F32, {spec.memLen, shape.batch, spec.dModel});
+  }
+
+  auto saveCheckpoint = [&]() -> rt::Status {
+    rt::train::TrainState state = bind.snapshot(shapes, spec.nLayer, hasMems);
+    state.step = step;
+    state.rngState = std::to_string(dropoutSeed);
+    state.dataPosition = stream.savePosition();
+    state.specFingerprint = fingerprint;
+    state.specSummary = fingerprint;
+    return rt::train::saveCheckpoint(ckptPath, state);
+  };
+
+  rt::train::MetricsWriter metrics;
+  if (rt::Status st = metrics.open(metricsPath, args.resume ? std::optional<int64_t>(step)
+                                                            : std::nullopt);
+      !st)
+    return fail(st.message());
+
+  const int64_t tokensPerStep = shape.batch * shape.seqLen;
+  const int64_t logEvery =
+      args.logEvery > 0 ? args.logEvery : std::max<int64_t>(1, totalSteps / 50);
+  std::cout << fmt::format(
+      "xlnetc train {}: {} layers, d_model {}, {} params; batch {} x seq {} "
+      "(mem {}, reuse {}), {} steps\n"
+      "  corpus {}: {} tokens, {} documents, {} batches per epoch; tokenizer {}\n"
+      "  run directory {} (checkpoint every {}, metrics {})\n",
+      args.spec, spec.nLayer, spec.dModel,
+      [&] {
+        int64_t n = 0;
+        for (const auto &[name, s] : shapes)
+          n += rt::numelOf(s);
+        return n;
+      }(),
+      shape.batch, shape.seqLen, spec.memLen, shape.reuseLen, totalSteps, args.data,
+      corpusTokens, corpusDocs, stream.stepsPerEpoch(),
+      tokenizer ? tokenizer->path() : std::string("(ids corpus)"), outDir,
+      args.checkpointEvery > 0 ? std::to_string(args.checkpointEvery) : "run (end only)",
+      metricsPath);
+
+  // 5. The loop.
+  rt::ExecOptions exec;
+  exec.threads = args.threads;
+  const std::optional<int64_t> faultStep = nanFaultStep();
+  const auto runStart = Clock::now();
+  auto intervalStart = runStart;
+  int64_t intervalSteps = 0;
+  const int64_t firstStep = step;
+  int64_t lastCheckpointStep = args.resume ? step : -1;
+  rt::TensorMap outputs;
+  while (step < totalSteps) {
+    rt::data::Batch batch;
+    if (rt::Status st = stream.next(batch); !st)
+      return fail(fmt::format("step {}: {}", step + 1, st.message()));
+    for (auto &[name, t] : batch.tensors)
+      if (name.rfind("raw.", 0) != 0)
+        bind.map[name] = std::move(t);
+    bind.map["step"] = rt::Tensor::fromI64({}, {step});
+    if (faultStep && *faultStep == step + 1)
+      bind.map.at("transformer.mask_emb").f32()[0] = NAN;
+
+    exec.seed = stepSeed(dropoutSeed, step);
+    if (rt::Status st = rt::executeHost(plan, bind.map, outputs, exec); !st)
+      return fail(fmt::format("step {}: {}", step + 1, st.message()));
+    const double loss = outputs.at("loss").f32()[0];
+    const double gnorm = outputs.at("grad_norm").f32()[0];
+    const double lr = outputs.at("lr").f32()[0];
+    if (!std::isfinite(loss) || !std::isfinite(gnorm)) {
+      std::string kept = lastCheckpointStep >= 0
+                             ? fmt::format("the last checkpoint ({}, step {}) is untouched",
+                                           ckptPath, lastCheckpointStep)
+                             : "no checkpoint was written";
+      return fail(fmt::format(
+          "step {}: the loss is {} and the gradient norm {}: stopping before the "
+          "update; {}",
+          step + 1, loss, gnorm, kept));
+    }
+
+    // The step's results become the state of the next step.
+    for (const auto &[name, s] : shapes) {
+      bind.map[name] = std::move(outputs.at("new." + name));
+      bind.map[Bindings::m(name)] = std::move(outputs.at("new.adam_m." + name));
+      bind.map[Bindings::v(name)] = std::move(outputs.at("new.adam_v." + name));
+    }
+    if (hasMems)
+      for (int64_t l = 0; l < spec.nLayer; ++l) {
+        std::string key = "mems." + std::to_string(l);
+        bind.map[key] = std::move(outputs.at("new_" + key));
+      }
+    ++step;
+    ++intervalSteps;
+
+    // Metrics and progress.
+    const auto now = Clock::now();
+    const double elapsed = std::chrono::duration<double>(now - runStart).count();
+    const double interval = std::chrono::duration<double>(now - intervalStart).count();
+    const double tokPerSec = interval > 0 ? double(intervalSteps * tokensPerStep) / interval : 0;
+    rt::train::StepMetrics m;
+    m.step = step;
+    m.loss = loss;
+    m.lr = lr;
+    m.gradNorm = gnorm;
+    m.tokensPerSec = tokPerSec;
+    m.elapsedSec = elapsed;
+    if (rt::Status st = metrics.log(m); !st)
+      return fail(st.message());
+    if (step % logEvery == 0 || step == totalSteps || step == firstStep + 1) {
+      rt::train::ProgressInfo p;
+      p.step = step;
+      p.totalSteps = totalSteps;
+      p.loss = loss;
+      p.lr = lr;
+      p.gradNorm = gnorm;
+      p.tokensPerSec = tokPerSec;
+      p.etaSec = rt::train::estimateEtaSec(step - firstStep, elapsed, totalSteps - step);
+      std::cout << rt::train::formatProgress(p) << std::endl;
+      intervalStart = now;
+      intervalSteps = 0;
+    }
+    if (args.checkpointEvery > 0 && step % args.checkpointEvery == 0 && step < totalSteps) {
+      if (rt::Status st = saveCheckpoint(); !st)
+        return fail(st.message());
+      lastCheckpointStep = step;
+    }
+  }
+
+  // 6. Final checkpoint and plot.
+  if (lastCheckpointStep != step) {
+    if (rt::Status st = saveCheckpoint(); !st)
+      return fail(st.message());
+  }
+  metrics.close();
+  const double elapsed = std::chrono::duration<double>(Clock::now() - runStart).count();
+  const int64_t ran = step - firstStep;
+  std::cout << fmt::format("done: {} steps in {}, {} tokens/s; checkpoint {}\n", ran,
+                           rt::train::formatDuration(elapsed),
+                           rt::train::formatTokensPerSec(
+                               elapsed > 0 ? double(ran * tokensPerStep) / elapsed : 0),
+                           ckptPath);
+  if (!args.noPlot) {
+    std::string png = (fs::path(outDir) / "loss.png").string(), warning;
+    if (rt::Status st = rt::train::plotLossCurve(metricsPath, png, warning); !st)
+      std::cerr << "xlnetc: warning: no loss plot: " << st.message() << "\n";
+    else if (!warning.empty())
+      std::cerr << "xlnetc: warning: " << warning << "\n";
+    else
+      std::cout << "loss curve: " << png << "\n";
+  }
+  return 0;
+}
+
+} // namespace xlnetc

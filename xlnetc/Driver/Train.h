@@ -1,0 +1,41 @@
+//===- Train.h - `xlnetc train`: the pretraining loop -----------*- C++ -*-===//
+//
+// Compiles the training step of a spec (forward, backward, Adam update) and
+// runs it on the host over a corpus: the official data pipeline feeds one
+// batch per step, the per-layer memory is carried from step to step, metrics
+// go to a JSON-lines file and a progress line, checkpoints are written
+// atomically and a run can be resumed exactly. docs/Training.md describes
+// the command and the files it writes.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef XLNETC_XLNETC_DRIVER_TRAIN_H
+#define XLNETC_XLNETC_DRIVER_TRAIN_H
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace xlnetc {
+
+struct TrainArgs {
+  std::string spec;      ///< TOML spec
+  std::string data;      ///< corpus: text (one sentence per line) or #xlnetc-ids
+  std::string tokenizer; ///< SentencePiece model; empty: train one (text corpus)
+  std::string outDir;    ///< run directory (checkpoint, metrics, plot)
+  std::string initFrom;  ///< HuggingFace XLNet safetensors to start from
+  int64_t steps = 0;     ///< total optimizer steps; 0: the spec's train_steps
+  int64_t checkpointEvery = 0; ///< 0: only at the end
+  int64_t logEvery = 0;        ///< progress line period; 0: about 50 lines
+  bool resume = false;         ///< continue from outDir/checkpoint.safetensors
+  bool noPlot = false;
+  int threads = 0;
+};
+
+/// Runs `xlnetc train`; returns the process exit code. Errors are one
+/// "xlnetc: error: ..." line; never exits the process itself.
+int runTrain(const TrainArgs &args);
+
+} // namespace xlnetc
+
+#endif // XLNETC_XLNETC_DRIVER_TRAIN_H
