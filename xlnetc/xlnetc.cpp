@@ -3,6 +3,7 @@
 //   xlnetc compile SPEC [--emit=mlir|decomposed|kernels|grads|train|plan] [--step=...]
 //   xlnetc run-step MODEL [--weights W] [--batch B] [--out O] [--grads]
 //   xlnetc train SPEC --data CORPUS [--tokenizer M] [--steps N] [--out DIR] [--resume]
+//   xlnetc gradcheck SPEC [--seed S] [--eps E] [--tolerance T]
 //   xlnetc compare GOT REF [--only NAME...] [--rtol R]
 //
 //===----------------------------------------------------------------------===//
@@ -105,6 +106,20 @@ int main(int argc, char **argv) {
   trainCmd->add_option("--threads", train.threads, "Host threads (0: all cores)")
       ->capture_default_str();
 
+  xlnetc::GradCheckArgs gc;
+  auto *gcCmd = app.add_subcommand(
+      "gradcheck",
+      "Check the compiled backward against finite differences of the forward "
+      "(random init, synthetic batch)");
+  gcCmd->add_option("spec", gc.spec, "Model spec (.toml)")->required();
+  gcCmd->add_option("--seed", gc.seed, "Seed of the init, batch and directions")
+      ->capture_default_str();
+  gcCmd->add_option("--eps", gc.eps, "Finite-difference step")->capture_default_str();
+  gcCmd->add_option("--init-range", gc.initRange, "Std of the random init")
+      ->capture_default_str();
+  gcCmd->add_option("--tolerance", gc.tolerance, "Max relative error")
+      ->capture_default_str();
+
   xlnetc::CompareArgs cmp;
   auto *cmpCmd = app.add_subcommand(
       "compare", "Compare tensors of two safetensors files: max|got-ref| <= rtol*max|ref|");
@@ -122,5 +137,7 @@ int main(int argc, char **argv) {
     return xlnetc::runRunStep(run);
   if (*trainCmd)
     return xlnetc::runTrain(train);
+  if (*gcCmd)
+    return xlnetc::runGradCheck(gc);
   return xlnetc::runCompare(cmp);
 }

@@ -43,6 +43,17 @@ struct RunStepArgs {
 };
 int runRunStep(const RunStepArgs &args);
 
+struct GradCheckArgs {
+  std::string spec;
+  uint64_t seed = 0;
+  double eps = 1e-2;       ///< step along the unit direction
+  double initRange = 0.2;  ///< std of the random init
+  double tolerance = 1e-2; ///< max relative error per parameter tensor
+};
+/// `xlnetc gradcheck`: the compiled backward against central finite
+/// differences of the compiled forward (GradCheck.cpp).
+int runGradCheck(const GradCheckArgs &args);
+
 struct CompareArgs {
   std::string got, ref;
   std::vector<std::string> only; ///< name patterns ('*' wildcard); empty: all of ref
