@@ -3,6 +3,7 @@
 //   xlnetc compile SPEC [--emit=mlir|decomposed|kernels|grads|train|plan] [--step=...]
 //   xlnetc run-step MODEL [--weights W] [--batch B] [--out O] [--grads]
 //   xlnetc train SPEC --data CORPUS [--tokenizer M] [--steps N] [--out DIR] [--resume]
+//   xlnetc make-corpus demo|memory OUT [--spec SPEC] [--seed S]
 //   xlnetc gradcheck SPEC [--seed S] [--eps E] [--tolerance T]
 //   xlnetc compare GOT REF [--only NAME...] [--rtol R]
 //
@@ -106,6 +107,16 @@ int main(int argc, char **argv) {
   trainCmd->add_option("--threads", train.threads, "Host threads (0: all cores)")
       ->capture_default_str();
 
+  xlnetc::MakeCorpusArgs mc;
+  auto *mcCmd = app.add_subcommand(
+      "make-corpus", "Write a generated corpus: demo (English-like text) or memory "
+                     "(pre-tokenized chunks that only memory can predict)");
+  mcCmd->add_option("kind", mc.kind, "demo or memory")->required();
+  mcCmd->add_option("output", mc.output, "Corpus file to write")->required();
+  mcCmd->add_option("--spec", mc.spec, "memory: spec whose batch layout to match");
+  mcCmd->add_option("--seed", mc.seed, "Seed")->capture_default_str();
+  mcCmd->add_option("--lines", mc.lines, "demo: sentence lines")->capture_default_str();
+
   xlnetc::GradCheckArgs gc;
   auto *gcCmd = app.add_subcommand(
       "gradcheck",
@@ -139,5 +150,7 @@ int main(int argc, char **argv) {
     return xlnetc::runTrain(train);
   if (*gcCmd)
     return xlnetc::runGradCheck(gc);
+  if (*mcCmd)
+    return xlnetc::runMakeCorpus(mc);
   return xlnetc::runCompare(cmp);
 }

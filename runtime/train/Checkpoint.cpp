@@ -12,9 +12,13 @@
 
 #include <cerrno>
 #include <charconv>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <sys/stat.h>
+#include <thread>
 
 namespace xlnetc::rt::train {
 
@@ -173,6 +177,19 @@ std::string summarizeParamShapes(const ParamShapes &shapes) {
 // Save
 //===----------------------------------------------------------------------===//
 
+/// Test hook for the kill -9 test: with XLNETC_FAULT_PAUSE_CHECKPOINT_WRITE=S
+/// set, a save announces itself on stderr halfway through the temporary file
+/// and sleeps S seconds, so a test can kill the process mid-write.
+static void pauseForFaultInjection(const std::string &tempPath) {
+  const char *v = std::getenv("XLNETC_FAULT_PAUSE_CHECKPOINT_WRITE");
+  if (!v || !*v)
+    return;
+  std::fprintf(stderr, "xlnetc: fault injection: pausing while writing %s\n",
+               tempPath.c_str());
+  std::fflush(stderr);
+  std::this_thread::sleep_for(std::chrono::duration<double>(std::atof(v)));
+}
+
 Status saveCheckpoint(const std::string &path, const TrainState &state) {
   auto fail = [&](const std::string &msg) {
     return Status::error(
@@ -262,8 +279,12 @@ Status saveCheckpoint(const std::string &path, const TrainState &state) {
   writeLE64(lenBytes, headerText.size());
   XLNETC_RETURN_IF_ERROR(wrap(file.write(lenBytes, 8)));
   XLNETC_RETURN_IF_ERROR(wrap(file.write(headerText.data(), headerText.size())));
-  for (const auto &[name, t] : entries)
+  size_t written = 0;
+  for (const auto &[name, t] : entries) {
     XLNETC_RETURN_IF_ERROR(wrap(file.write(t->bytes(), t->nbytes())));
+    if (++written == entries.size() / 2)
+      pauseForFaultInjection(file.tempPath());
+  }
   return wrap(file.commit());
 }
 

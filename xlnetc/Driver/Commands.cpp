@@ -9,6 +9,7 @@
 #include "runtime/Plan.h"
 #include "runtime/Safetensors.h"
 #include "runtime/data/Batch.h"
+#include "runtime/data/SyntheticCorpus.h"
 
 #include <fmt/core.h>
 
@@ -263,6 +264,47 @@ int runRunStep(const RunStepArgs &args) {
     std::cout << "wrote " << outputs.size() << " tensors to " << args.output << "\n";
   }
   return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// make-corpus
+//===----------------------------------------------------------------------===//
+
+int runMakeCorpus(const MakeCorpusArgs &args) {
+  if (args.kind == "demo") {
+    if (args.lines <= 0)
+      return fail(fmt::format("--lines must be > 0, got {}", args.lines));
+    if (rt::Status st = rt::data::writeDemoCorpus(args.output, args.seed, args.lines); !st)
+      return fail(st.message());
+    std::cout << fmt::format("wrote the demo corpus ({} lines, seed {}) to {}\n", args.lines,
+                             args.seed, args.output);
+    return 0;
+  }
+  if (args.kind == "memory") {
+    if (args.spec.empty())
+      return fail("make-corpus memory needs --spec (the batch layout it must match)");
+    ModelSpec spec;
+    std::string error;
+    if (!loadSpec(args.spec, spec, error))
+      return failDiagnostics(error);
+    rt::data::MemoryCorpusOptions o;
+    o.batchSize = spec.trainBatchSize;
+    o.biData = spec.biData;
+    o.seqLen = spec.seqLen;
+    o.reuseLen = spec.reuseLen > 0 ? spec.reuseLen : spec.seqLen;
+    o.vocabSize = spec.nToken;
+    // Enough text that a run of train_steps never sees a chunk twice (the
+    // model could otherwise memorise the corpus instead of using memory).
+    o.minStepsPerEpoch = std::max<int64_t>(spec.trainSteps, 8);
+    int64_t rowLen = 0;
+    if (rt::Status st = rt::data::writeMemoryCorpus(args.output, args.seed, o, &rowLen); !st)
+      return fail(st.message());
+    std::cout << fmt::format("wrote the memory corpus for {} (rows of {} tokens, chunks of "
+                             "{} repeated once, seed {}) to {}\n",
+                             args.spec, rowLen, o.reuseLen, args.seed, args.output);
+    return 0;
+  }
+  return fail("unknown corpus kind '" + args.kind + "' (expected demo or memory)");
 }
 
 //===----------------------------------------------------------------------===//

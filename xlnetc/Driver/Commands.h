@@ -43,6 +43,16 @@ struct RunStepArgs {
 };
 int runRunStep(const RunStepArgs &args);
 
+struct MakeCorpusArgs {
+  std::string kind;   ///< "demo" or "memory"
+  std::string output;
+  std::string spec;   ///< memory: the spec whose batch layout the corpus matches
+  uint64_t seed = 0;
+  int64_t lines = 5000; ///< demo: about this many sentence lines
+};
+/// `xlnetc make-corpus`: writes a generated corpus (runtime/data/SyntheticCorpus.h).
+int runMakeCorpus(const MakeCorpusArgs &args);
+
 struct GradCheckArgs {
   std::string spec;
   uint64_t seed = 0;

@@ -81,8 +81,8 @@ rt::Status prepareTokenizer(const TrainArgs &args, const ModelSpec &spec,
       return rt::Status::ok(); // pre-tokenized: no tokenizer needed
     path = (fs::path(args.outDir) / "spiece.model").string();
     if (!fs::exists(path)) {
-      std::cerr << fmt::format(
-          "xlnetc: no --tokenizer: training a SentencePiece unigram model "
+      std::cout << fmt::format(
+          "no --tokenizer: training a SentencePiece unigram model "
           "(vocab {}) on {} -> {}\n",
           spec.nToken, args.data, path);
       std::string prefix = (fs::path(args.outDir) / "spiece").string();
@@ -383,7 +383,7 @@ int runTrain(const TrainArgs &args) {
   metrics.close();
   const double elapsed = std::chrono::duration<double>(Clock::now() - runStart).count();
   const int64_t ran = step - firstStep;
-  std::cout << fmt::format("done: {} steps in {}, {} tokens/s; checkpoint {}\n", ran,
+  std::cout << fmt::format("done: {} steps in {}, {}; checkpoint {}\n", ran,
                            rt::train::formatDuration(elapsed),
                            rt::train::formatTokensPerSec(
                                elapsed > 0 ? double(ran * tokensPerStep) / elapsed : 0),

@@ -1,0 +1,56 @@
+"""Checks on the metrics.jsonl files `xlnetc train` writes (used by the lit tests).
+
+  metrics.py falls FILE MAX_RATIO      mean loss of the last 10% of steps over the
+                                       first 10% must be <= MAX_RATIO
+  metrics.py gap WITH WITHOUT MIN N    mean loss of the last N steps: WITHOUT - WITH >= MIN
+  metrics.py same A B FIRST_STEP       the loss and grad_norm of every step >= FIRST_STEP
+                                       are bit-identical in A and B
+Prints what it measured; exits 1 when the check fails.
+"""
+import json
+import sys
+
+
+def load(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def mean(xs):
+    return sum(xs) / len(xs)
+
+
+def main(argv):
+    cmd = argv[1]
+    if cmd == "falls":
+        rows = load(argv[2])
+        k = max(1, len(rows) // 10)
+        first, last = mean([r["loss"] for r in rows[:k]]), mean([r["loss"] for r in rows[-k:]])
+        ratio = last / first
+        print(f"falls: first 10% mean {first:.4f}, last 10% mean {last:.4f}, ratio {ratio:.3f} "
+              f"(max {argv[3]})")
+        return 0 if ratio <= float(argv[3]) else 1
+    if cmd == "gap":
+        n = int(argv[5])
+        with_mem = mean([r["loss"] for r in load(argv[2])[-n:]])
+        without = mean([r["loss"] for r in load(argv[3])[-n:]])
+        gap = without - with_mem
+        print(f"gap: last {n} steps mean loss {with_mem:.4f} with memory, {without:.4f} "
+              f"without, gap {gap:.4f} (min {argv[4]})")
+        return 0 if gap >= float(argv[4]) else 1
+    if cmd == "same":
+        first = int(argv[4])
+        a = {r["step"]: r for r in load(argv[2]) if r["step"] >= first}
+        b = {r["step"]: r for r in load(argv[3]) if r["step"] >= first}
+        if sorted(a) != sorted(b) or not a:
+            print(f"same: steps differ: {sorted(a)} vs {sorted(b)}")
+            return 1
+        diff = [s for s in a if (a[s]["loss"], a[s]["grad_norm"]) != (b[s]["loss"], b[s]["grad_norm"])]
+        print(f"same: {len(a)} steps from {first}, {len(diff)} differ")
+        return 0 if not diff else 1
+    print(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
