@@ -75,6 +75,7 @@ std::optional<int64_t> nanFaultStep() {
 /// directory already has, else one trained on the corpus (text corpora).
 rt::Status prepareTokenizer(const TrainArgs &args, const ModelSpec &spec,
                             std::unique_ptr<rt::data::Tokenizer> &out) {
+  // args.outDir is the resolved run directory here.
   std::string path = args.tokenizer;
   if (path.empty()) {
     if (rt::data::isIdsCorpusFile(args.data))
@@ -91,6 +92,12 @@ rt::Status prepareTokenizer(const TrainArgs &args, const ModelSpec &spec,
   }
   auto tok = std::make_unique<rt::data::Tokenizer>();
   XLNETC_RETURN_IF_ERROR(rt::data::Tokenizer::load(path, *tok));
+  // Keep a copy in the run directory, so --resume finds the same model.
+  fs::path kept = fs::path(args.outDir) / "spiece.model";
+  std::error_code ec;
+  if (!fs::exists(kept) && !fs::copy_file(path, kept, ec))
+    return rt::Status::error(fmt::format("cannot copy the tokenizer {} to {}: {}", path,
+                                         kept.string(), ec.message()));
   if (tok->vocabSize() > spec.nToken)
     return rt::Status::error(fmt::format(
         "tokenizer {} has {} pieces but the model's n_token is {}", path,
@@ -163,8 +170,14 @@ int runTrain(const TrainArgs &args) {
   // 2. Data: tokenizer, corpus, batch stream.
   if (args.data.empty())
     return fail("no corpus: pass --data FILE");
+  if (!fs::is_regular_file(args.data, ec))
+    return fail(fmt::format("corpus {}: no such file", args.data));
+  if (fs::file_size(args.data, ec) == 0)
+    return fail(fmt::format("corpus {} is empty", args.data));
   std::unique_ptr<rt::data::Tokenizer> tokenizer;
-  if (rt::Status st = prepareTokenizer(args, spec, tokenizer); !st)
+  TrainArgs resolved = args;
+  resolved.outDir = outDir;
+  if (rt::Status st = prepareTokenizer(resolved, spec, tokenizer); !st)
     return fail(st.message());
   rt::data::Corpus corpus;
   if (rt::Status st = rt::data::readCorpus(args.data, tokenizer.get(), spec.nToken,
@@ -212,7 +225,7 @@ int runTrain(const TrainArgs &args) {
   if (args.resume) {
     rt::train::TrainState state;
     if (rt::Status st = rt::train::loadCheckpoint(ckptPath, shapes, fingerprint, state,
-                                                  fingerprint);
+                                                  args.spec);
         !st)
       return fail(st.message());
     if (rt::Status st = stream.restorePosition(state.dataPosition); !st)
@@ -258,7 +271,7 @@ int runTrain(const TrainArgs &args) {
     state.rngState = std::to_string(dropoutSeed);
     state.dataPosition = stream.savePosition();
     state.specFingerprint = fingerprint;
-    state.specSummary = fingerprint;
+    state.specSummary = args.spec; // the spec file, for the "other spec" error
     return rt::train::saveCheckpoint(ckptPath, state);
   };
 
