@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The main job on the tiny model: install, build, compile models/xlnet-tiny.toml
-# to a plan and run one forward step (host executor, random init, synthetic
-# batch), printing the loss.
+# The main job on the tiny model: install, build, generate the demo corpus,
+# and pretrain models/xlnet-tiny.toml on it on the CPU (a SentencePiece model
+# is trained on the corpus first). Prints the progress and leaves the run in
+# build/demo-run: checkpoint.safetensors, metrics.jsonl, loss.png, spiece.model.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
-echo "== xlnetc compile models/xlnet-tiny.toml --emit=plan -o build/xlnet-tiny.plan.json"
-build/bin/xlnetc compile models/xlnet-tiny.toml --emit=plan -o build/xlnet-tiny.plan.json
-echo "== xlnetc run-step models/xlnet-tiny.toml --out build/xlnet-tiny.step.safetensors"
-build/bin/xlnetc run-step models/xlnet-tiny.toml --out build/xlnet-tiny.step.safetensors
+rm -rf build/demo-run
+echo "== xlnetc make-corpus demo build/demo-corpus.txt"
+build/bin/xlnetc make-corpus demo build/demo-corpus.txt
+echo "== xlnetc train models/xlnet-tiny.toml --data build/demo-corpus.txt --out build/demo-run"
+build/bin/xlnetc train models/xlnet-tiny.toml --data build/demo-corpus.txt --out build/demo-run --log-every 20
