@@ -104,6 +104,9 @@ int main(int argc, char **argv) {
   trainCmd->add_option("--init-from", train.initFrom,
                        "Start from a HuggingFace XLNet safetensors checkpoint");
   trainCmd->add_flag("--no-plot", train.noPlot, "Do not draw loss.png");
+  trainCmd->add_option("--dump-batches", train.dumpBatches,
+                       "Write each step's batch and incoming memory to "
+                       "DIR/step-NNNNNN.safetensors (run-step --batch format)");
   trainCmd->add_option("--threads", train.threads, "Host threads (0: all cores)")
       ->capture_default_str();
 

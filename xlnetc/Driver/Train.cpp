@@ -163,6 +163,11 @@ int runTrain(const TrainArgs &args) {
     return fail(fmt::format("{} already holds a checkpoint ({}); pass --resume to "
                             "continue it or choose another --out",
                             outDir, ckptPath));
+  if (!args.dumpBatches.empty()) {
+    fs::create_directories(args.dumpBatches, ec);
+    if (ec)
+      return fail(fmt::format("cannot create '{}': {}", args.dumpBatches, ec.message()));
+  }
   if (args.resume && !args.initFrom.empty())
     return fail("--resume and --init-from exclude each other (the checkpoint "
                 "already holds the parameters)");
@@ -316,6 +321,17 @@ int runTrain(const TrainArgs &args) {
     rt::data::Batch batch;
     if (rt::Status st = stream.next(batch); !st)
       return fail(fmt::format("step {}: {}", step + 1, st.message()));
+    if (!args.dumpBatches.empty()) {
+      rt::data::Batch dumped = batch;
+      for (int64_t l = 0; hasMems && l < spec.nLayer; ++l) {
+        std::string key = "mems." + std::to_string(l);
+        dumped.tensors[key] = bind.map.at(key);
+      }
+      std::string path =
+          (fs::path(args.dumpBatches) / fmt::format("step-{:06d}.safetensors", step + 1)).string();
+      if (rt::Status st = rt::data::writeBatch(path, dumped, pipe); !st)
+        return fail(st.message());
+    }
     for (auto &[name, t] : batch.tensors)
       if (name.rfind("raw.", 0) != 0)
         bind.map[name] = std::move(t);

@@ -29,6 +29,9 @@ struct TrainArgs {
   int64_t logEvery = 0;        ///< progress line period; 0: about 50 lines
   bool resume = false;         ///< continue from outDir/checkpoint.safetensors
   bool noPlot = false;
+  /// Write each step's batch (with raw.* and the incoming mems.{i}) to
+  /// DIR/step-NNNNNN.safetensors, as run-step --batch reads it.
+  std::string dumpBatches;
   int threads = 0;
 };
 
