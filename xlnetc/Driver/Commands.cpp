@@ -2,6 +2,7 @@
 
 #include "xlnetc/Driver/Commands.h"
 
+#include "xlnetc/Driver/CompiledPlan.h"
 #include "xlnetc/Driver/Compiler.h"
 #include "xlnetc/Driver/Synthetic.h"
 
@@ -203,16 +204,13 @@ int runRunStep(const RunStepArgs &args) {
   }
 
   // 2. Compile to a plan and hand it to the runtime as text.
-  CompileOptions options;
-  options.step = args.grads ? StepKind::Grads : StepKind::Forward;
   std::string planText;
-  if (!compileStep(spec, shape, options, planText, error))
+  rt::Plan plan;
+  if (!compilePlan(spec, shape, args.grads ? StepKind::Grads : StepKind::Forward, plan,
+                   error, &planText))
     return failDiagnostics(error);
   if (!args.dumpPlan.empty() && !writeText(args.dumpPlan, planText, error))
     return fail(error);
-  rt::Plan plan;
-  if (rt::Status st = rt::parsePlan(planText, plan); !st)
-    return fail("internal error: the compiled plan does not parse: " + st.message());
 
   // 3. Parameters and inputs.
   rt::TensorMap bindings;

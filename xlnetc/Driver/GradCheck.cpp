@@ -12,7 +12,7 @@
 
 #include "xlnetc/Driver/Commands.h"
 
-#include "xlnetc/Driver/Compiler.h"
+#include "xlnetc/Driver/CompiledPlan.h"
 #include "xlnetc/Driver/Synthetic.h"
 
 #include "runtime/HostExecutor.h"
@@ -31,21 +31,6 @@ static int fail(const std::string &message) {
   return 1;
 }
 
-/// Compiles and parses the plan of `step`.
-static bool buildPlan(const ModelSpec &spec, const StepShape &shape, StepKind step,
-                      rt::Plan &plan, std::string &error) {
-  CompileOptions options;
-  options.step = step;
-  std::string text;
-  if (!compileStep(spec, shape, options, text, error))
-    return false;
-  if (rt::Status st = rt::parsePlan(text, plan); !st) {
-    error = "internal error: the compiled plan does not parse: " + st.message();
-    return false;
-  }
-  return true;
-}
-
 int runGradCheck(const GradCheckArgs &args) {
   ModelSpec spec;
   std::string error;
@@ -57,8 +42,8 @@ int runGradCheck(const GradCheckArgs &args) {
     return fail(args.spec + ": gradcheck needs a TOML spec (a config.json has no batch shape)");
   StepShape shape = stepShapeFromSpec(spec);
   rt::Plan forward, grads;
-  if (!buildPlan(spec, shape, StepKind::Forward, forward, error) ||
-      !buildPlan(spec, shape, StepKind::Grads, grads, error)) {
+  if (!compilePlan(spec, shape, StepKind::Forward, forward, error) ||
+      !compilePlan(spec, shape, StepKind::Grads, grads, error)) {
     std::cerr << error;
     return 1;
   }

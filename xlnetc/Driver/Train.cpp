@@ -2,7 +2,7 @@
 
 #include "xlnetc/Driver/Train.h"
 
-#include "xlnetc/Driver/Compiler.h"
+#include "xlnetc/Driver/CompiledPlan.h"
 #include "xlnetc/Driver/Synthetic.h"
 
 #include "runtime/HostExecutor.h"
@@ -209,16 +209,11 @@ int runTrain(const TrainArgs &args) {
     return fail(args.data + ": " + st.message());
 
   // 3. The compiled training step.
-  CompileOptions options;
-  options.step = StepKind::Train;
-  std::string planText;
-  if (!compileStep(spec, shape, options, planText, error)) {
+  rt::Plan plan;
+  if (!compilePlan(spec, shape, StepKind::Train, plan, error)) {
     std::cerr << error;
     return 1;
   }
-  rt::Plan plan;
-  if (rt::Status st = rt::parsePlan(planText, plan); !st)
-    return fail("internal error: the compiled plan does not parse: " + st.message());
   const rt::train::ParamShapes shapes = paramShapes(plan);
   const std::string fingerprint = specFingerprint(spec, shape);
   const bool hasMems = spec.memLen > 0;
