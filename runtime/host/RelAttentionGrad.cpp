@@ -6,13 +6,16 @@
 // recomputed from the operands. Per (batch row b, head n), with T query
 // rows, K keys and R = K + S relative positions:
 //
-//   AC  = (q + r_w_bias) · kᵀ             [T,K]   sgemm
-//   BDf = (q + r_r_bias) · k_rᵀ           [T,R]   sgemm; bd[t,j] = BDf[t,
-//   S-i+j] DP  = dout · vᵀ                       [T,K]   sgemm per row, in
-//   double: s, softmax P, dropatt factors d, A = P·d,
+//   AC  = (q + r_w_bias) · kᵀ              [T,K]  sgemm
+//   BD  = (q + r_r_bias) · k_r[r0:r0+W]ᵀ   [T,W]  sgemm; bd[t,j] = BD[t,
+//         S-i+j - r0], [r0, r0+W) the k_r rows the positions read
+//   (both with the softmax: RelAttentionCommon.h, shared with the forward)
+//   DP  = dout · vᵀ                        [T,K]  sgemm
+//   per row, in double: s, softmax P, dropatt factors d, A = P·d,
 //     dP' = DP·d, c_j = scale · P_j (dP'_j - Σ_l P_l dP'_l)
 //   dv  = Aᵀ · dout,  dk = Cᵀ · (q + r_w_bias),  dq_w = C · k
-//   dBDf[t, S-i+j] = c_j,  dq_r = dBDf · k_r,  dk_r += dBDfᵀ · (q + r_r_bias)
+//   dBD[t, S-i+j - r0] = c_j,  dq_r = dBD · k_r[r0:r0+W],
+//   dk_r[r0:r0+W] += dBDᵀ · (q + r_r_bias)
 //   ef: C0/C1 = Σ c_j over keys of segment 0/1, dq_s = C0·seg0 + C1·seg1
 //   dq = dq_w + dq_r + dq_s; d r_w_bias = Σ dq_w, d r_r_bias = Σ dq_r,
 //   d r_s_bias = Σ dq_s, d seg_embed[s] = Σ C_s · (q + r_s_bias)
@@ -41,33 +44,22 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/host/Kernels.h"
+#include "runtime/host/RelAttentionCommon.h"
 
 #include <cblas.h>
-#include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <vector>
 
 namespace xlnetc::rt::host {
 
 Status relAttentionGrad(const Tensor &dout, const RelAttentionArgs &a,
                         const RelAttentionGrads &g) {
-  int64_t B = a.q->shape[0], T = a.q->shape[1], N = a.q->shape[2],
-          H = a.q->shape[3];
-  int64_t K = a.k->shape[1];
-  int64_t S = a.segMat->shape[1];
-  int64_t P = a.kR->shape[0], R = a.kR->shape[1];
-  const int64_t *rows = a.rows ? a.rows->i64() : nullptr;
-
+  const relattn::Operands o(a);
   // 1. Validate the query rows (they come from data), as the forward does.
-  if (rows)
-    for (int64_t b = 0; b < B; ++b)
-      for (int64_t t = 0; t < T; ++t)
-        if (rows[b * T + t] < -1 || rows[b * T + t] >= S)
-          return Status::error(
-              fmt::format("query row {} at b={}, t={} is outside [-1, {})",
-                          rows[b * T + t], b, t, S));
+  if (Status s = o.checkRows(); !s)
+    return s;
+  const int64_t B = o.B, T = o.T, N = o.N, H = o.H, K = o.K, P = o.P, R = o.R;
 
   for (Tensor *t :
        {g.dq, g.dk, g.dv, g.dkR, g.dsegEmbed, g.drwBias, g.drrBias, g.drsBias})
@@ -75,30 +67,23 @@ Status relAttentionGrad(const Tensor &dout, const RelAttentionArgs &a,
   if (B == 0 || T == 0 || N == 0 || H == 0 || K == 0)
     return Status::ok();
 
-  const float *q = a.q->f32(), *k = a.k->f32(), *v = a.v->f32();
-  const float *kR = a.kR->f32(), *segEmb = a.segEmbed->f32();
-  const float *rw = a.rwBias->f32(), *rr = a.rrBias->f32(),
-              *rs = a.rsBias->f32();
-  const uint8_t *segMat = a.segMat->b8(), *mask = a.mask->b8();
+  const float *k = o.k, *v = o.v, *kR = o.kR, *segEmb = o.segEmb;
+  const uint8_t *segMat = o.segMat, *mask = o.mask;
   const float *go = dout.f32();
   float *dq = g.dq->f32(), *dk = g.dk->f32(), *dv = g.dv->f32(),
         *dkR = g.dkR->f32(), *dse = g.dsegEmbed->f32(), *drw = g.drwBias->f32(),
         *drr = g.drrBias->f32(), *drs = g.drsBias->f32();
-  const bool drop = a.dropatt > 0.0;
-  const uint64_t key = dropoutKey(a.seed, a.dropoutSite);
-  const float dropRate = float(a.dropatt);
-  const double dropScale = drop ? 1.0 / (1.0 - double(dropRate)) : 1.0;
-  const int64_t NH = N * H; // row stride of every [.., N, H] operand
+  const int64_t NH = o.NH; // row stride of every [.., N, H] operand
   const blasint ldNH = blasint(NH);
 
 #pragma omp parallel if (worthThreads(B * T * N * K * H))
   {
     // Per-task scratch, reused for every (b, n).
-    std::vector<float> qw(static_cast<size_t>(T * H)), qr(qw), dqw(qw), dqr(qw);
+    relattn::BlockScores bs; // qw, qr, AC (becomes A), BD (becomes dBD)
+    std::vector<float> dqw(static_cast<size_t>(T * H)), dqr(dqw);
     std::vector<double> dqs(static_cast<size_t>(T * H));
-    std::vector<float> sc(static_cast<size_t>(T * K)), dp(sc);
-    std::vector<float> bdf(static_cast<size_t>(T * R)),
-        dkrB(static_cast<size_t>(R * H));
+    std::vector<float> dp(static_cast<size_t>(T * K));
+    std::vector<float> dkrB(static_cast<size_t>(R * H));
     std::vector<double> accKr(static_cast<size_t>(P * R * H));
     std::vector<double> prob(static_cast<size_t>(K)), dprob(prob);
     std::vector<double> qs(static_cast<size_t>(H));
@@ -116,89 +101,54 @@ Status relAttentionGrad(const Tensor &dout, const RelAttentionArgs &a,
       const float *se0 = segEmb + (0 * N + n) * H;
       const float *se1 = segEmb + (1 * N + n) * H;
       for (int64_t b = 0; b < B; ++b) {
-        int64_t p = b / (B / P);
-        const float *qb = q + (b * T * N + n) * H;   // [T, H], stride NH
-        const float *kb = k + (b * K * N + n) * H;   // [K, H], stride NH
-        const float *vb = v + (b * K * N + n) * H;   // [K, H], stride NH
-        const float *gb = go + (b * T * N + n) * H;  // [T, H], stride NH
-        const float *krp = kR + (p * R * N + n) * H; // [R, H], stride NH
+        int64_t p = o.copy(b);
+        const float *kb = k + (b * K * N + n) * H;  // [K, H], stride NH
+        const float *vb = v + (b * K * N + n) * H;  // [K, H], stride NH
+        const float *gb = go + (b * T * N + n) * H; // [T, H], stride NH
 
-        // 2. Biased queries (float, as GEMM operands) and the three products.
-        for (int64_t t = 0; t < T; ++t)
-          for (int64_t h = 0; h < H; ++h) {
-            qw[t * H + h] = qb[t * NH + h] + rw[n * H + h];
-            qr[t * H + h] = qb[t * NH + h] + rr[n * H + h];
-          }
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, blasint(T),
-                    blasint(K), blasint(H), 1.0f, qw.data(), blasint(H), kb,
-                    ldNH, 0.0f, sc.data(), blasint(K));
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, blasint(T),
-                    blasint(R), blasint(H), 1.0f, qr.data(), blasint(H), krp,
-                    ldNH, 0.0f, bdf.data(), blasint(R));
+        // 2. The score products of all T rows (shared with the forward):
+        //    qw, qr, AC [T,K] and BD [T,W] over the k_r window [r0, r0+W);
+        //    then DP = dout · vᵀ.
+        bs.compute(o, b, n, 0, T);
+        const int64_t r0 = bs.r0, W = bs.W; // r0 = W = 0: all padding
+        const float *krw = kR + ((p * R + r0) * N + n) * H; // [W, H]
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, blasint(T),
                     blasint(K), blasint(H), 1.0f, gb, ldNH, vb, ldNH, 0.0f,
                     dp.data(), blasint(K));
 
-        // 3. Per query row: recompute the softmax, turn sc into A = P·d,
-        //    dp into C and the row of bdf into dBDf.
+        // 3. Per query row: recompute the softmax, turn AC into A = P·d,
+        //    dp into C and the row of BD into dBD.
         for (int64_t t = 0; t < T; ++t) {
-          float *scRow = sc.data() + t * K, *dpRow = dp.data() + t * K;
-          float *bdRow = bdf.data() + t * R;
+          float *scRow = bs.acRow(t), *dpRow = dp.data() + t * K;
+          float *bdRow = bs.bdRow(t);
           double *dqsRow = dqs.data() + t * H;
-          int64_t i = rows ? rows[b * T + t] : t;
+          int64_t i = o.position(b, t);
           if (i < 0) { // padding slot: output 0, no gradient anywhere
             std::fill(scRow, scRow + K, 0.0f);
             std::fill(dpRow, dpRow + K, 0.0f);
-            std::fill(bdRow, bdRow + R, 0.0f);
+            std::fill(bdRow, bdRow + W, 0.0f);
             std::fill(dqsRow, dqsRow + H, 0.0);
             continue;
           }
-          const float *qv = qb + t * NH;
-          double ef0 = 0.0, ef1 = 0.0;
-          for (int64_t h = 0; h < H; ++h) {
-            qs[h] = double(qv[h]) + double(rs[n * H + h]);
-            ef0 += qs[h] * double(se0[h]);
-            ef1 += qs[h] * double(se1[h]);
-          }
-          const uint8_t *segRow = segMat + (b * S + i) * K;
-          const uint8_t *maskRow = mask + (b * S + i) * K;
-          // Scores as in the forward; bd reads BDf at S - i + j.
-          const float *bdShift = bdRow + (S - i);
-          double mx = -INFINITY;
-          for (int64_t j = 0; j < K; ++j) {
-            double s = (double(scRow[j]) + double(bdShift[j]) +
-                        (segRow[j] ? ef1 : ef0)) *
-                           a.scale -
-                       1e30 * double(maskRow[j]);
-            prob[j] = s;
-            mx = std::max(mx, s);
-          }
-          double sum = 0.0;
-          for (int64_t j = 0; j < K; ++j) {
-            prob[j] = std::exp(prob[j] - mx);
-            sum += prob[j];
-          }
-          // The forward's dropatt decision for prob[b,t,n,j].
-          uint64_t base = uint64_t(((b * T + t) * N + n) * K);
+          bs.softmaxRow(o, t, qs.data(), prob.data());
+          const uint8_t *segRow = segMat + (b * o.S + i) * K;
+          const uint8_t *maskRow = mask + (b * o.S + i) * K;
           double dot = 0.0; // Σ_l P_l dP'_l
           for (int64_t j = 0; j < K; ++j) {
-            prob[j] /= sum;
-            double factor = 1.0;
-            if (drop)
-              factor = dropoutKeep(key, base + uint64_t(j), dropRate)
-                           ? dropScale
-                           : 0.0;
+            // The forward's dropatt decision for prob[b,t,n,j].
+            double factor = o.dropFactor(b, t, n, j);
             scRow[j] = float(prob[j] * factor);
             dprob[j] = double(dpRow[j]) * factor;
             dot += prob[j] * dprob[j];
           }
-          std::fill(bdRow, bdRow + R, 0.0f);
+          std::fill(bdRow, bdRow + W, 0.0f);
+          float *dbdShift = bdRow + (o.S - i - r0); // dBD[t, S-i+j - r0]
           double c0 = 0.0, c1 = 0.0;
           for (int64_t j = 0; j < K; ++j) {
             // A masked score is exactly -1e30 in the forward: no gradient.
-            double c = maskRow[j] ? 0.0 : prob[j] * (dprob[j] - dot) * a.scale;
+            double c = maskRow[j] ? 0.0 : prob[j] * (dprob[j] - dot) * o.scale;
             dpRow[j] = float(c);
-            bdRow[S - i + j] = float(c);
+            dbdShift[j] = float(c);
             (segRow[j] ? c1 : c0) += c;
           }
           for (int64_t h = 0; h < H; ++h) {
@@ -210,27 +160,31 @@ Status relAttentionGrad(const Tensor &dout, const RelAttentionArgs &a,
         }
 
         // 4. The products back: dv, dk (written once per (b, n)), dq_w,
-        //    dq_r, and this batch row's dk_r, summed over the copy's batch rows
-        //    in double.
+        //    dq_r, and this batch row's dk_r window, summed over the copy's
+        //    batch rows in double.
         cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, blasint(K),
-                    blasint(H), blasint(T), 1.0f, sc.data(), blasint(K), gb,
+                    blasint(H), blasint(T), 1.0f, bs.ac.data(), blasint(K), gb,
                     ldNH, 0.0f, dv + (b * K * N + n) * H, ldNH);
         cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, blasint(K),
                     blasint(H), blasint(T), 1.0f, dp.data(), blasint(K),
-                    qw.data(), blasint(H), 0.0f, dk + (b * K * N + n) * H,
+                    bs.qw.data(), blasint(H), 0.0f, dk + (b * K * N + n) * H,
                     ldNH);
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(T),
                     blasint(H), blasint(K), 1.0f, dp.data(), blasint(K), kb,
                     ldNH, 0.0f, dqw.data(), blasint(H));
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(T),
-                    blasint(H), blasint(R), 1.0f, bdf.data(), blasint(R), krp,
-                    ldNH, 0.0f, dqr.data(), blasint(H));
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, blasint(R),
-                    blasint(H), blasint(T), 1.0f, bdf.data(), blasint(R),
-                    qr.data(), blasint(H), 0.0f, dkrB.data(), blasint(H));
-        double *accKrP = accKr.data() + p * R * H;
-        for (int64_t x = 0; x < R * H; ++x)
-          accKrP[x] += double(dkrB[x]);
+        if (W > 0) {
+          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(T),
+                      blasint(H), blasint(W), 1.0f, bs.bd.data(), blasint(W),
+                      krw, ldNH, 0.0f, dqr.data(), blasint(H));
+          cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, blasint(W),
+                      blasint(H), blasint(T), 1.0f, bs.bd.data(), blasint(W),
+                      bs.qr.data(), blasint(H), 0.0f, dkrB.data(), blasint(H));
+          double *accKrP = accKr.data() + (p * R + r0) * H;
+          for (int64_t x = 0; x < W * H; ++x)
+            accKrP[x] += double(dkrB[x]);
+        } else { // every row is padding
+          std::fill(dqr.begin(), dqr.end(), 0.0f);
+        }
 
         // 5. dq and the bias sums.
         for (int64_t t = 0; t < T; ++t) {

@@ -1,0 +1,129 @@
+//===- RelAttentionCommon.cpp - Shared parts of rel_attention -------------===//
+
+#include "runtime/host/RelAttentionCommon.h"
+
+#include <cblas.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace xlnetc::rt::host::relattn {
+
+Operands::Operands(const RelAttentionArgs &a)
+    : B(a.q->shape[0]), T(a.q->shape[1]), N(a.q->shape[2]), H(a.q->shape[3]),
+      K(a.k->shape[1]), S(a.segMat->shape[1]), P(a.kR->shape[0]),
+      R(a.kR->shape[1]), NH(N * H), q(a.q->f32()), k(a.k->f32()), v(a.v->f32()),
+      kR(a.kR->f32()), segEmb(a.segEmbed->f32()), rw(a.rwBias->f32()),
+      rr(a.rrBias->f32()), rs(a.rsBias->f32()), segMat(a.segMat->b8()),
+      mask(a.mask->b8()), rows(a.rows ? a.rows->i64() : nullptr),
+      scale(a.scale), drop(a.dropatt > 0.0),
+      dropKey(dropoutKey(a.seed, a.dropoutSite)), dropRate(float(a.dropatt)),
+      dropScale(a.dropatt > 0.0 ? 1.0 / (1.0 - double(float(a.dropatt)))
+                                : 1.0) {}
+
+Status Operands::checkRows() const {
+  if (rows)
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t t = 0; t < T; ++t)
+        if (rows[b * T + t] < -1 || rows[b * T + t] >= S)
+          return Status::error(
+              fmt::format("query row {} at b={}, t={} is outside [-1, {})",
+                          rows[b * T + t], b, t, S));
+  return Status::ok();
+}
+
+void BlockScores::compute(const Operands &o, int64_t b_, int64_t n_,
+                          int64_t t0_, int64_t t1_) {
+  b = b_, n = n_, t0 = t0_, t1 = t1_;
+  const int64_t M = t1 - t0, H = o.H, K = o.K, NH = o.NH;
+  acStride = K;
+  qw.resize(size_t(M * H));
+  qr.resize(size_t(M * H));
+  ac.resize(size_t(M * K));
+
+  // 1. The window of k_r rows: S - i + j over the block's positions i.
+  int64_t iMin = o.S, iMax = -1;
+  for (int64_t t = t0; t < t1; ++t) {
+    int64_t i = o.position(b, t);
+    if (i >= 0) {
+      iMin = std::min(iMin, i);
+      iMax = std::max(iMax, i);
+    }
+  }
+  r0 = iMax < 0 ? 0 : o.S - iMax;
+  W = iMax < 0 ? 0 : K + iMax - iMin;
+  bd.resize(size_t(M * W));
+
+  // 2. Biased queries (float, as GEMM operands), then the two products.
+  const float *qb = o.q + ((b * o.T + t0) * o.N + n) * H; // [M, H], stride NH
+  const float *rw = o.rw + n * H, *rr = o.rr + n * H;
+  for (int64_t t = 0; t < M; ++t)
+    for (int64_t h = 0; h < H; ++h) {
+      qw[size_t(t * H + h)] = qb[t * NH + h] + rw[h];
+      qr[size_t(t * H + h)] = qb[t * NH + h] + rr[h];
+    }
+  if (W == 0 || M == 0 || K == 0 || H == 0)
+    return;
+  const float *kb = o.k + (b * K * o.N + n) * H; // [K, H], stride NH
+  const float *krw =
+      o.kR + ((o.copy(b) * o.R + r0) * o.N + n) * H; // [W, H], stride NH
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, blasint(M), blasint(K),
+              blasint(H), 1.0f, qw.data(), blasint(H), kb, blasint(NH), 0.0f,
+              ac.data(), blasint(K));
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, blasint(M), blasint(W),
+              blasint(H), 1.0f, qr.data(), blasint(H), krw, blasint(NH), 0.0f,
+              bd.data(), blasint(W));
+}
+
+void BlockScores::softmaxRow(const Operands &o, int64_t t, double *qs,
+                             double *prob) const {
+  const int64_t H = o.H, K = o.K;
+  const int64_t i = o.position(b, t);
+  // ef: two numbers per row, (q + r_s_bias) · seg_embed[0/1, n], in double.
+  const float *qv = o.q + ((b * o.T + t) * o.N + n) * H;
+  const float *rs = o.rs + n * H;
+  const float *se0 = o.segEmb + (0 * o.N + n) * H;
+  const float *se1 = o.segEmb + (1 * o.N + n) * H;
+  double ef0 = 0.0, ef1 = 0.0;
+  for (int64_t h = 0; h < H; ++h) {
+    qs[h] = double(qv[h]) + double(rs[h]);
+    ef0 += qs[h] * double(se0[h]);
+    ef1 += qs[h] * double(se1[h]);
+  }
+  // The masked, scaled scores; bd reads k_r at S - i + j (XLNet's rel_shift).
+  const float *acR = ac.data() + (t - t0) * K;
+  const float *bdR = bd.data() + (t - t0) * W + (o.S - i - r0);
+  const uint8_t *segRow = o.segMat + (b * o.S + i) * K;
+  const uint8_t *maskRow = o.mask + (b * o.S + i) * K;
+  const double scale = o.scale;
+  for (int64_t j = 0; j < K; ++j)
+    prob[j] =
+        (double(acR[j]) + double(bdR[j]) + (segRow[j] ? ef1 : ef0)) * scale -
+        1e30 * double(maskRow[j]);
+  // The max, in four lanes (the same value in any order: std::max never
+  // picks a NaN score, and ±0 give the same exp(s - max)).
+  double m4[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
+  int64_t j4 = K - K % 4;
+  for (int64_t j = 0; j < j4; j += 4)
+    for (int l = 0; l < 4; ++l)
+      m4[l] = std::max(m4[l], prob[j + l]);
+  double mx = std::max(std::max(m4[0], m4[1]), std::max(m4[2], m4[3]));
+  for (int64_t j = j4; j < K; ++j)
+    mx = std::max(mx, prob[j]);
+  // Softmax in double. exp(x) is exactly 0 in double for x < -746 (below half
+  // the smallest subnormal); the test skips the slow underflow path of exp
+  // for the masked scores (-1e30 - max).
+  double sum = 0.0;
+  for (int64_t j = 0; j < K; ++j) {
+    double x = prob[j] - mx;
+    double e = x < -746.0 ? 0.0 : std::exp(x);
+    prob[j] = e;
+    sum += e;
+  }
+  const double inv = 1.0 / sum; // a multiply, not K divides (1 ulp of double)
+  for (int64_t j = 0; j < K; ++j)
+    prob[j] *= inv;
+}
+
+} // namespace xlnetc::rt::host::relattn
