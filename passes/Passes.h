@@ -36,6 +36,12 @@ enum class Stage {
 void buildLoweringPipeline(OpPassManager &pm, Stage until = Stage::Kernels,
                            const ApplyOptimizerPassOptions &optimizer = {});
 
+/// One past the largest `site` attribute of the random ops (dropout,
+/// rel_attention) under `root`; 0 when none has one. New sites are numbered
+/// from here, so explicit sites (a forward op and its backward) never clash
+/// with generated ones.
+int64_t firstFreeSite(Operation *root);
+
 /// Whether the official update excludes parameter `name` (HuggingFace name)
 /// from weight decay: LayerNorm weights and biases and `.bias` parameters;
 /// the relative attention biases r_w_bias, r_r_bias, r_s_bias decay.

@@ -1,6 +1,7 @@
 //===- Safetensors.cpp - Reading and writing .safetensors files -----------===//
 
 #include "runtime/Safetensors.h"
+#include "runtime/SafetensorsHeader.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -88,47 +89,16 @@ Status parseEntry(const std::string &name, const json &entry, Tensor &t,
 
 Status readImpl(const std::string &path, TensorMap &out,
                 std::map<std::string, std::string> *metadata) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return Status::error(
-        fmt::format("cannot open: {}", std::strerror(errno)));
-  in.seekg(0, std::ios::end);
-  uint64_t fileSize = uint64_t(in.tellg());
-  in.seekg(0);
-  if (fileSize < 8)
-    return Status::error(fmt::format(
-        "file has {} bytes, shorter than the 8-byte header length", fileSize));
-  unsigned char lenBytes[8];
-  in.read(reinterpret_cast<char *>(lenBytes), 8);
-  uint64_t headerLen = readLE64(lenBytes);
-  if (headerLen > fileSize - 8)
-    return Status::error(fmt::format(
-        "header length {} is larger than the rest of the file ({} bytes)",
-        headerLen, fileSize - 8));
-  if (headerLen > kMaxHeaderBytes)
-    return Status::error(
-        fmt::format("header length {} exceeds the 100 MiB limit", headerLen));
-  std::string headerText(headerLen, '\0');
-  in.read(headerText.data(), std::streamsize(headerLen));
-  if (!in)
-    return Status::error("short read in the header");
-  json header = json::parse(headerText, nullptr, /*allow_exceptions=*/false);
-  if (header.is_discarded())
-    return Status::error("header is not valid JSON");
-  if (!header.is_object())
-    return Status::error("header JSON is not an object");
-
-  uint64_t dataStart = 8 + headerLen;
-  uint64_t dataSize = fileSize - dataStart;
+  std::ifstream in;
+  detail::SafetensorsHeader header;
+  XLNETC_RETURN_IF_ERROR(detail::readSafetensorsHeader(path, in, header));
+  const uint64_t dataStart = header.dataStart, dataSize = header.dataSize;
   TensorMap loaded;
-  for (auto it = header.begin(); it != header.end(); ++it) {
+  std::map<std::string, std::string> ignored;
+  for (auto it = header.json.begin(); it != header.json.end(); ++it) {
     if (it.key() == "__metadata__") {
-      if (!it->is_object())
-        return Status::error("'__metadata__' is not an object");
-      if (metadata)
-        for (auto m = it->begin(); m != it->end(); ++m)
-          (*metadata)[m.key()] =
-              m->is_string() ? m->get<std::string>() : m->dump();
+      XLNETC_RETURN_IF_ERROR(
+          detail::readSafetensorsMetadata(*it, metadata ? *metadata : ignored));
       continue;
     }
     Tensor t;
@@ -153,6 +123,50 @@ void writeLE64(unsigned char *p, uint64_t v) {
 }
 
 } // namespace
+
+Status detail::readSafetensorsHeader(const std::string &path, std::ifstream &in,
+                                     SafetensorsHeader &out) {
+  in.open(path, std::ios::binary);
+  if (!in)
+    return Status::error(fmt::format("cannot open: {}", std::strerror(errno)));
+  in.seekg(0, std::ios::end);
+  uint64_t fileSize = uint64_t(in.tellg());
+  in.seekg(0);
+  if (fileSize < 8)
+    return Status::error(fmt::format(
+        "file has {} bytes, shorter than the 8-byte header length", fileSize));
+  unsigned char lenBytes[8];
+  in.read(reinterpret_cast<char *>(lenBytes), 8);
+  uint64_t headerLen = readLE64(lenBytes);
+  if (headerLen > fileSize - 8)
+    return Status::error(fmt::format(
+        "header length {} is larger than the rest of the file ({} bytes)",
+        headerLen, fileSize - 8));
+  if (headerLen > kMaxHeaderBytes)
+    return Status::error(
+        fmt::format("header length {} exceeds the 100 MiB limit", headerLen));
+  std::string headerText(headerLen, '\0');
+  in.read(headerText.data(), std::streamsize(headerLen));
+  if (!in)
+    return Status::error("short read in the header");
+  out.json = json::parse(headerText, nullptr, /*allow_exceptions=*/false);
+  if (out.json.is_discarded())
+    return Status::error("header is not valid JSON");
+  if (!out.json.is_object())
+    return Status::error("header JSON is not an object");
+  out.dataStart = 8 + headerLen;
+  out.dataSize = fileSize - out.dataStart;
+  return Status::ok();
+}
+
+Status detail::readSafetensorsMetadata(const json &value,
+                                       std::map<std::string, std::string> &metadata) {
+  if (!value.is_object())
+    return Status::error("'__metadata__' is not an object");
+  for (auto m = value.begin(); m != value.end(); ++m)
+    metadata[m.key()] = m->is_string() ? m->get<std::string>() : m->dump();
+  return Status::ok();
+}
 
 Status readSafetensors(const std::string &path, TensorMap &out,
                        std::map<std::string, std::string> *metadata) {

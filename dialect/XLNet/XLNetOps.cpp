@@ -475,6 +475,24 @@ LogicalResult GemmOp::verify() {
   return success();
 }
 
+/// The LayerNorm rules shared by add_layer_norm and its gradient: every
+/// named vector is [D] with D the last dim of `x`, and eps > 0.
+static LogicalResult
+verifyLayerNormVectors(Operation *op, RankedTensorType x,
+                       std::initializer_list<std::pair<Value, const char *>> vectors,
+                       double eps) {
+  int64_t dm = x.getDimSize(x.getRank() - 1);
+  for (auto [value, name] : vectors) {
+    auto t = cast<RankedTensorType>(value.getType());
+    if (t.getRank() != 1 || (!ShapedType::isDynamic(dm) &&
+                             !ShapedType::isDynamic(t.getDimSize(0)) &&
+                             t.getDimSize(0) != dm))
+      return op->emitOpError() << "'" << name << "' must be [D] with D = 'x' dim "
+                               << x.getRank() - 1 << " (" << dm << "), got " << t;
+  }
+  return checkEps(op, eps);
+}
+
 LogicalResult AddLayerNormOp::verify() {
   auto x = getX().getType();
   if (x.getRank() < 1)
@@ -483,16 +501,8 @@ LogicalResult AddLayerNormOp::verify() {
     return emitOpError() << "'residual' (" << getResidual().getType()
                          << ") and result (" << getResult().getType()
                          << ") must have the type of 'x' (" << x << ")";
-  int64_t dm = x.getDimSize(x.getRank() - 1);
-  for (auto [value, name] : {std::pair{getGamma(), "gamma"}, {getBeta(), "beta"}}) {
-    auto t = cast<RankedTensorType>(value.getType());
-    if (t.getRank() != 1 || (!ShapedType::isDynamic(dm) &&
-                             !ShapedType::isDynamic(t.getDimSize(0)) &&
-                             t.getDimSize(0) != dm))
-      return emitOpError() << "'" << name << "' must be [D] with D = 'x' dim "
-                           << x.getRank() - 1 << " (" << dm << "), got " << t;
-  }
-  return checkEps(*this, getEps().convertToDouble());
+  return verifyLayerNormVectors(*this, x, {{getGamma(), "gamma"}, {getBeta(), "beta"}},
+                                getEps().convertToDouble());
 }
 
 LogicalResult DropoutOp::verify() {
@@ -528,8 +538,6 @@ LogicalResult MemConcatGradOp::verify() {
                          << " but must be >= S ('result' dim 1) = " << *s;
   return success();
 }
-
-LogicalResult ActivationOp::verify() { return success(); }
 
 LogicalResult ActivationGradOp::verify() {
   if (getActivation() == Activation::none)
@@ -596,17 +604,9 @@ LogicalResult AddLayerNormGradOp::verify() {
                          << getResidual().getType() << ") and 'dsum' ("
                          << getDsum().getType()
                          << ") must have the type of 'x' (" << x << ")";
-  int64_t dm = x.getDimSize(x.getRank() - 1);
-  for (auto [value, name] : {std::pair{getGamma(), "gamma"},
-                             {getDgamma(), "dgamma"}, {getDbeta(), "dbeta"}}) {
-    auto t = cast<RankedTensorType>(value.getType());
-    if (t.getRank() != 1 || (!ShapedType::isDynamic(dm) &&
-                             !ShapedType::isDynamic(t.getDimSize(0)) &&
-                             t.getDimSize(0) != dm))
-      return emitOpError() << "'" << name << "' must be [D] with D = 'x' dim "
-                           << x.getRank() - 1 << " (" << dm << "), got " << t;
-  }
-  return checkEps(*this, getEps().convertToDouble());
+  return verifyLayerNormVectors(
+      *this, x, {{getGamma(), "gamma"}, {getDgamma(), "dgamma"}, {getDbeta(), "dbeta"}},
+      getEps().convertToDouble());
 }
 
 LogicalResult LMLossGradOp::verify() {
@@ -617,8 +617,6 @@ LogicalResult LMLossGradOp::verify() {
       succeeded(d.bind(getTargetMask(), "target_mask", {"B", "NP"})) &&
       succeeded(d.bind(getResult(), "result", {"B", "NP", "V"})));
 }
-
-LogicalResult AddOp::verify() { return success(); }
 
 //===----------------------------------------------------------------------===//
 // Optimizer

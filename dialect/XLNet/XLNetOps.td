@@ -529,6 +529,8 @@ def XLNet_ActivationOp : XLNet_Op<"activation", [Pure, SameOperandsAndResultType
   }];
   let arguments = (ins XLNet_F32Tensor:$x, XLNet_ActivationAttr:$activation);
   let results = (outs XLNet_F32Tensor:$result);
+  // SameOperandsAndResultType is the whole rule.
+  let hasVerifier = 0;
   let assemblyFormat = "`` $activation $x attr-dict `:` type($result)";
 }
 
@@ -674,6 +676,8 @@ def XLNet_AddOp : XLNet_Op<"add", [Pure, Commutative, SameOperandsAndResultType]
   }];
   let arguments = (ins XLNet_F32Tensor:$lhs, XLNet_F32Tensor:$rhs);
   let results = (outs XLNet_F32Tensor:$result);
+  // SameOperandsAndResultType is the whole rule.
+  let hasVerifier = 0;
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
 }
 

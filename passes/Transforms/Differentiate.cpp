@@ -31,6 +31,15 @@ namespace mlir::xlnet {
 using namespace mlir;
 using namespace mlir::xlnet;
 
+int64_t mlir::xlnet::firstFreeSite(Operation *root) {
+  int64_t next = 0;
+  root->walk([&](Operation *op) {
+    if (auto site = op->getAttrOfType<IntegerAttr>("site"))
+      next = std::max(next, site.getInt() + 1);
+  });
+  return next;
+}
+
 namespace {
 
 /// Ops that carry no gradient: their float results depend on no parameter
@@ -43,11 +52,7 @@ bool isNonDifferentiable(Operation *op) {
 /// Gives every random op a `site`, in op order after the largest existing
 /// one, so a backward op can name the site of its forward.
 void assignSites(func::FuncOp func) {
-  int64_t next = 0;
-  func.walk([&](Operation *op) {
-    if (auto site = op->getAttrOfType<IntegerAttr>("site"))
-      next = std::max(next, site.getInt() + 1);
-  });
+  int64_t next = firstFreeSite(func);
   Builder b(func.getContext());
   func.walk([&](Operation *op) {
     if (isa<DropoutOp, RelAttentionOp>(op) && !op->hasAttr("site"))

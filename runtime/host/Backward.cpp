@@ -154,15 +154,7 @@ void activationGrad(const Tensor &dy, const Tensor &x, Activation act,
 
 void gemmWgrad(const Tensor &x, const Tensor &dy, int kRank, bool transposeW,
                Tensor &out) {
-  // x: [lead..., K...], dy: [lead..., N...].
-  size_t lead = x.shape.size() - size_t(kRank);
-  int64_t Mx = 1, Kx = 1, Nw = 1;
-  for (size_t d = 0; d < lead; ++d)
-    Mx *= x.shape[d];
-  for (size_t d = lead; d < x.shape.size(); ++d)
-    Kx *= x.shape[d];
-  for (size_t d = lead; d < dy.shape.size(); ++d)
-    Nw *= dy.shape[d];
+  const auto [Mx, Kx, Nw] = gemmView(x, kRank, dy);
   float *o = out.f32();
   if (Kx == 0 || Nw == 0)
     return;

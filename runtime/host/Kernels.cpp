@@ -165,17 +165,22 @@ float activate(Activation act, float xf) {
   return xf;
 }
 
+GemmView gemmView(const Tensor &x, int kRank, const Tensor &y) {
+  // x: [lead..., K...]; y: [lead..., N...].
+  size_t lead = x.shape.size() - size_t(kRank);
+  GemmView v;
+  for (size_t d = 0; d < lead; ++d)
+    v.M *= x.shape[d];
+  for (size_t d = lead; d < x.shape.size(); ++d)
+    v.K *= x.shape[d];
+  for (size_t d = lead; d < y.shape.size(); ++d)
+    v.N *= y.shape[d];
+  return v;
+}
+
 void gemm(const Tensor &x, const Tensor &w, const Tensor *bias, int kRank,
           bool transposeW, Activation act, Tensor &out) {
-  // x: [lead..., K...]; out: [lead..., N...].
-  size_t lead = x.shape.size() - size_t(kRank);
-  int64_t Mx = 1, Kx = 1, Nw = 1;
-  for (size_t d = 0; d < lead; ++d)
-    Mx *= x.shape[d];
-  for (size_t d = lead; d < x.shape.size(); ++d)
-    Kx *= x.shape[d];
-  for (size_t d = lead; d < out.shape.size(); ++d)
-    Nw *= out.shape[d];
+  const auto [Mx, Kx, Nw] = gemmView(x, kRank, out);
   float *y = out.f32();
   if (Mx == 0 || Nw == 0)
     return;

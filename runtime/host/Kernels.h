@@ -95,6 +95,14 @@ void memCache(const Tensor *mems, const Tensor &h, int64_t reuseLen,
 
 /// y = act(x · op(w) + bias) with x viewed as [Mx, Kx] (its last k_rank
 /// dims are Kx) and w as [Kx, Nw] or, with transpose_w, [Nw, Kx].
+/// The matrix view of a gemm: x is [M, K] (its last k_rank dims are K) and
+/// the y-like tensor `y` (the output, or dy) is [M, N] over the same leading
+/// dims.
+struct GemmView {
+  int64_t M = 1, K = 1, N = 1;
+};
+GemmView gemmView(const Tensor &x, int kRank, const Tensor &y);
+
 void gemm(const Tensor &x, const Tensor &w, const Tensor *bias, int kRank,
           bool transposeW, Activation act, Tensor &out);
 

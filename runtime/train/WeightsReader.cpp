@@ -2,6 +2,8 @@
 
 #include "runtime/train/WeightsReader.h"
 
+#include "runtime/SafetensorsHeader.h"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -17,8 +19,6 @@ using nlohmann::json;
 
 namespace {
 
-constexpr uint64_t kMaxHeaderBytes = 100ull << 20;
-
 /// Element size of a safetensors dtype; 0 when unknown.
 uint64_t elementSize(const std::string &dtype) {
   static const std::map<std::string, uint64_t> sizes = {
@@ -31,48 +31,16 @@ uint64_t elementSize(const std::string &dtype) {
 }
 
 Status indexImpl(const std::string &path, SafetensorsIndex &out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return Status::error(fmt::format("cannot open: {}", std::strerror(errno)));
-  in.seekg(0, std::ios::end);
-  uint64_t fileSize = uint64_t(in.tellg());
-  in.seekg(0);
-  if (fileSize < 8)
-    return Status::error(fmt::format(
-        "file has {} bytes, shorter than the 8-byte header length", fileSize));
-  unsigned char lenBytes[8];
-  in.read(reinterpret_cast<char *>(lenBytes), 8);
-  uint64_t headerLen = 0;
-  for (int i = 7; i >= 0; --i)
-    headerLen = (headerLen << 8) | lenBytes[i];
-  if (headerLen > fileSize - 8)
-    return Status::error(fmt::format(
-        "header length {} is larger than the rest of the file ({} bytes)",
-        headerLen, fileSize - 8));
-  if (headerLen > kMaxHeaderBytes)
-    return Status::error(
-        fmt::format("header length {} exceeds the 100 MiB limit", headerLen));
-  std::string text(headerLen, '\0');
-  in.read(text.data(), std::streamsize(headerLen));
-  if (!in)
-    return Status::error("short read in the header");
-  json header = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (header.is_discarded())
-    return Status::error("header is not valid JSON");
-  if (!header.is_object())
-    return Status::error("header JSON is not an object");
-
+  std::ifstream in;
+  detail::SafetensorsHeader header;
+  XLNETC_RETURN_IF_ERROR(detail::readSafetensorsHeader(path, in, header));
   out.path = path;
-  out.dataStart = 8 + headerLen;
-  uint64_t dataSize = fileSize - out.dataStart;
-  for (auto it = header.begin(); it != header.end(); ++it) {
+  out.dataStart = header.dataStart;
+  const uint64_t dataSize = header.dataSize;
+  for (auto it = header.json.begin(); it != header.json.end(); ++it) {
     const std::string &name = it.key();
     if (name == "__metadata__") {
-      if (!it->is_object())
-        return Status::error("'__metadata__' is not an object");
-      for (auto m = it->begin(); m != it->end(); ++m)
-        out.metadata[m.key()] =
-            m->is_string() ? m->get<std::string>() : m->dump();
+      XLNETC_RETURN_IF_ERROR(detail::readSafetensorsMetadata(*it, out.metadata));
       continue;
     }
     const json &e = *it;

@@ -73,27 +73,27 @@ std::optional<int64_t> nanFaultStep() {
 
 /// The SentencePiece model of the run: --tokenizer, else the one this run
 /// directory already has, else one trained on the corpus (text corpora).
-rt::Status prepareTokenizer(const TrainArgs &args, const ModelSpec &spec,
+rt::Status prepareTokenizer(const TrainArgs &args, const std::string &outDir,
+                            const ModelSpec &spec,
                             std::unique_ptr<rt::data::Tokenizer> &out) {
-  // args.outDir is the resolved run directory here.
   std::string path = args.tokenizer;
   if (path.empty()) {
     if (rt::data::isIdsCorpusFile(args.data))
       return rt::Status::ok(); // pre-tokenized: no tokenizer needed
-    path = (fs::path(args.outDir) / "spiece.model").string();
+    path = (fs::path(outDir) / "spiece.model").string();
     if (!fs::exists(path)) {
       std::cout << fmt::format(
           "no --tokenizer: training a SentencePiece unigram model "
           "(vocab {}) on {} -> {}\n",
           spec.nToken, args.data, path);
-      std::string prefix = (fs::path(args.outDir) / "spiece").string();
+      std::string prefix = (fs::path(outDir) / "spiece").string();
       XLNETC_RETURN_IF_ERROR(rt::data::trainTokenizer(args.data, spec.nToken, prefix));
     }
   }
   auto tok = std::make_unique<rt::data::Tokenizer>();
   XLNETC_RETURN_IF_ERROR(rt::data::Tokenizer::load(path, *tok));
   // Keep a copy in the run directory, so --resume finds the same model.
-  fs::path kept = fs::path(args.outDir) / "spiece.model";
+  fs::path kept = fs::path(outDir) / "spiece.model";
   std::error_code ec;
   if (!fs::exists(kept) && !fs::copy_file(path, kept, ec))
     return rt::Status::error(fmt::format("cannot copy the tokenizer {} to {}: {}", path,
@@ -180,9 +180,7 @@ int runTrain(const TrainArgs &args) {
   if (fs::file_size(args.data, ec) == 0)
     return fail(fmt::format("corpus {} is empty", args.data));
   std::unique_ptr<rt::data::Tokenizer> tokenizer;
-  TrainArgs resolved = args;
-  resolved.outDir = outDir;
-  if (rt::Status st = prepareTokenizer(resolved, spec, tokenizer); !st)
+  if (rt::Status st = prepareTokenizer(args, outDir, spec, tokenizer); !st)
     return fail(st.message());
   rt::data::Corpus corpus;
   if (rt::Status st = rt::data::readCorpus(args.data, tokenizer.get(), spec.nToken,
@@ -282,6 +280,9 @@ int runTrain(const TrainArgs &args) {
     return fail(st.message());
 
   const int64_t tokensPerStep = shape.batch * shape.seqLen;
+  int64_t numParams = 0;
+  for (const auto &[name, paramShape] : shapes)
+    numParams += rt::numelOf(paramShape);
   const int64_t logEvery =
       args.logEvery > 0 ? args.logEvery : std::max<int64_t>(1, totalSteps / 50);
   std::cout << fmt::format(
@@ -289,13 +290,7 @@ int runTrain(const TrainArgs &args) {
       "(mem {}, reuse {}), {} steps\n"
       "  corpus {}: {} tokens, {} documents, {} batches per epoch; tokenizer {}\n"
       "  run directory {} (checkpoint every {}, metrics {})\n",
-      args.spec, spec.nLayer, spec.dModel,
-      [&] {
-        int64_t n = 0;
-        for (const auto &[name, s] : shapes)
-          n += rt::numelOf(s);
-        return n;
-      }(),
+      args.spec, spec.nLayer, spec.dModel, numParams,
       shape.batch, shape.seqLen, spec.memLen, shape.reuseLen, totalSteps, args.data,
       corpusTokens, corpusDocs, stream.stepsPerEpoch(),
       tokenizer ? tokenizer->path() : std::string("(ids corpus)"), outDir,

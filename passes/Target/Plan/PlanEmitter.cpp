@@ -2,6 +2,8 @@
 
 #include "passes/Target/Plan/PlanEmitter.h"
 
+#include "passes/Passes.h"
+
 #include "dialect/XLNet/XLNetOps.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -201,12 +203,7 @@ private:
 
 LogicalResult mlir::xlnet::emitPlan(func::FuncOp func, llvm::raw_ostream &os) {
   // Random ops without a site are numbered after the largest explicit one.
-  int64_t firstFreeSite = 0;
-  func.walk([&](Operation *op) {
-    if (auto site = op->getAttrOfType<IntegerAttr>("site"))
-      firstFreeSite = std::max(firstFreeSite, site.getInt() + 1);
-  });
-  PlanBuilder plan(firstFreeSite);
+  PlanBuilder plan(firstFreeSite(func));
   for (BlockArgument arg : func.getArguments())
     if (failed(plan.addArgument(func, arg)))
       return failure();
