@@ -29,3 +29,19 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 # The golden cases live in ../shared/golden beside the repository.
 if os.path.isdir(config.xlnetc_golden_dir):
     config.available_features.add("golden")
+
+# GPU tests need a GPU that the CUDA driver reports (`xlnetc devices` says
+# "cuda yes"); everywhere else they are unsupported, and tests of the
+# no-GPU behaviour are gated on "!gpu".
+import subprocess
+try:
+    _devices = subprocess.run(
+        [os.path.join(config.xlnetc_tools_dir, "xlnetc"), "devices"],
+        capture_output=True, text=True, timeout=120).stdout
+except Exception:
+    _devices = ""
+if any(line.split()[:2] == ["cuda", "yes"] for line in _devices.splitlines()):
+    config.available_features.add("gpu")
+# The kernel cache of the tests lives in the build tree, not in $HOME.
+config.environment["XLNETC_KERNEL_CACHE"] = os.path.join(
+    config.xlnetc_obj_root, "test", "kernel-cache")

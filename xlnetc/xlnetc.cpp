@@ -6,6 +6,7 @@
 //   xlnetc make-corpus demo|memory OUT [--spec SPEC] [--seed S]
 //   xlnetc gradcheck SPEC [--seed S] [--eps E] [--tolerance T]
 //   xlnetc compare GOT REF [--only NAME...] [--rtol R]
+//   xlnetc devices
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +28,20 @@ static void ensurePassiveOpenMPWait(char **argv) {
     return;
   setenv("OMP_WAIT_POLICY", "passive", /*overwrite=*/0);
   execv("/proc/self/exe", argv); // returns only on failure: carry on as is
+}
+
+/// --device and --no-kernel-cache, shared by run-step, train and gradcheck.
+static void addDeviceOptions(CLI::App *cmd, std::string &device, bool &noCache,
+                             const std::string &defaultText) {
+  cmd->add_option("--device", device,
+                  "Where the step runs: host (CPU reference executor), emu "
+                  "(the CUDA executor on the emulated device), cuda (a GPU) or "
+                  "auto (cuda when a GPU answers, else host)")
+      ->check(CLI::IsMember({"host", "emu", "cuda", "auto"}))
+      ->default_str(defaultText);
+  cmd->add_flag("--no-kernel-cache", noCache,
+                "Compile every kernel afresh instead of using the on-disk "
+                "kernel cache ($XLNETC_KERNEL_CACHE)");
 }
 
 int main(int argc, char **argv) {
@@ -79,6 +94,7 @@ int main(int argc, char **argv) {
       ->capture_default_str();
   runCmd->add_option("--threads", run.threads, "Host threads (0: all cores)")
       ->capture_default_str();
+  addDeviceOptions(runCmd, run.device, run.noKernelCache, "host");
 
   xlnetc::TrainArgs train;
   auto *trainCmd = app.add_subcommand(
@@ -109,6 +125,8 @@ int main(int argc, char **argv) {
                        "DIR/step-NNNNNN.safetensors (run-step --batch format)");
   trainCmd->add_option("--threads", train.threads, "Host threads (0: all cores)")
       ->capture_default_str();
+  addDeviceOptions(trainCmd, train.device, train.noKernelCache,
+                   "the spec's [train] device, default host");
 
   xlnetc::MakeCorpusArgs mc;
   auto *mcCmd = app.add_subcommand(
@@ -133,6 +151,10 @@ int main(int argc, char **argv) {
       ->capture_default_str();
   gcCmd->add_option("--tolerance", gc.tolerance, "Max relative error")
       ->capture_default_str();
+  addDeviceOptions(gcCmd, gc.device, gc.noKernelCache, "host");
+
+  auto *devCmd = app.add_subcommand(
+      "devices", "Show which devices can run here (host, emu, cuda) and why one cannot");
 
   xlnetc::CompareArgs cmp;
   auto *cmpCmd = app.add_subcommand(
@@ -155,5 +177,7 @@ int main(int argc, char **argv) {
     return xlnetc::runGradCheck(gc);
   if (*mcCmd)
     return xlnetc::runMakeCorpus(mc);
+  if (*devCmd)
+    return xlnetc::runDevices();
   return xlnetc::runCompare(cmp);
 }

@@ -53,6 +53,11 @@ TEST(SpecError, BadDecayMethod) {
               "unknown decay_method 'linear'; expected 'poly' or 'cos'");
 }
 
+TEST(SpecError, BadDevice) {
+  expectError("bad-device.toml", "20:10",
+              "unknown device 'gpu'; expected 'host', 'emu', 'cuda' or 'auto'");
+}
+
 TEST(SpecError, ClampLenRange) {
   expectError("clamp-len-range.toml", "10:13",
               "clamp_len must be >= -1 (-1 = no clamping), got -2");

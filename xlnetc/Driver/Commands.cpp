@@ -174,6 +174,10 @@ int runRunStep(const RunStepArgs &args) {
   std::string error;
   if (!loadSpec(args.model, spec, error))
     return failDiagnostics(error);
+  // The device first: a missing GPU is reported before any work.
+  rt::Executor executor;
+  if (!openExecutor(args.device, args.noKernelCache, executor, error))
+    return fail(error);
 
   // 1. The batch decides the step's shapes; without one, the spec does.
   rt::TensorMap batch;
@@ -242,20 +246,21 @@ int runRunStep(const RunStepArgs &args) {
   for (auto &[name, tensor] : batch)
     bindings[name] = std::move(tensor);
 
-  // 4. Execute on the host.
+  // 4. Execute on the chosen device.
   rt::ExecOptions exec;
   exec.seed = args.seed;
   exec.threads = args.threads;
   rt::TensorMap outputs;
   auto start = std::chrono::steady_clock::now();
-  if (rt::Status st = rt::executeHost(plan, bindings, outputs, exec); !st)
+  if (rt::Status st = executor.execute(plan, bindings, outputs, exec); !st)
     return fail(st.message());
   double ms = std::chrono::duration<double, std::milli>(
                   std::chrono::steady_clock::now() - start).count();
 
   const rt::Tensor &loss = outputs.at("loss");
-  std::cout << fmt::format("loss = {:.6f}  (host executor, {} steps, {:.1f} ms)\n",
-                           loss.f32()[0], plan.steps.size(), ms);
+  std::cout << fmt::format("loss = {:.6f}  ({} executor, {} steps, {:.1f} ms)\n",
+                           loss.f32()[0], rt::dev::deviceKindName(executor.kind()),
+                           plan.steps.size(), ms);
   if (!args.output.empty()) {
     if (rt::Status st = rt::writeSafetensors(args.output, outputs); !st)
       return fail(st.message());

@@ -40,6 +40,8 @@ struct RunStepArgs {
   std::string dumpBatch;
   uint64_t seed = 0;
   int threads = 0;
+  std::string device = "host"; ///< host, emu, cuda or auto
+  bool noKernelCache = false;
 };
 int runRunStep(const RunStepArgs &args);
 
@@ -59,6 +61,8 @@ struct GradCheckArgs {
   double eps = 1e-2;       ///< step along the unit direction
   double initRange = 0.2;  ///< std of the random init
   double tolerance = 1e-2; ///< max relative error per parameter tensor
+  std::string device = "host"; ///< host, emu, cuda or auto
+  bool noKernelCache = false;
 };
 /// `xlnetc gradcheck`: the compiled backward against central finite
 /// differences of the compiled forward (GradCheck.cpp).
@@ -70,6 +74,10 @@ struct CompareArgs {
   double rtol = 1e-5;
 };
 int runCompare(const CompareArgs &args);
+
+/// `xlnetc devices`: which devices this machine can run (host, emu, cuda),
+/// the CUDA driver, NVRTC and cuBLASLt found, and why one is missing.
+int runDevices();
 
 } // namespace xlnetc
 

@@ -11,6 +11,7 @@
 
 #include "xlnetc/Driver/Compiler.h"
 
+#include "runtime/Executor.h"
 #include "runtime/Plan.h"
 
 #include <string>
@@ -23,6 +24,12 @@ namespace xlnetc {
 /// receives the JSON.
 bool compilePlan(const ModelSpec &spec, const StepShape &shape, StepKind step,
                  rt::Plan &plan, std::string &error, std::string *planText = nullptr);
+
+/// Opens the executor `device` names (host, emu, cuda, auto) and prints one
+/// "xlnetc: device: ..." line to stderr saying what runs the step (and why
+/// auto fell back to the host). On failure `error` is one line.
+bool openExecutor(const std::string &device, bool noKernelCache,
+                  rt::Executor &executor, std::string &error);
 
 } // namespace xlnetc
 

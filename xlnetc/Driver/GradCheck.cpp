@@ -64,15 +64,18 @@ int runGradCheck(const GradCheckArgs &args) {
       for (int64_t i = 0; i < t.numel(); ++i)
         t.f32()[i] = normal(rng);
 
+  rt::Executor executor;
+  if (!openExecutor(args.device, args.noKernelCache, executor, error))
+    return fail(error);
   rt::ExecOptions exec;
   exec.seed = args.seed;
   rt::TensorMap outputs;
-  if (rt::Status st = rt::executeHost(grads, bindings, outputs, exec); !st)
+  if (rt::Status st = executor.execute(grads, bindings, outputs, exec); !st)
     return fail(st.message());
   const double loss0 = outputs.at("loss").f32()[0];
   auto lossAt = [&](double &loss) -> rt::Status {
     rt::TensorMap out;
-    XLNETC_RETURN_IF_ERROR(rt::executeHost(forward, bindings, out, exec));
+    XLNETC_RETURN_IF_ERROR(executor.execute(forward, bindings, out, exec));
     loss = out.at("loss").f32()[0];
     return rt::Status::ok();
   };

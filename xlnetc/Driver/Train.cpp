@@ -148,6 +148,11 @@ int runTrain(const TrainArgs &args) {
     return fail(args.spec + ": no step count: set train_steps in [train] or pass --steps");
   if (spec.trainSteps <= 0)
     spec.trainSteps = totalSteps; // the lr schedule decays over the run
+  // The device first: a missing GPU fails before anything is written.
+  rt::Executor executor;
+  if (!openExecutor(args.device.empty() ? spec.device : args.device,
+                    args.noKernelCache, executor, error))
+    return fail(error);
   const std::string outDir =
       args.outDir.empty() ? "runs/" + fs::path(args.spec).stem().string() : args.outDir;
   const std::string ckptPath = (fs::path(outDir) / "checkpoint.safetensors").string();
@@ -330,7 +335,7 @@ int runTrain(const TrainArgs &args) {
       bind.map.at("transformer.mask_emb").f32()[0] = NAN;
 
     exec.seed = stepSeed(dropoutSeed, step);
-    if (rt::Status st = rt::executeHost(plan, bind.map, outputs, exec); !st)
+    if (rt::Status st = executor.execute(plan, bind.map, outputs, exec); !st)
       return fail(fmt::format("step {}: {}", step + 1, st.message()));
     const double loss = outputs.at("loss").f32()[0];
     const double gnorm = outputs.at("grad_norm").f32()[0];

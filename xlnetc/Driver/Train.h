@@ -33,6 +33,9 @@ struct TrainArgs {
   /// DIR/step-NNNNNN.safetensors, as run-step --batch reads it.
   std::string dumpBatches;
   int threads = 0;
+  /// host, emu, cuda or auto; empty: the spec's `device` key.
+  std::string device;
+  bool noKernelCache = false;
 };
 
 /// Runs `xlnetc train`; returns the process exit code. Errors are one

@@ -224,7 +224,13 @@ bool RuleChecker::trainRules() {
          check(s.decayMethod == "poly" || s.decayMethod == "cos",
                "decay_method",
                fmt::format("unknown decay_method {}; expected 'poly' or 'cos'",
-                           quote(s.decayMethod)));
+                           quote(s.decayMethod))) &&
+         check(s.device == "host" || s.device == "emu" || s.device == "cuda" ||
+                   s.device == "auto",
+               "device",
+               fmt::format("unknown device {}; expected 'host', 'emu', 'cuda' "
+                           "or 'auto'",
+                           quote(s.device)));
 }
 
 } // namespace

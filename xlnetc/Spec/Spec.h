@@ -78,6 +78,9 @@ struct ModelSpec {
   double minLrRatio = 0;      ///< min_lr_ratio: final lr = lr * ratio.
   std::string decayMethod = "poly"; ///< decay_method: "poly" or "cos".
   int64_t seed = 0; ///< seed: RNG seed for init, masking, dropout.
+  /// device: where `xlnetc train` runs the step ("host", "emu", "cuda" or
+  /// "auto"); --device overrides it.
+  std::string device = "host";
 };
 
 /// Loads a TOML spec or (by .json extension) a HuggingFace config.json into

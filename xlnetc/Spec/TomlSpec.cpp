@@ -102,6 +102,7 @@ const std::vector<KeyDesc> &keyTable() {
         stringKey("train", "decay_method", &S::decayMethod),
         floatKey("train", "min_lr_ratio", &S::minLrRatio),
         intKey("train", "seed", &S::seed),
+        stringKey("train", "device", &S::device),
     };
   }();
   return table;

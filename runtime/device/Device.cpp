@@ -1,0 +1,58 @@
+//===- Device.cpp - Device selection -------------------------------------===//
+
+#include "runtime/device/Device.h"
+
+#include "runtime/device/CudaDevice.h"
+#include "runtime/device/EmuDevice.h"
+
+#include <fmt/format.h>
+
+namespace xlnetc::rt::dev {
+
+const char *deviceKindName(DeviceKind kind) {
+  switch (kind) {
+  case DeviceKind::Host:
+    return "host";
+  case DeviceKind::Emu:
+    return "emu";
+  case DeviceKind::Cuda:
+    return "cuda";
+  case DeviceKind::Auto:
+    return "auto";
+  }
+  return "?";
+}
+
+Status parseDeviceKind(const std::string &name, DeviceKind &out) {
+  for (DeviceKind k : {DeviceKind::Host, DeviceKind::Emu, DeviceKind::Cuda,
+                       DeviceKind::Auto})
+    if (name == deviceKindName(k)) {
+      out = k;
+      return Status::ok();
+    }
+  return Status::error(fmt::format(
+      "unknown device '{}' (expected host, emu, cuda or auto)", name));
+}
+
+DeviceKind resolveDeviceKind(DeviceKind kind, std::string *why) {
+  if (kind != DeviceKind::Auto)
+    return kind;
+  return cudaDeviceAvailable(why) ? DeviceKind::Cuda : DeviceKind::Host;
+}
+
+Status openDevice(DeviceKind kind, const DeviceOptions &options,
+                  std::unique_ptr<Device> &out) {
+  switch (resolveDeviceKind(kind)) {
+  case DeviceKind::Emu:
+    out = createEmuDevice(options);
+    return Status::ok();
+  case DeviceKind::Cuda:
+    return createCudaDevice(options, out);
+  case DeviceKind::Host:
+  case DeviceKind::Auto:
+    break;
+  }
+  return Status::error("the host executor is not a device (internal error)");
+}
+
+} // namespace xlnetc::rt::dev

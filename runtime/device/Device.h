@@ -1,0 +1,139 @@
+//===- Device.h - The device interface of the CUDA executor ----*- C++ -*-===//
+//
+// The CUDA executor is written once against this small interface, which has
+// two implementations (docs/Devices.md, design/cuda.md §1):
+//
+//   cuda  the real GPU through the CUDA driver API (CudaDevice.cpp): kernels
+//         compiled by NVRTC to CUBIN, GEMMs by cuBLASLt;
+//   emu   the emulated device (EmuDevice.cpp): "device" memory is host
+//         memory, the same kernel source is compiled by the host C++
+//         compiler against the same-source prelude (a fiber SIMT emulator,
+//         runtime/device/prelude/) and GEMMs run on OpenBLAS with cuBLASLt's
+//         semantics.
+//
+// Only these primitives differ between the two; everything above them (the
+// executor, the plan, the kernel sources) is shared. Every fallible call
+// returns a Status; `where` arguments (the plan step and its MLIR location)
+// are carried into error messages.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef XLNETC_RUNTIME_DEVICE_DEVICE_H
+#define XLNETC_RUNTIME_DEVICE_DEVICE_H
+
+#include "runtime/Status.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace xlnetc::rt::dev {
+
+/// What `--device` names. Auto resolves to Cuda when a driver and a GPU
+/// answer, else to Host (resolveDeviceKind).
+enum class DeviceKind { Host, Emu, Cuda, Auto };
+
+/// "host", "emu", "cuda", "auto".
+const char *deviceKindName(DeviceKind kind);
+/// Parses a --device value; an unknown name is an error listing the choices.
+Status parseDeviceKind(const std::string &name, DeviceKind &out);
+
+/// An address in device memory (a host address on the emulated device).
+using DevPtr = uint64_t;
+
+/// A source file handed to a kernel compiler by name (headers are found by
+/// their bare file name in #include "...").
+struct SourceFile {
+  std::string name;
+  std::string text;
+};
+
+/// One translation unit of kernels: a generated source that includes the
+/// prelude. `headers` are added to the embedded prelude files.
+struct ModuleSource {
+  std::string name; ///< e.g. "xlnet-tiny.train.cu" (messages, cache)
+  std::string text;
+  std::vector<SourceFile> headers;
+};
+
+/// Launch geometry of one kernel.
+struct LaunchDims {
+  unsigned grid[3] = {1, 1, 1};
+  unsigned block[3] = {1, 1, 1};
+  size_t dynSmem = 0;
+};
+
+/// A loaded module (CUBIN or emulated shared object).
+class Module {
+public:
+  virtual ~Module() = default;
+};
+
+/// A kernel of a loaded module; valid while its module lives.
+struct Kernel {
+  std::string name;
+  void *handle = nullptr; ///< CUfunction, or the emulated launcher
+};
+
+/// Options shared by the devices.
+struct DeviceOptions {
+  /// Use the on-disk kernel cache (--no-kernel-cache clears it).
+  bool kernelCache = true;
+  /// Emulated device: OS threads that run blocks (0: all cores).
+  int emuThreads = 0;
+  /// CUDA: the device ordinal.
+  int ordinal = 0;
+};
+
+/// The device primitives the CUDA executor needs.
+class Device {
+public:
+  virtual ~Device() = default;
+
+  virtual DeviceKind kind() const = 0;
+  /// One line for the progress output, e.g. "NVIDIA H100 80GB HBM3 (sm_90,
+  /// 132 SMs, 79.1 GiB)" or "emulated device (2 threads, schedule forward)".
+  virtual std::string description() const = 0;
+  /// The architecture kernels are compiled for ("sm_90"; "emu").
+  virtual std::string arch() const = 0;
+
+  virtual Status alloc(size_t bytes, DevPtr &out) = 0;
+  virtual void free(DevPtr ptr) = 0;
+  virtual Status upload(DevPtr dst, const void *src, size_t bytes) = 0;
+  virtual Status download(void *dst, DevPtr src, size_t bytes) = 0;
+  virtual Status copy(DevPtr dst, DevPtr src, size_t bytes) = 0;
+  virtual Status memset(DevPtr dst, int value, size_t bytes) = 0;
+
+  /// Compiles `source` for this device (through the kernel cache) and loads
+  /// it. Compile errors carry the compiler's whole log.
+  virtual Status loadModule(const ModuleSource &source,
+                            std::unique_ptr<Module> &out) = 0;
+  /// Looks up an exported kernel of a loaded module.
+  virtual Status getKernel(Module &module, const std::string &name,
+                           Kernel &out) = 0;
+  /// Launches `kernel`; `params` follows cuLaunchKernel (params[i] points
+  /// at argument i). `where` names the plan step for error messages.
+  virtual Status launch(const Kernel &kernel, const LaunchDims &dims,
+                        void **params, const std::string &where) = 0;
+  /// Waits for all launched work; errors of asynchronous work surface here.
+  virtual Status synchronize(const std::string &where) = 0;
+};
+
+/// Resolves Auto: Cuda when the driver loads and reports a GPU, else Host.
+/// `why` (optional) receives the reason when Auto falls back to Host.
+DeviceKind resolveDeviceKind(DeviceKind kind, std::string *why = nullptr);
+
+/// Opens an Emu or Cuda device. Cuda on a machine without a driver or GPU
+/// fails with one line saying what is missing.
+Status openDevice(DeviceKind kind, const DeviceOptions &options,
+                  std::unique_ptr<Device> &out);
+
+/// The prelude and hand-written device templates, embedded at build time
+/// (runtime/device/prelude/*, by file name).
+const std::vector<SourceFile> &embeddedDeviceFiles();
+
+} // namespace xlnetc::rt::dev
+
+#endif // XLNETC_RUNTIME_DEVICE_DEVICE_H

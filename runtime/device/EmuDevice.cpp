@@ -1,0 +1,407 @@
+//===- EmuDevice.cpp - The emulated device -------------------------------===//
+//
+// The device the CUDA executor runs on where there is no GPU (design/cuda.md
+// §1): "device" memory is host memory, and a module is the very kernel source
+// that NVRTC compiles for the GPU, compiled instead by the host C++ compiler
+// into a shared object against the same-source prelude, whose host half is a
+// fiber SIMT emulator (runtime/device/prelude/xlnetc_emu.cuh). Each kernel
+// marked XL_EXPORT(k) exports a C launcher (xlnetc_emu_abi.h) that runs the
+// whole grid before it returns, so launches are synchronous and errors (a
+// deadlocked barrier) come back from the launch itself.
+//
+// Memory is checked: every copy must lie inside one live allocation, so an
+// executor bug is a clear error here rather than a corrupted heap.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/device/EmuDevice.h"
+
+#include "runtime/device/KernelCache.h"
+#include "runtime/device/prelude/xlnetc_emu_abi.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <spawn.h>
+#include <sstream>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+extern char **environ;
+
+namespace xlnetc::rt::dev {
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Host compiler
+//===----------------------------------------------------------------------===//
+
+/// Flags every emulated module is compiled with. -O2: the emulator's
+/// per-thread code must be optimised to be usable; -fvisibility=hidden keeps
+/// everything but the XL_EXPORT launchers private to the object.
+const char *const kEmuFlags[] = {"-std=c++17", "-O2",       "-fPIC",
+                                 "-shared",    "-pthread",  "-fvisibility=hidden",
+                                 "-w"};
+
+/// The host compiler: $XLNETC_EMU_CXX, else "c++".
+std::string hostCompiler() {
+  const char *cxx = std::getenv("XLNETC_EMU_CXX");
+  return cxx && *cxx ? cxx : "c++";
+}
+
+/// Runs argv[0] (searched in PATH) with stdout and stderr to `logPath`;
+/// returns its exit status in `exitCode` (-1 when it could not start).
+Status runProcess(const std::vector<std::string> &argv,
+                  const std::string &logPath, int &exitCode) {
+  std::vector<char *> cargv;
+  for (const std::string &a : argv)
+    cargv.push_back(const_cast<char *>(a.c_str()));
+  cargv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, logPath.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t pid;
+  int rc = posix_spawnp(&pid, cargv[0], &actions, nullptr, cargv.data(),
+                        environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) {
+    exitCode = -1;
+    return Status::error(fmt::format("cannot run the host compiler '{}': {} "
+                                     "(set XLNETC_EMU_CXX)",
+                                     argv[0], std::strerror(rc)));
+  }
+  int wstatus = 0;
+  while (waitpid(pid, &wstatus, 0) < 0)
+    if (errno != EINTR)
+      return Status::error(fmt::format("waitpid: {}", std::strerror(errno)));
+  exitCode = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+  return Status::ok();
+}
+
+std::string readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Status writeFile(const std::string &path, const std::string &text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out)
+    return Status::error(fmt::format("cannot write {}", path));
+  return Status::ok();
+}
+
+/// The compiler's identity for the cache key: the first line of
+/// `CXX --version` (computed once per process and compiler).
+Status compilerIdentity(const std::string &cxx, const std::string &dir,
+                        std::string &out) {
+  static std::mutex mu;
+  static std::map<std::string, std::string> known;
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = known.find(cxx); it != known.end()) {
+    out = it->second;
+    return Status::ok();
+  }
+  std::string log = dir + "/version.txt";
+  int code = 0;
+  XLNETC_RETURN_IF_ERROR(runProcess({cxx, "--version"}, log, code));
+  std::string text = readFile(log);
+  if (code != 0)
+    return Status::error(fmt::format("'{} --version' failed (exit {}): {}",
+                                     cxx, code, text));
+  out = known[cxx] = text.substr(0, text.find('\n'));
+  return Status::ok();
+}
+
+/// The file name the source is written under: the module name's last
+/// component, restricted to [A-Za-z0-9._-], ending in .cu.
+std::string sourceFileName(const std::string &moduleName) {
+  std::string base = moduleName.substr(moduleName.find_last_of('/') + 1);
+  std::string out;
+  for (char c : base)
+    out += std::isalnum((unsigned char)c) || c == '.' || c == '_' || c == '-' ? c : '_';
+  if (out.empty() || out[0] == '.')
+    out = "module" + out;
+  if (out.size() < 3 || out.compare(out.size() - 3, 3, ".cu") != 0)
+    out += ".cu";
+  return out;
+}
+
+/// A private scratch directory, removed with its files on destruction.
+class ScratchDir {
+public:
+  Status create() {
+    const char *tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") +
+                          "/xlnetc-emu-XXXXXX";
+    std::vector<char> buf(pattern.begin(), pattern.end());
+    buf.push_back('\0');
+    if (!mkdtemp(buf.data()))
+      return Status::error(fmt::format("cannot create a directory {}: {}",
+                                       pattern, std::strerror(errno)));
+    path_ = buf.data();
+    return Status::ok();
+  }
+  ~ScratchDir() {
+    if (path_.empty())
+      return;
+    for (const std::string &f : files_)
+      ::unlink((path_ + "/" + f).c_str());
+    ::rmdir(path_.c_str());
+  }
+  /// Notes a file created inside (removed with the directory).
+  std::string file(const std::string &name) {
+    files_.push_back(name);
+    return path_ + "/" + name;
+  }
+  const std::string &path() const { return path_; }
+
+private:
+  std::string path_;
+  std::vector<std::string> files_;
+};
+
+//===----------------------------------------------------------------------===//
+// Module
+//===----------------------------------------------------------------------===//
+
+/// A dlopen'd kernel object. Its file stays in the kernel cache, or in the
+/// device's private temporary directory (removed with the device, which
+/// outlives its modules).
+class EmuModule : public Module {
+public:
+  EmuModule(void *handle, std::string name)
+      : handle_(handle), name_(std::move(name)) {}
+  ~EmuModule() override { dlclose(handle_); }
+  void *handle() const { return handle_; }
+  const std::string &name() const { return name_; }
+
+private:
+  void *handle_;
+  std::string name_;
+};
+
+/// The schedule named in messages. The emulator itself reads
+/// $XLNETC_EMU_SCHEDULE (forward|reverse|random[:SEED]), which overrides the
+/// launch's schedule (xlnetc_emu.cuh); launches ask for forward.
+std::string scheduleName() {
+  const char *env = std::getenv("XLNETC_EMU_SCHEDULE");
+  return env && *env ? env : "forward";
+}
+
+//===----------------------------------------------------------------------===//
+// Device
+//===----------------------------------------------------------------------===//
+
+class EmuDevice : public Device {
+public:
+  explicit EmuDevice(const DeviceOptions &options)
+      : options_(options),
+        cache_(options.kernelCache ? KernelCache::openDefault()
+                                   : KernelCache::disabled()) {
+    threads_ = options.emuThreads > 0
+                   ? options.emuThreads
+                   : int(std::max(1u, std::thread::hardware_concurrency()));
+    scheduleName_ = scheduleName();
+  }
+  ~EmuDevice() override {
+    for (auto &[ptr, size] : allocations_)
+      std::free(reinterpret_cast<void *>(ptr));
+  }
+
+  DeviceKind kind() const override { return DeviceKind::Emu; }
+  std::string description() const override {
+    return fmt::format("emulated device ({} thread{}, schedule {})", threads_,
+                       threads_ == 1 ? "" : "s", scheduleName_);
+  }
+  std::string arch() const override { return "emu"; }
+
+  Status alloc(size_t bytes, DevPtr &out) override {
+    // 256-byte alignment, as cudaMalloc guarantees; never a null pointer.
+    size_t rounded = (std::max<size_t>(bytes, 1) + 255) / 256 * 256;
+    void *p = std::aligned_alloc(256, rounded);
+    if (!p)
+      return Status::error(fmt::format(
+          "emulated device: out of memory allocating {} bytes", bytes));
+    std::memset(p, 0, rounded);
+    out = reinterpret_cast<DevPtr>(p);
+    allocations_[out] = bytes;
+    return Status::ok();
+  }
+  void free(DevPtr ptr) override {
+    auto it = allocations_.find(ptr);
+    if (it == allocations_.end())
+      return;
+    std::free(reinterpret_cast<void *>(ptr));
+    allocations_.erase(it);
+  }
+  Status upload(DevPtr dst, const void *src, size_t bytes) override {
+    XLNETC_RETURN_IF_ERROR(checkRange(dst, bytes, "upload destination"));
+    std::memcpy(reinterpret_cast<void *>(dst), src, bytes);
+    return Status::ok();
+  }
+  Status download(void *dst, DevPtr src, size_t bytes) override {
+    XLNETC_RETURN_IF_ERROR(checkRange(src, bytes, "download source"));
+    std::memcpy(dst, reinterpret_cast<const void *>(src), bytes);
+    return Status::ok();
+  }
+  Status copy(DevPtr dst, DevPtr src, size_t bytes) override {
+    XLNETC_RETURN_IF_ERROR(checkRange(dst, bytes, "copy destination"));
+    XLNETC_RETURN_IF_ERROR(checkRange(src, bytes, "copy source"));
+    std::memmove(reinterpret_cast<void *>(dst),
+                 reinterpret_cast<const void *>(src), bytes);
+    return Status::ok();
+  }
+  Status memset(DevPtr dst, int value, size_t bytes) override {
+    XLNETC_RETURN_IF_ERROR(checkRange(dst, bytes, "memset destination"));
+    std::memset(reinterpret_cast<void *>(dst), value, bytes);
+    return Status::ok();
+  }
+
+  Status loadModule(const ModuleSource &source,
+                    std::unique_ptr<Module> &out) override;
+  Status getKernel(Module &module, const std::string &name,
+                   Kernel &out) override {
+    auto &m = static_cast<EmuModule &>(module);
+    std::string symbol = XLNETC_EMU_LAUNCH_PREFIX + name;
+    void *fn = dlsym(m.handle(), symbol.c_str());
+    if (!fn)
+      return Status::error(fmt::format(
+          "emulated module {} has no kernel '{}' (no exported {}; is it "
+          "marked XL_EXPORT?)",
+          m.name(), name, symbol));
+    out.name = name;
+    out.handle = fn;
+    return Status::ok();
+  }
+  Status launch(const Kernel &kernel, const LaunchDims &dims, void **params,
+                const std::string &where) override {
+    char err[1024] = {0};
+    xlnetc_emu_launch cfg{};
+    cfg.abi_version = XLNETC_EMU_ABI_VERSION;
+    for (int i = 0; i < 3; ++i) {
+      cfg.grid[i] = dims.grid[i];
+      cfg.block[i] = dims.block[i];
+    }
+    cfg.dyn_smem = dims.dynSmem;
+    cfg.schedule = XLNETC_EMU_FORWARD;
+    cfg.seed = 0;
+    cfg.threads = threads_;
+    cfg.err = err;
+    cfg.err_len = sizeof(err);
+    auto fn = reinterpret_cast<xlnetc_emu_launch_fn>(kernel.handle);
+    if (fn(&cfg, params) != 0)
+      return Status::error(fmt::format("{}{}", where.empty() ? "" : where + ": ",
+                                       err[0] ? err : "emulated launch failed"));
+    return Status::ok();
+  }
+  Status synchronize(const std::string &) override { return Status::ok(); }
+
+private:
+  Status checkRange(DevPtr p, size_t bytes, const char *what) const {
+    auto it = allocations_.upper_bound(p);
+    if (it != allocations_.begin()) {
+      --it;
+      if (p >= it->first && p + bytes <= it->first + it->second)
+        return Status::ok();
+    }
+    return Status::error(fmt::format(
+        "emulated device: {} [0x{:x}, +{}) is not inside one allocation", what,
+        p, bytes));
+  }
+
+  DeviceOptions options_;
+  KernelCache cache_;
+  int threads_ = 1;
+  std::string scheduleName_;
+  std::map<DevPtr, size_t> allocations_;
+};
+
+Status EmuDevice::loadModule(const ModuleSource &source,
+                             std::unique_ptr<Module> &out) {
+  std::string cxx = hostCompiler();
+  ScratchDir dir;
+  XLNETC_RETURN_IF_ERROR(dir.create());
+  std::string identity;
+  XLNETC_RETURN_IF_ERROR(
+      compilerIdentity(cxx, dir.path(), identity).withPrefix("emulated device: "));
+  dir.file("version.txt");
+
+  // 1. The cache key: the source, every header, the compiler and its flags.
+  std::vector<SourceFile> headers = embeddedDeviceFiles();
+  headers.insert(headers.end(), source.headers.begin(), source.headers.end());
+  KeyBuilder key;
+  key.add("kind", "emu-shared-object").add("source", source.text);
+  for (const SourceFile &h : headers)
+    key.add("header:" + h.name, h.text);
+  key.add("compiler", identity);
+  std::string flags;
+  for (const char *f : kEmuFlags)
+    flags += std::string(f) + " ";
+  key.add("flags", flags).add("abi", std::to_string(XLNETC_EMU_ABI_VERSION));
+  std::string hash = key.hex();
+
+  // 2. A cached shared object is used in place (entries start with the ELF
+  //    payload, so dlopen reads them directly).
+  std::string soPath, bytes;
+  if (cache_.lookup(hash, "so", bytes)) {
+    soPath = cache_.path(hash, "so");
+  } else {
+    // 3. Compile in the scratch directory: the source and headers by name.
+    for (const SourceFile &h : headers)
+      XLNETC_RETURN_IF_ERROR(writeFile(dir.file(h.name), h.text));
+    // Named after the module, so the emulator's messages (which quote
+    // __FILE__:__LINE__ of a barrier) point at it.
+    std::string srcPath = dir.file(sourceFileName(source.name));
+    XLNETC_RETURN_IF_ERROR(writeFile(srcPath, source.text));
+    std::string built = dir.file("module.so");
+    std::vector<std::string> argv = {cxx};
+    for (const char *f : kEmuFlags)
+      argv.push_back(f);
+    argv.insert(argv.end(), {"-I", dir.path(), "-x", "c++", srcPath, "-o", built});
+    std::string logPath = dir.file("compile.log");
+    int code = 0;
+    XLNETC_RETURN_IF_ERROR(runProcess(argv, logPath, code));
+    if (code != 0)
+      return Status::error(fmt::format(
+          "emulated device: {} failed to compile {} (exit {}):\n{}", cxx,
+          source.name, code, readFile(logPath)));
+    // 4. Into the cache (atomically), or a private file when it is off or
+    //    unwritable; either way a file dlopen can read.
+    XLNETC_RETURN_IF_ERROR(
+        cache_.storeFile(hash, "so", readFile(built), soPath)
+            .withPrefix("emulated device: "));
+  }
+  void *handle = dlopen(soPath.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char *e = dlerror();
+    return Status::error(fmt::format("emulated device: cannot load {} ({}): {}",
+                                     source.name, soPath, e ? e : "?"));
+  }
+  out = std::make_unique<EmuModule>(handle, source.name);
+  return Status::ok();
+}
+
+} // namespace
+
+std::unique_ptr<Device> createEmuDevice(const DeviceOptions &options) {
+  return std::make_unique<EmuDevice>(options);
+}
+
+} // namespace xlnetc::rt::dev

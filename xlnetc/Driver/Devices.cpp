@@ -1,0 +1,103 @@
+//===- Devices.cpp - `xlnetc devices` ------------------------------------===//
+//
+// Says what this machine can run: the host executor always; the emulated
+// device when the host C++ compiler builds and runs a kernel; a GPU when the
+// CUDA driver loads and reports one. Also the NVRTC and cuBLASLt found and
+// the kernel cache directory. Exit code 0 whatever is missing: this is a
+// report, not a check.
+//
+//===----------------------------------------------------------------------===//
+
+#include "xlnetc/Driver/Commands.h"
+
+#include "runtime/Executor.h"
+#include "runtime/device/CudaApi.h"
+#include "runtime/device/KernelCache.h"
+#include "runtime/device/Nvrtc.h"
+
+#include <fmt/format.h>
+
+#include <iostream>
+
+namespace xlnetc {
+
+namespace {
+
+/// Builds and launches a one-thread kernel on the emulated device.
+rt::Status probeEmu(std::string &description) {
+  std::unique_ptr<rt::dev::Device> dev;
+  rt::dev::DeviceOptions options;
+  XLNETC_RETURN_IF_ERROR(rt::dev::openDevice(rt::dev::DeviceKind::Emu, options, dev));
+  description = dev->description();
+  rt::dev::ModuleSource src;
+  src.name = "devices-probe.cu";
+  src.text = "#include \"xlnetc_prelude.cuh\"\n"
+             "XL_KERNEL void probe(int *out) { out[threadIdx.x] = 7; }\n"
+             "XL_EXPORT(probe)\n";
+  std::unique_ptr<rt::dev::Module> mod;
+  XLNETC_RETURN_IF_ERROR(dev->loadModule(src, mod));
+  rt::dev::Kernel k;
+  XLNETC_RETURN_IF_ERROR(dev->getKernel(*mod, "probe", k));
+  rt::dev::DevPtr buf;
+  XLNETC_RETURN_IF_ERROR(dev->alloc(sizeof(int), buf));
+  void *params[] = {&buf};
+  rt::dev::LaunchDims dims;
+  rt::Status st = dev->launch(k, dims, params, "probe");
+  int value = 0;
+  if (st)
+    st = dev->download(&value, buf, sizeof(int));
+  dev->free(buf);
+  XLNETC_RETURN_IF_ERROR(st);
+  if (value != 7)
+    return rt::Status::error("the probe kernel computed a wrong value");
+  return rt::Status::ok();
+}
+
+} // namespace
+
+int runDevices() {
+  auto row = [](const char *what, bool ok, const std::string &text) {
+    std::cout << fmt::format("{:<10} {:<4} {}\n", what, ok ? "yes" : "no", text);
+  };
+  rt::Executor host;
+  (void)rt::Executor::open(rt::dev::DeviceKind::Host, {}, host);
+  row("host", true, host.description());
+
+  std::string emuText;
+  rt::Status emu = probeEmu(emuText);
+  row("emu", emu.isOk(), emu ? emuText : emu.message());
+
+  std::unique_ptr<rt::dev::Device> gpu;
+  rt::Status cuda = rt::dev::openDevice(rt::dev::DeviceKind::Cuda, {}, gpu);
+  row("cuda", cuda.isOk(), cuda ? gpu->description() : cuda.message());
+
+  const rt::cuda::Nvrtc *nvrtc = nullptr;
+  if (rt::Status st = rt::cuda::loadNvrtc(nvrtc); !st) {
+    row("nvrtc", false, st.message());
+  } else {
+    std::vector<int> archs;
+    std::string list;
+    if (rt::supportedArchs(archs))
+      for (int a : archs)
+        list += fmt::format(" sm_{}", a);
+    row("nvrtc", true, fmt::format("{} ({}); archs{}", nvrtc->version(),
+                                   nvrtc->library, list));
+  }
+  const rt::cuda::CublasLt *lt = nullptr;
+  if (rt::Status st = rt::cuda::loadCublasLt(lt); !st)
+    row("cublasLt", false, st.message());
+  else
+    row("cublasLt", true, fmt::format("{} ({})", lt->version, lt->library));
+
+  std::string dir = rt::KernelCache::defaultDirectory();
+  std::cout << "kernel cache: " << (dir.empty() ? "(none: no HOME)" : dir)
+            << " ($XLNETC_KERNEL_CACHE)\n";
+  std::string why;
+  rt::dev::DeviceKind autoKind =
+      rt::dev::resolveDeviceKind(rt::dev::DeviceKind::Auto, &why);
+  std::cout << "--device auto runs on: " << rt::dev::deviceKindName(autoKind)
+            << "\n";
+  return 0;
+}
+
+} // namespace xlnetc
