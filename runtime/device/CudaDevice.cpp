@@ -39,6 +39,10 @@ public:
         cache_(options.kernelCache ? KernelCache::openDefault()
                                    : KernelCache::disabled()) {}
   ~CudaDevice() override {
+    if (ltHandle_)
+      lt_->cublasLtDestroy(ltHandle_);
+    if (workspace_)
+      drv_.cuMemFree(workspace_);
     if (stream_)
       drv_.cuStreamDestroy(stream_);
     (void)closeDevice(drv_, info_);
@@ -131,6 +135,8 @@ public:
                                           unsigned(d.dynSmem), stream_, params,
                                           nullptr));
   }
+  Status gemm(const GemmDesc &desc, const GemmOperands &ops,
+              const std::string &where) override;
   Status synchronize(const std::string &where) override {
     return XLNETC_CU_CHECK(drv_, where, cuStreamSynchronize(stream_));
   }
@@ -138,10 +144,153 @@ public:
 private:
   const Driver &drv_;
   DeviceInfo info_;
+  /// Loads cuBLASLt, creates the handle and the workspace (once).
+  Status ensureCublas(const std::string &where);
+
   DeviceOptions options_;
   KernelCache cache_;
   CUstream stream_ = nullptr;
+  const CublasLt *lt_ = nullptr;
+  cublasLtHandle_t ltHandle_ = nullptr;
+  CUdeviceptr workspace_ = 0;
 };
+
+/// cuBLASLt's workspace: 32 MiB, what NVIDIA recommends for Hopper.
+constexpr size_t kCublasWorkspaceBytes = size_t(32) << 20;
+
+Status CudaDevice::ensureCublas(const std::string &where) {
+  if (ltHandle_)
+    return Status::ok();
+  XLNETC_RETURN_IF_ERROR(loadCublasLt(lt_));
+  XLNETC_CUBLAS_RETURN_IF_ERROR(*lt_, where, cublasLtCreate(&ltHandle_));
+  XLNETC_CU_RETURN_IF_ERROR(drv_, "cuBLASLt workspace",
+                            cuMemAlloc(&workspace_, kCublasWorkspaceBytes));
+  return Status::ok();
+}
+
+namespace {
+
+/// Owns the cuBLASLt descriptors of one call.
+struct LtCall {
+  const CublasLt &lt;
+  cublasLtMatmulDesc_t op = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
+  cublasLtMatmulPreference_t pref = nullptr;
+  explicit LtCall(const CublasLt &lt) : lt(lt) {}
+  ~LtCall() {
+    if (pref)
+      lt.cublasLtMatmulPreferenceDestroy(pref);
+    for (cublasLtMatrixLayout_t l : {a, b, c})
+      if (l)
+        lt.cublasLtMatrixLayoutDestroy(l);
+    if (op)
+      lt.cublasLtMatmulDescDestroy(op);
+  }
+};
+
+cublasLtEpilogue_t ltEpilogue(GemmEpilogue e) {
+  switch (e) {
+  case GemmEpilogue::Default:
+    return CUBLASLT_EPILOGUE_DEFAULT;
+  case GemmEpilogue::Bias:
+    return CUBLASLT_EPILOGUE_BIAS;
+  case GemmEpilogue::ReluBias:
+    return CUBLASLT_EPILOGUE_RELU | CUBLASLT_EPILOGUE_BIAS; // RELU_BIAS
+  case GemmEpilogue::GeluAuxBias:
+    return CUBLASLT_EPILOGUE_GELU_AUX_BIAS;
+  case GemmEpilogue::DGeluBGrad:
+    return CUBLASLT_EPILOGUE_DGELU_BGRAD;
+  }
+  return CUBLASLT_EPILOGUE_DEFAULT;
+}
+
+} // namespace
+
+Status CudaDevice::gemm(const GemmDesc &d, const GemmOperands &ops,
+                        const std::string &where) {
+  std::string at = (where.empty() ? "" : where + ", ") + describeGemm(d);
+  GemmPointers p;
+  p.a = reinterpret_cast<const void *>(ops.a);
+  p.b = reinterpret_cast<const void *>(ops.b);
+  p.c = reinterpret_cast<const void *>(ops.c);
+  p.d = reinterpret_cast<void *>(ops.d);
+  p.bias = reinterpret_cast<void *>(ops.bias);
+  p.aux = reinterpret_cast<void *>(ops.aux);
+  XLNETC_RETURN_IF_ERROR(validateGemm(d, p));
+  XLNETC_RETURN_IF_ERROR(ensureCublas(at));
+  const CublasLt &lt = *lt_;
+  // The descriptors are built per call for now; the executor will build them
+  // once per plan step (design/cuda.md §4: fixed before graph capture).
+  LtCall call(lt);
+  XLNETC_CUBLAS_RETURN_IF_ERROR(
+      lt, at, cublasLtMatmulDescCreate(&call.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  auto setOp = [&](cublasLtMatmulDescAttributes_t attr, const void *v,
+                   size_t n) {
+    return XLNETC_CUBLAS_CHECK(lt, at,
+                               cublasLtMatmulDescSetAttribute(call.op, attr, v, n));
+  };
+  cublasOperation_t ta = d.transA ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublasOperation_t tb = d.transB ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublasLtEpilogue_t epi = ltEpilogue(d.epilogue);
+  XLNETC_RETURN_IF_ERROR(setOp(CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta)));
+  XLNETC_RETURN_IF_ERROR(setOp(CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb)));
+  XLNETC_RETURN_IF_ERROR(setOp(CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof(epi)));
+  if (d.epilogue != GemmEpilogue::Default)
+    XLNETC_RETURN_IF_ERROR(
+        setOp(CUBLASLT_MATMUL_DESC_BIAS_POINTER, &p.bias, sizeof(p.bias)));
+  if (p.aux) {
+    int64_t auxLd = d.ldc;
+    XLNETC_RETURN_IF_ERROR(
+        setOp(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, &p.aux, sizeof(p.aux)));
+    XLNETC_RETURN_IF_ERROR(
+        setOp(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &auxLd, sizeof(auxLd)));
+  }
+  // Column-major layouts; batched through the strided-batch attributes.
+  auto layout = [&](cublasLtMatrixLayout_t &l, int64_t rows, int64_t cols,
+                    int64_t ld, int64_t stride) -> Status {
+    XLNETC_CUBLAS_RETURN_IF_ERROR(
+        lt, at, cublasLtMatrixLayoutCreate(&l, CUDA_R_32F, rows, cols, ld));
+    if (d.batch > 1) {
+      int32_t count = int32_t(d.batch);
+      XLNETC_CUBLAS_RETURN_IF_ERROR(
+          lt, at,
+          cublasLtMatrixLayoutSetAttribute(l, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT,
+                                           &count, sizeof(count)));
+      XLNETC_CUBLAS_RETURN_IF_ERROR(
+          lt, at,
+          cublasLtMatrixLayoutSetAttribute(
+              l, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride,
+              sizeof(stride)));
+    }
+    return Status::ok();
+  };
+  XLNETC_RETURN_IF_ERROR(layout(call.a, d.transA ? d.k : d.m,
+                                d.transA ? d.m : d.k, d.lda, d.strideA));
+  XLNETC_RETURN_IF_ERROR(layout(call.b, d.transB ? d.n : d.k,
+                                d.transB ? d.k : d.n, d.ldb, d.strideB));
+  XLNETC_RETURN_IF_ERROR(layout(call.c, d.m, d.n, d.ldc, d.strideC));
+  XLNETC_CUBLAS_RETURN_IF_ERROR(lt, at, cublasLtMatmulPreferenceCreate(&call.pref));
+  size_t ws = kCublasWorkspaceBytes;
+  XLNETC_CUBLAS_RETURN_IF_ERROR(
+      lt, at,
+      cublasLtMatmulPreferenceSetAttribute(
+          call.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws)));
+  cublasLtMatmulHeuristicResult_t heuristic{};
+  int found = 0;
+  XLNETC_CUBLAS_RETURN_IF_ERROR(
+      lt, at,
+      cublasLtMatmulAlgoGetHeuristic(ltHandle_, call.op, call.a, call.b, call.c,
+                                     call.c, call.pref, 1, &heuristic, &found));
+  if (found == 0)
+    return Status::error("cuBLASLt has no algorithm for " + at);
+  const void *c = d.beta != 0.0f ? p.c : p.d;
+  return XLNETC_CUBLAS_CHECK(
+      lt, at,
+      cublasLtMatmul(ltHandle_, call.op, &d.alpha, p.a, call.a, p.b, call.b,
+                     &d.beta, c, call.c, p.d, call.c, &heuristic.algo,
+                     reinterpret_cast<void *>(workspace_), kCublasWorkspaceBytes,
+                     stream_));
+}
 
 } // namespace
 

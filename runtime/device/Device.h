@@ -22,6 +22,7 @@
 #define XLNETC_RUNTIME_DEVICE_DEVICE_H
 
 #include "runtime/Status.h"
+#include "runtime/device/Gemm.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -63,6 +64,12 @@ struct LaunchDims {
   unsigned grid[3] = {1, 1, 1};
   unsigned block[3] = {1, 1, 1};
   size_t dynSmem = 0;
+};
+
+/// The device addresses of one GEMM call (GemmPointers, as DevPtr); unused
+/// operands are 0.
+struct GemmOperands {
+  DevPtr a = 0, b = 0, c = 0, d = 0, bias = 0, aux = 0;
 };
 
 /// A loaded module (CUBIN or emulated shared object).
@@ -117,6 +124,10 @@ public:
   /// at argument i). `where` names the plan step for error messages.
   virtual Status launch(const Kernel &kernel, const LaunchDims &dims,
                         void **params, const std::string &where) = 0;
+  /// One fp32 GEMM with cuBLASLt's semantics (Gemm.h): cuBLASLt on a GPU,
+  /// OpenBLAS + the reference epilogues on the emulated device.
+  virtual Status gemm(const GemmDesc &desc, const GemmOperands &ops,
+                      const std::string &where) = 0;
   /// Waits for all launched work; errors of asynchronous work surface here.
   virtual Status synchronize(const std::string &where) = 0;
 };

@@ -311,6 +311,30 @@ public:
                                        err[0] ? err : "emulated launch failed"));
     return Status::ok();
   }
+  Status gemm(const GemmDesc &desc, const GemmOperands &ops,
+              const std::string &where) override {
+    std::string at = where.empty() ? "" : where + ": ";
+    GemmPointers p;
+    p.a = reinterpret_cast<const void *>(ops.a);
+    p.b = reinterpret_cast<const void *>(ops.b);
+    p.c = reinterpret_cast<const void *>(ops.c);
+    p.d = reinterpret_cast<void *>(ops.d);
+    p.bias = reinterpret_cast<void *>(ops.bias);
+    p.aux = reinterpret_cast<void *>(ops.aux);
+    XLNETC_RETURN_IF_ERROR(validateGemm(desc, p).withPrefix(at));
+    // Every operand inside one allocation, as cuBLASLt would need.
+    GemmExtents e = gemmExtents(desc);
+    XLNETC_RETURN_IF_ERROR(checkRange(ops.a, e.a * 4, "GEMM operand A").withPrefix(at));
+    XLNETC_RETURN_IF_ERROR(checkRange(ops.b, e.b * 4, "GEMM operand B").withPrefix(at));
+    XLNETC_RETURN_IF_ERROR(checkRange(ops.d, e.cd * 4, "GEMM operand D").withPrefix(at));
+    if (desc.beta != 0.0f)
+      XLNETC_RETURN_IF_ERROR(checkRange(ops.c, e.cd * 4, "GEMM operand C").withPrefix(at));
+    if (ops.aux)
+      XLNETC_RETURN_IF_ERROR(checkRange(ops.aux, e.cd * 4, "GEMM aux").withPrefix(at));
+    if (e.bias)
+      XLNETC_RETURN_IF_ERROR(checkRange(ops.bias, e.bias * 4, "GEMM bias").withPrefix(at));
+    return gemmReference(desc, p).withPrefix(at);
+  }
   Status synchronize(const std::string &) override { return Status::ok(); }
 
 private:
