@@ -209,13 +209,7 @@ cublasLtEpilogue_t ltEpilogue(GemmEpilogue e) {
 Status CudaDevice::gemm(const GemmDesc &d, const GemmOperands &ops,
                         const std::string &where) {
   std::string at = (where.empty() ? "" : where + ", ") + describeGemm(d);
-  GemmPointers p;
-  p.a = reinterpret_cast<const void *>(ops.a);
-  p.b = reinterpret_cast<const void *>(ops.b);
-  p.c = reinterpret_cast<const void *>(ops.c);
-  p.d = reinterpret_cast<void *>(ops.d);
-  p.bias = reinterpret_cast<void *>(ops.bias);
-  p.aux = reinterpret_cast<void *>(ops.aux);
+  GemmPointers p = gemmPointers(ops);
   XLNETC_RETURN_IF_ERROR(validateGemm(d, p));
   XLNETC_RETURN_IF_ERROR(ensureCublas(at));
   const CublasLt &lt = *lt_;

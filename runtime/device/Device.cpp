@@ -34,6 +34,17 @@ Status parseDeviceKind(const std::string &name, DeviceKind &out) {
       "unknown device '{}' (expected host, emu, cuda or auto)", name));
 }
 
+GemmPointers gemmPointers(const GemmOperands &ops) {
+  GemmPointers p;
+  p.a = reinterpret_cast<const void *>(ops.a);
+  p.b = reinterpret_cast<const void *>(ops.b);
+  p.c = reinterpret_cast<const void *>(ops.c);
+  p.d = reinterpret_cast<void *>(ops.d);
+  p.bias = reinterpret_cast<void *>(ops.bias);
+  p.aux = reinterpret_cast<void *>(ops.aux);
+  return p;
+}
+
 DeviceKind resolveDeviceKind(DeviceKind kind, std::string *why) {
   if (kind != DeviceKind::Auto)
     return kind;

@@ -72,6 +72,9 @@ struct GemmOperands {
   DevPtr a = 0, b = 0, c = 0, d = 0, bias = 0, aux = 0;
 };
 
+/// The same addresses as pointers (host pointers on the emulated device).
+GemmPointers gemmPointers(const GemmOperands &ops);
+
 /// A loaded module (CUBIN or emulated shared object).
 class Module {
 public:

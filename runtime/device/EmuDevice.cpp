@@ -314,13 +314,7 @@ public:
   Status gemm(const GemmDesc &desc, const GemmOperands &ops,
               const std::string &where) override {
     std::string at = where.empty() ? "" : where + ": ";
-    GemmPointers p;
-    p.a = reinterpret_cast<const void *>(ops.a);
-    p.b = reinterpret_cast<const void *>(ops.b);
-    p.c = reinterpret_cast<const void *>(ops.c);
-    p.d = reinterpret_cast<void *>(ops.d);
-    p.bias = reinterpret_cast<void *>(ops.bias);
-    p.aux = reinterpret_cast<void *>(ops.aux);
+    GemmPointers p = gemmPointers(ops);
     XLNETC_RETURN_IF_ERROR(validateGemm(desc, p).withPrefix(at));
     // Every operand inside one allocation, as cuBLASLt would need.
     GemmExtents e = gemmExtents(desc);

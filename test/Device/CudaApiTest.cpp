@@ -11,6 +11,8 @@
 
 #include "runtime/device/CudaApi.h"
 
+#include "test/Device/DeviceTestUtil.h"
+
 #include <gtest/gtest.h>
 
 #include <dlfcn.h>
@@ -393,28 +395,7 @@ TEST(CudaVersionTest, VersionStrings) {
 
 bool toolkitPresent() { return std::filesystem::exists("/usr/local/cuda"); }
 
-/// Sets an environment variable for the life of the object.
-class ScopedEnv {
-public:
-  ScopedEnv(const char *name, const char *value) : name_(name) {
-    if (const char *old = std::getenv(name))
-      old_ = std::string(old);
-    if (value)
-      ::setenv(name, value, 1);
-    else
-      ::unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (old_)
-      ::setenv(name_, old_->c_str(), 1);
-    else
-      ::unsetenv(name_);
-  }
-
-private:
-  const char *name_;
-  std::optional<std::string> old_;
-};
+using xlnetc::rt::testing::ScopedEnv;
 
 TEST(NvrtcLoadTest, LoadsFromTheToolkit) {
   const Nvrtc *nvrtc = nullptr;

@@ -13,6 +13,8 @@
 #include "runtime/device/KernelCache.h"
 #include "runtime/device/Nvrtc.h"
 
+#include "test/Device/DeviceTestUtil.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -23,6 +25,7 @@
 
 using namespace xlnetc::rt;
 using namespace xlnetc::rt::dev;
+using xlnetc::rt::testing::compileForSm90;
 namespace fs = std::filesystem;
 
 namespace {
@@ -44,23 +47,14 @@ ModuleSource smokeModule() {
 /// A fresh, private kernel cache directory for one test.
 class ScopedCacheDir {
 public:
-  ScopedCacheDir() {
-    dir_ = fs::temp_directory_path() /
-           ("xlnetc-device-test-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  ScopedCacheDir()
+      : dir_(fs::temp_directory_path() /
+             ("xlnetc-device-test-" + std::to_string(::getpid()) + "-" +
+              ::testing::UnitTest::GetInstance()->current_test_info()->name())),
+        env_("XLNETC_KERNEL_CACHE", dir_.c_str()) {
     fs::remove_all(dir_);
-    const char *old = std::getenv("XLNETC_KERNEL_CACHE");
-    if (old)
-      saved_ = old;
-    setenv("XLNETC_KERNEL_CACHE", dir_.c_str(), 1);
   }
-  ~ScopedCacheDir() {
-    fs::remove_all(dir_);
-    if (saved_.empty())
-      unsetenv("XLNETC_KERNEL_CACHE");
-    else
-      setenv("XLNETC_KERNEL_CACHE", saved_.c_str(), 1);
-  }
+  ~ScopedCacheDir() { fs::remove_all(dir_); }
   size_t entries() const {
     size_t n = 0;
     if (fs::exists(dir_))
@@ -71,7 +65,7 @@ public:
 
 private:
   fs::path dir_;
-  std::string saved_;
+  xlnetc::rt::testing::ScopedEnv env_;
 };
 
 /// saxpy and block_sum on `dev`, checked against the host.
@@ -252,16 +246,8 @@ TEST(Sm90, SmokeKernelsCompileWithoutSpills) {
   const cuda::Nvrtc *nvrtc = nullptr;
   if (!cuda::loadNvrtc(nvrtc).isOk())
     GTEST_SKIP() << "no NVRTC on this machine";
-  NvrtcSource src;
-  src.name = "device_smoke.cu";
-  src.text = smokeSource();
-  for (const SourceFile &h : embeddedDeviceFiles())
-    src.headers.push_back({h.name, h.text});
-  NvrtcOptions opts;
-  opts.arch = "sm_90";
-  opts.ptxasVerbose = true;
   CompiledCubin out;
-  Status st = compileCubin(src, opts, nullptr, out);
+  Status st = compileForSm90("device_smoke.cu", smokeSource(), out);
   ASSERT_TRUE(st.isOk()) << st.message();
   EXPECT_TRUE(isElf(out.cubin));
   auto usage = parsePtxasLog(out.log);
@@ -288,21 +274,14 @@ TEST(Sm90, EveryTestKernelCompilesWithoutSpills) {
     std::ifstream in(e.path());
     std::stringstream ss;
     ss << in.rdbuf();
-    NvrtcSource src;
-    src.name = e.path().filename().string();
-    src.text = ss.str();
-    for (const SourceFile &h : embeddedDeviceFiles())
-      src.headers.push_back({h.name, h.text});
-    NvrtcOptions opts;
-    opts.arch = "sm_90";
-    opts.ptxasVerbose = true;
+    std::string name = e.path().filename().string();
     CompiledCubin out;
-    Status st = compileCubin(src, opts, nullptr, out);
+    Status st = compileForSm90(name, ss.str(), out);
     ASSERT_TRUE(st.isOk()) << st.message();
     for (const KernelResourceUsage &u : parsePtxasLog(out.log)) {
       entries += u.entry;
-      EXPECT_EQ(u.spillStores + u.spillLoads, 0) << src.name << ": " << u.kernel;
-      EXPECT_LE(u.smemBytes, 48 * 1024) << src.name << ": " << u.kernel;
+      EXPECT_EQ(u.spillStores + u.spillLoads, 0) << name << ": " << u.kernel;
+      EXPECT_LE(u.smemBytes, 48 * 1024) << name << ": " << u.kernel;
     }
   }
   EXPECT_GE(files, 6);

@@ -3,6 +3,8 @@
 #include "runtime/device/KernelCache.h"
 #include "runtime/device/Sha256.h"
 
+#include "test/Device/DeviceTestUtil.h"
+
 #include <gtest/gtest.h>
 
 #include <dlfcn.h>
@@ -128,28 +130,7 @@ std::vector<std::string> listDir(const std::string &dir) {
   return names;
 }
 
-/// Sets an environment variable for the life of the object.
-class ScopedEnv {
-public:
-  ScopedEnv(const char *name, const char *value) : name_(name) {
-    if (const char *old = std::getenv(name))
-      old_ = std::string(old);
-    if (value)
-      ::setenv(name, value, 1);
-    else
-      ::unsetenv(name);
-  }
-  ~ScopedEnv() {
-    if (old_)
-      ::setenv(name_, old_->c_str(), 1);
-    else
-      ::unsetenv(name_);
-  }
-
-private:
-  const char *name_;
-  std::optional<std::string> old_;
-};
+using xlnetc::rt::testing::ScopedEnv;
 
 class KernelCacheTest : public ::testing::Test {
 protected:
