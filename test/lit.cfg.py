@@ -32,16 +32,17 @@ if os.path.isdir(config.xlnetc_golden_dir):
 
 # GPU tests need a GPU that the CUDA driver reports (`xlnetc devices` says
 # "cuda yes"); everywhere else they are unsupported, and tests of the
-# no-GPU behaviour are gated on "!gpu".
+# no-GPU behaviour say "UNSUPPORTED: gpu".
 import subprocess
+# The kernel cache of the tests lives in the build tree, not in $HOME.
+_kernel_cache = os.path.join(config.xlnetc_obj_root, "test", "kernel-cache")
+config.environment["XLNETC_KERNEL_CACHE"] = _kernel_cache
 try:
     _devices = subprocess.run(
         [os.path.join(config.xlnetc_tools_dir, "xlnetc"), "devices"],
-        capture_output=True, text=True, timeout=120).stdout
+        capture_output=True, text=True, timeout=120,
+        env=dict(os.environ, XLNETC_KERNEL_CACHE=_kernel_cache)).stdout
 except Exception:
     _devices = ""
 if any(line.split()[:2] == ["cuda", "yes"] for line in _devices.splitlines()):
     config.available_features.add("gpu")
-# The kernel cache of the tests lives in the build tree, not in $HOME.
-config.environment["XLNETC_KERNEL_CACHE"] = os.path.join(
-    config.xlnetc_obj_root, "test", "kernel-cache")
