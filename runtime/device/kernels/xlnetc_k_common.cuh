@@ -1,0 +1,217 @@
+//===- xlnetc_k_common.cuh - Shared pieces of device kernels ----*- C++ -*-===//
+//
+// Included by every xlnetc_k_*.cuh after xlnetc_prelude.cuh. Holds:
+//
+//  - the dropout hash, a bit-exact port of runtime/host/Kernels.h
+//    (splitmix64, dropoutKey, dropoutKeep), so every executor draws the same
+//    keep mask for the same (step seed, site, flat element index);
+//  - the activation codes and formulas (host activate / activateGrad);
+//  - deterministic block reductions (fixed shuffle tree + shared memory);
+//  - the data-error status protocol.
+//
+// Conventions of every op template (xl_<op>):
+//
+//  - template parameters: the op's shapes and attributes, BLOCK (the
+//    blockDim.x of the launch) last;
+//  - arguments: the inputs in plan order, the outputs, then (where an op
+//    needs them) a workspace pointer and `int *status`, then the step seed;
+//  - every thread of a 1-D launch calls it; the result does not depend on
+//    gridDim.x (>= 1): elementwise ops use grid-stride loops over elements,
+//    row-wise ops take rows in a grid-stride loop over blockIdx.x;
+//  - no floating-point atomics: every reduction has a fixed order, so two
+//    runs (and two launch geometries) give bitwise equal results.
+//
+// Status protocol: `status` points at XL_STATUS_WORDS ints, zeroed by the
+// executor before the launch. The first thread that finds a data error wins
+// an atomicCAS on status[0] (the code) and then writes status[1..4] (the
+// details below). With several bad entries any one of them may be reported
+// (not necessarily the first in host order).
+//
+//   code                        [1]  [2]  [3]                [4]
+//   XL_ERR_EMBEDDING_ID    (1)  b    s    id, low 32 bits    id, high 32 bits
+//   XL_ERR_TARGET_VALUE    (2)  b    row  the value's bits   its column
+//   XL_ERR_TARGET_TWO_ONES (3)  b    row  first column of 1  second column
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef XLNETC_K_COMMON_CUH
+#define XLNETC_K_COMMON_CUH
+
+#define XL_STATUS_WORDS 5
+#define XL_ERR_EMBEDDING_ID 1
+#define XL_ERR_TARGET_VALUE 2
+#define XL_ERR_TARGET_TWO_ONES 3
+#define XL_ERR_NEGATIVE_STEP 8 // xlnetc_k_optim.cuh: step low, high 32 bits
+#define XL_ERR_LM_TARGET 9     // xlnetc_k_loss.cuh: b, slot, target low, high
+
+/// Activation codes: the order of rt::Activation (runtime/Plan.h).
+#define XL_ACT_NONE 0
+#define XL_ACT_RELU 1
+#define XL_ACT_GELU_TANH 2
+#define XL_ACT_GELU_ERF 3
+
+/// Flat element counts and indices are 64-bit: a [B,S,V] logits tensor can
+/// pass 2^31 elements.
+typedef long long xl_i64;
+typedef unsigned long long xl_u64;
+
+//===----------------------------------------------------------------------===//
+// Status
+//===----------------------------------------------------------------------===//
+
+/// Records a data error; the first caller (over the whole grid) wins.
+XL_DEVICE void xl_report_error(int *status, int code, int d1, int d2, int d3,
+                               int d4) {
+  if (atomicCAS(status, 0, code) == 0) {
+    status[1] = d1;
+    status[2] = d2;
+    status[3] = d3;
+    status[4] = d4;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Dropout hash (runtime/host/Kernels.h, bit for bit)
+//===----------------------------------------------------------------------===//
+
+/// The splitmix64 finaliser (Steele et al.).
+XL_DEVICE xl_u64 xl_splitmix64(xl_u64 z) {
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/// Per-(step seed, site) key.
+XL_DEVICE xl_u64 xl_dropout_key(xl_u64 seed, xl_i64 site) {
+  return xl_splitmix64(seed ^
+                       (static_cast<xl_u64>(site) * 0x9e3779b97f4a7c15ull));
+}
+
+/// Whether element `index` is kept: u = top 24 bits of the hash scaled to
+/// [0, 1) (exact in float: a 24-bit integer times 2^-24), kept iff u >= rate.
+XL_DEVICE bool xl_dropout_keep(xl_u64 key, xl_u64 index, float rate) {
+  xl_u64 h = xl_splitmix64(key ^ index);
+  float u = static_cast<float>(h >> 40) * (1.0f / 16777216.0f);
+  return u >= rate;
+}
+
+//===----------------------------------------------------------------------===//
+// Activations (host activate / activateGrad, same double formulas)
+//===----------------------------------------------------------------------===//
+
+/// M_PI, spelled out (NVRTC has no <cmath>). The constants sqrt(2/pi),
+/// sqrt(2) and sqrt(2 pi) below are computed from it as the host computes
+/// them; double sqrt is correctly rounded on both sides, so they are the
+/// same doubles. tanh, erf and exp are not correctly rounded (glibc and
+/// CUDA's libdevice differ by an ulp or so in double), which the final
+/// rounding to float almost always hides.
+#define XL_PI_D 3.14159265358979323846
+
+/// act(x) in double, rounded to float once (host activate).
+template <int ACT> XL_DEVICE float xl_activate(float xf) {
+  double x = xf;
+  if constexpr (ACT == XL_ACT_RELU) {
+    return xf > 0.0f ? xf : 0.0f;
+  } else if constexpr (ACT == XL_ACT_GELU_TANH) {
+    const double c = sqrt(2.0 / XL_PI_D);
+    return static_cast<float>(0.5 * x *
+                              (1.0 + tanh(c * (x + 0.044715 * x * x * x))));
+  } else if constexpr (ACT == XL_ACT_GELU_ERF) {
+    return static_cast<float>(0.5 * x * (1.0 + erf(x / sqrt(2.0))));
+  } else {
+    static_assert(ACT == XL_ACT_NONE, "unknown activation code");
+    (void)x;
+    return xf;
+  }
+}
+
+/// act'(x) in double (host activateGrad).
+template <int ACT> XL_DEVICE double xl_activate_grad(float xf) {
+  double x = xf;
+  if constexpr (ACT == XL_ACT_RELU) {
+    return xf > 0.0f ? 1.0 : 0.0;
+  } else if constexpr (ACT == XL_ACT_GELU_TANH) {
+    // y' = 0.5 (1 + tanh u) + 0.5 x (1 - tanh^2 u) c (1 + 3 a x^2).
+    const double c = sqrt(2.0 / XL_PI_D), a = 0.044715;
+    double th = tanh(c * (x + a * x * x * x));
+    return 0.5 * (1.0 + th) +
+           0.5 * x * (1.0 - th * th) * c * (1.0 + 3.0 * a * x * x);
+  } else if constexpr (ACT == XL_ACT_GELU_ERF) {
+    // y = x Phi(x): y' = Phi(x) + x phi(x).
+    return 0.5 * (1.0 + erf(x / sqrt(2.0))) +
+           x * exp(-0.5 * x * x) / sqrt(2.0 * XL_PI_D);
+  } else {
+    static_assert(ACT == XL_ACT_NONE, "unknown activation code");
+    (void)x;
+    return 1.0;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Deterministic reductions
+//===----------------------------------------------------------------------===//
+
+/// Sum over the 32 lanes of a warp by an xor butterfly. Addition is
+/// commutative, so every lane ends with the same bits, and the tree is
+/// fixed, so the result does not depend on scheduling.
+template <class T> XL_DEVICE T xl_warp_sum(T v) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1)
+    v += __shfl_xor_sync(0xffffffffu, v, offset);
+  return v;
+}
+
+/// Sum over the BLOCK threads of a block, returned to every thread. Warp
+/// trees, then one shared word per warp that every warp reduces again by the
+/// same tree (so no broadcast barrier is needed). `scratch` holds BLOCK/32
+/// values of T. Must be called by all threads of the block (it has
+/// barriers); the trailing barrier lets the caller reuse `scratch` at once.
+template <int BLOCK, class T> XL_DEVICE T xl_block_sum(T v, T *scratch) {
+  static_assert(BLOCK % 32 == 0 && BLOCK >= 32 && BLOCK <= 1024,
+                "BLOCK must be a multiple of 32 up to 1024");
+  constexpr int kWarps = BLOCK / 32;
+  v = xl_warp_sum(v);
+  if constexpr (kWarps == 1) {
+    return v;
+  } else {
+    const int lane = threadIdx.x & 31;
+    if (lane == 0)
+      scratch[threadIdx.x >> 5] = v;
+    __syncthreads();
+    T w = lane < kWarps ? scratch[lane] : T(0);
+    w = xl_warp_sum(w);
+    __syncthreads();
+    return w;
+  }
+}
+
+/// Minimum over the block (integers: order-free), returned to every thread.
+template <int BLOCK> XL_DEVICE int xl_block_min(int v, int *scratch) {
+  static_assert(BLOCK % 32 == 0 && BLOCK >= 32 && BLOCK <= 1024,
+                "BLOCK must be a multiple of 32 up to 1024");
+  constexpr int kWarps = BLOCK / 32;
+#pragma unroll
+  for (int offset = 16; offset > 0; offset >>= 1) {
+    int o = __shfl_xor_sync(0xffffffffu, v, offset);
+    v = o < v ? o : v;
+  }
+  if constexpr (kWarps == 1) {
+    return v;
+  } else {
+    const int lane = threadIdx.x & 31;
+    if (lane == 0)
+      scratch[threadIdx.x >> 5] = v;
+    __syncthreads();
+    int w = lane < kWarps ? scratch[lane] : 0x7fffffff;
+#pragma unroll
+    for (int offset = 16; offset > 0; offset >>= 1) {
+      int o = __shfl_xor_sync(0xffffffffu, w, offset);
+      w = o < w ? o : w;
+    }
+    __syncthreads();
+    return w;
+  }
+}
+
+#endif // XLNETC_K_COMMON_CUH

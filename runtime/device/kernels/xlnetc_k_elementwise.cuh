@@ -1,0 +1,80 @@
+//===- xlnetc_k_elementwise.cuh - Elementwise plan ops ----------*- C++ -*-===//
+//
+// add, dropout, activation and activation_grad (docs/Plan.md), matching the
+// host kernels of runtime/host/Kernels.cpp and Backward.cpp. Assumes
+// xlnetc_prelude.cuh was included first; conventions in xlnetc_k_common.cuh.
+//
+// Every op is one grid-stride loop over the flat elements: thread t of
+// block b starts at b*BLOCK + t and steps by gridDim.x*BLOCK, so the 32
+// lanes of a warp touch 32 consecutive floats (one 128-byte line: fully
+// coalesced) on every iteration, and any grid size >= 1 covers all
+// elements. The loops are scalar: the executor may hand in views at any
+// 4-byte offset, so 16-byte vector accesses are not known to be aligned.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef XLNETC_K_ELEMENTWISE_CUH
+#define XLNETC_K_ELEMENTWISE_CUH
+
+#include "xlnetc_k_common.cuh"
+
+/// First flat index of this thread and the grid-stride step.
+template <int BLOCK> XL_DEVICE xl_i64 xl_grid_first() {
+  return static_cast<xl_i64>(blockIdx.x) * BLOCK + threadIdx.x;
+}
+template <int BLOCK> XL_DEVICE xl_i64 xl_grid_step() {
+  return static_cast<xl_i64>(gridDim.x) * BLOCK;
+}
+
+/// add: out = a + b, N elements (host add).
+template <xl_i64 N, int BLOCK>
+XL_DEVICE void xl_add(const float *XL_RESTRICT a, const float *XL_RESTRICT b,
+                      float *XL_RESTRICT out, unsigned long long seed) {
+  (void)seed;
+  for (xl_i64 i = xl_grid_first<BLOCK>(); i < N; i += xl_grid_step<BLOCK>())
+    out[i] = a[i] + b[i];
+}
+
+/// dropout: inverted dropout of N elements (host dropout). RATE_BITS are
+/// the bits of float(rate) (C++17 has no float template parameters); the
+/// element index of the hash is the flat index. Rate 0 is an exact copy.
+template <xl_i64 N, unsigned RATE_BITS, xl_i64 SITE, int BLOCK>
+XL_DEVICE void xl_dropout(const float *XL_RESTRICT x, float *XL_RESTRICT out,
+                          unsigned long long seed) {
+  if constexpr (RATE_BITS == 0u) {
+    (void)seed;
+    for (xl_i64 i = xl_grid_first<BLOCK>(); i < N; i += xl_grid_step<BLOCK>())
+      out[i] = x[i];
+  } else {
+    const float rate = __uint_as_float(RATE_BITS);
+    const float scale = 1.0f / (1.0f - rate);
+    const xl_u64 key = xl_dropout_key(seed, SITE);
+    for (xl_i64 i = xl_grid_first<BLOCK>(); i < N; i += xl_grid_step<BLOCK>())
+      out[i] = xl_dropout_keep(key, static_cast<xl_u64>(i), rate) ? x[i] * scale
+                                                                  : 0.0f;
+  }
+}
+
+/// activation: out = act(x) elementwise (host applyActivation); ACT is an
+/// XL_ACT_* code.
+template <xl_i64 N, int ACT, int BLOCK>
+XL_DEVICE void xl_activation(const float *XL_RESTRICT x, float *XL_RESTRICT out,
+                             unsigned long long seed) {
+  (void)seed;
+  for (xl_i64 i = xl_grid_first<BLOCK>(); i < N; i += xl_grid_step<BLOCK>())
+    out[i] = xl_activate<ACT>(x[i]);
+}
+
+/// activation_grad: dx = dy * act'(x), the product in double like the host
+/// (activationGrad).
+template <xl_i64 N, int ACT, int BLOCK>
+XL_DEVICE void
+xl_activation_grad(const float *XL_RESTRICT dy, const float *XL_RESTRICT x,
+                   float *XL_RESTRICT out, unsigned long long seed) {
+  (void)seed;
+  for (xl_i64 i = xl_grid_first<BLOCK>(); i < N; i += xl_grid_step<BLOCK>())
+    out[i] = static_cast<float>(static_cast<double>(dy[i]) *
+                                xl_activate_grad<ACT>(x[i]));
+}
+
+#endif // XLNETC_K_ELEMENTWISE_CUH

@@ -1,0 +1,229 @@
+//===- xlnetc_k_norm.cuh - Layer norm and row-sum ops -----------*- C++ -*-===//
+//
+// add_layer_norm, add_layer_norm_grad and bias_grad (docs/Plan.md), matching
+// runtime/host/Kernels.cpp and Backward.cpp. Assumes xlnetc_prelude.cuh was
+// included first; conventions in xlnetc_k_common.cuh.
+//
+// Row-wise ops: one block per row, rows in a grid-stride loop over
+// blockIdx.x. Thread t owns columns t, t + BLOCK, ... of the row and keeps
+// them in registers (kPer = ceil(D / BLOCK) of them, unrolled: D and BLOCK
+// are compile-time), so a row is read from global memory once, and each
+// pass of a warp over the row reads 32 consecutive floats (coalesced). The
+// row statistics are double block sums in a fixed tree (xl_block_sum), so
+// they do not depend on the grid. The emitter should pick BLOCK >= D / 16
+// or so to keep kPer, and the registers, small.
+//
+// Sums over rows (dgamma, dbeta, bias_grad) are two launches of the same
+// template, no atomics:
+//
+//   PHASE 0: the rows are cut into fixed parts of ROWS_PER_PART rows; each
+//            part (grid-stride over parts/items) sums its rows in row order
+//            in double and writes its partial sums to `workspace`;
+//   PHASE 1: every column sums the partials over the parts in part order.
+//
+// The partition depends only on the template parameters, so the result is
+// bitwise the same for any grid. Workspace sizes (doubles):
+//
+//   add_layer_norm_grad: ceil(ROWS / ROWS_PER_PART) * 2 * D
+//   bias_grad:           ceil(ROWS / ROWS_PER_PART) * N
+//
+// With ROWS_PER_PART = 32, add_layer_norm_grad's partition is the host's
+// (kBlockRows in Backward.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef XLNETC_K_NORM_CUH
+#define XLNETC_K_NORM_CUH
+
+#include "xlnetc_k_common.cuh"
+
+/// add_layer_norm: out = LayerNorm(x + residual) over the last dim D
+/// (biased variance, two passes in double like the host), x and residual
+/// [ROWS, D], gamma and beta [D]. EPS_BITS are the bits of the double eps.
+template <xl_i64 ROWS, int D, xl_u64 EPS_BITS, int BLOCK>
+XL_DEVICE void
+xl_add_layer_norm(const float *XL_RESTRICT x, const float *XL_RESTRICT residual,
+                  const float *XL_RESTRICT gamma, const float *XL_RESTRICT beta,
+                  float *XL_RESTRICT out, unsigned long long seed) {
+  (void)seed;
+  static_assert(D > 0, "add_layer_norm: D must be positive");
+  constexpr int kPer = (D + BLOCK - 1) / BLOCK;
+  XL_SHARED double scratch[BLOCK / 32];
+  const double eps = __longlong_as_double(static_cast<long long>(EPS_BITS));
+  for (xl_i64 row = blockIdx.x; row < ROWS; row += gridDim.x) {
+    const float *xr = x + row * D, *rr = residual + row * D;
+    float v[kPer]; // x + residual, rounded to float as on the host
+    double sum = 0.0;
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) {
+      const int d = threadIdx.x + j * BLOCK;
+      v[j] = d < D ? xr[d] + rr[d] : 0.0f;
+      sum += static_cast<double>(v[j]);
+    }
+    const double mean = xl_block_sum<BLOCK>(sum, scratch) / double(D);
+    double sq = 0.0;
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) {
+      const int d = threadIdx.x + j * BLOCK;
+      if (d < D) {
+        const double c = static_cast<double>(v[j]) - mean;
+        sq += c * c;
+      }
+    }
+    const double var = xl_block_sum<BLOCK>(sq, scratch) / double(D);
+    const double inv = 1.0 / sqrt(var + eps);
+#pragma unroll
+    for (int j = 0; j < kPer; ++j) {
+      const int d = threadIdx.x + j * BLOCK;
+      if (d < D)
+        out[row * D + d] = static_cast<float>(
+            (static_cast<double>(v[j]) - mean) * inv * gamma[d] + beta[d]);
+    }
+  }
+}
+
+/// add_layer_norm_grad, the two phases (see the file comment):
+///  PHASE 0 writes dsum [ROWS, D] (the gradient of x and residual) and the
+///          per-part partials of dgamma and dbeta to workspace
+///          [parts][2][D] (dgamma's D, then dbeta's D);
+///  PHASE 1 writes dgamma and dbeta [D] from the workspace.
+/// Both phases take the same arguments; each ignores what it does not use.
+template <xl_i64 ROWS, int D, xl_u64 EPS_BITS, int ROWS_PER_PART, int PHASE,
+          int BLOCK>
+XL_DEVICE void
+xl_add_layer_norm_grad(const float *XL_RESTRICT dout,
+                       const float *XL_RESTRICT x,
+                       const float *XL_RESTRICT residual,
+                       const float *XL_RESTRICT gamma, float *XL_RESTRICT dsum,
+                       float *XL_RESTRICT dgamma, float *XL_RESTRICT dbeta,
+                       double *XL_RESTRICT workspace, unsigned long long seed) {
+  (void)seed;
+  static_assert(PHASE == 0 || PHASE == 1, "PHASE is 0 or 1");
+  static_assert(ROWS_PER_PART > 0, "ROWS_PER_PART must be positive");
+  static_assert(D > 0, "add_layer_norm_grad: D must be positive");
+  constexpr xl_i64 kParts = (ROWS + ROWS_PER_PART - 1) / ROWS_PER_PART;
+  if constexpr (PHASE == 1) {
+    // Column d sums its partials in part order; adjacent threads read
+    // adjacent doubles of each part (coalesced).
+    for (xl_i64 d = static_cast<xl_i64>(blockIdx.x) * BLOCK + threadIdx.x;
+         d < D; d += static_cast<xl_i64>(gridDim.x) * BLOCK) {
+      double sg = 0.0, sb = 0.0;
+      for (xl_i64 p = 0; p < kParts; ++p) {
+        sg += workspace[p * 2 * D + d];
+        sb += workspace[p * 2 * D + D + d];
+      }
+      dgamma[d] = static_cast<float>(sg);
+      dbeta[d] = static_cast<float>(sb);
+    }
+  } else {
+    constexpr int kPer = (D + BLOCK - 1) / BLOCK;
+    XL_SHARED double scratch[BLOCK / 32];
+    const double eps = __longlong_as_double(static_cast<long long>(EPS_BITS));
+    for (xl_i64 part = blockIdx.x; part < kParts; part += gridDim.x) {
+      double pg[kPer], pb[kPer]; // this thread's columns of the partials
+#pragma unroll
+      for (int j = 0; j < kPer; ++j)
+        pg[j] = pb[j] = 0.0;
+      const xl_i64 end =
+          (part + 1) * ROWS_PER_PART < ROWS ? (part + 1) * ROWS_PER_PART : ROWS;
+      for (xl_i64 row = part * ROWS_PER_PART; row < end; ++row) {
+        const float *gr = dout + row * D, *xr = x + row * D,
+                    *rr = residual + row * D;
+        // The forward's statistics, recomputed the same way.
+        float v[kPer], g[kPer];
+        double sum = 0.0;
+#pragma unroll
+        for (int j = 0; j < kPer; ++j) {
+          const int d = threadIdx.x + j * BLOCK;
+          v[j] = d < D ? xr[d] + rr[d] : 0.0f;
+          g[j] = d < D ? gr[d] : 0.0f;
+          sum += static_cast<double>(v[j]);
+        }
+        const double mean = xl_block_sum<BLOCK>(sum, scratch) / double(D);
+        double sq = 0.0;
+#pragma unroll
+        for (int j = 0; j < kPer; ++j) {
+          const int d = threadIdx.x + j * BLOCK;
+          if (d < D) {
+            const double c = static_cast<double>(v[j]) - mean;
+            sq += c * c;
+          }
+        }
+        const double var = xl_block_sum<BLOCK>(sq, scratch) / double(D);
+        const double inv = 1.0 / sqrt(var + eps);
+        // dz = inv (gy - mean(gy) - xhat mean(gy xhat)), gy = dout gamma.
+        double mg = 0.0, mgx = 0.0;
+#pragma unroll
+        for (int j = 0; j < kPer; ++j) {
+          const int d = threadIdx.x + j * BLOCK;
+          if (d < D) {
+            const double xhat = (static_cast<double>(v[j]) - mean) * inv;
+            const double gy =
+                static_cast<double>(g[j]) * static_cast<double>(gamma[d]);
+            mg += gy;
+            mgx += gy * xhat;
+            pg[j] += static_cast<double>(g[j]) * xhat;
+            pb[j] += static_cast<double>(g[j]);
+          }
+        }
+        mg = xl_block_sum<BLOCK>(mg, scratch) / double(D);
+        mgx = xl_block_sum<BLOCK>(mgx, scratch) / double(D);
+#pragma unroll
+        for (int j = 0; j < kPer; ++j) {
+          const int d = threadIdx.x + j * BLOCK;
+          if (d < D) {
+            const double xhat = (static_cast<double>(v[j]) - mean) * inv;
+            dsum[row * D + d] =
+                static_cast<float>(inv * (static_cast<double>(g[j]) *
+                                              static_cast<double>(gamma[d]) -
+                                          mg - xhat * mgx));
+          }
+        }
+      }
+#pragma unroll
+      for (int j = 0; j < kPer; ++j) {
+        const int d = threadIdx.x + j * BLOCK;
+        if (d < D) {
+          workspace[part * 2 * D + d] = pg[j];
+          workspace[part * 2 * D + D + d] = pb[j];
+        }
+      }
+    }
+  }
+}
+
+/// bias_grad, the two phases (see the file comment): out[c] = sum over r of
+/// dy[r, c], dy viewed as [ROWS, N]. PHASE 0 writes workspace [parts][N]
+/// (item (part, c) in a grid-stride loop, adjacent threads on adjacent
+/// columns: coalesced); PHASE 1 writes out [N].
+template <xl_i64 ROWS, xl_i64 N, int ROWS_PER_PART, int PHASE, int BLOCK>
+XL_DEVICE void xl_bias_grad(const float *XL_RESTRICT dy, float *XL_RESTRICT out,
+                            double *XL_RESTRICT workspace,
+                            unsigned long long seed) {
+  (void)seed;
+  static_assert(PHASE == 0 || PHASE == 1, "PHASE is 0 or 1");
+  static_assert(ROWS_PER_PART > 0, "ROWS_PER_PART must be positive");
+  constexpr xl_i64 kParts = (ROWS + ROWS_PER_PART - 1) / ROWS_PER_PART;
+  const xl_i64 step = static_cast<xl_i64>(gridDim.x) * BLOCK;
+  const xl_i64 first = static_cast<xl_i64>(blockIdx.x) * BLOCK + threadIdx.x;
+  if constexpr (PHASE == 0) {
+    for (xl_i64 i = first; i < kParts * N; i += step) {
+      const xl_i64 part = i / N, c = i - part * N;
+      const xl_i64 end =
+          (part + 1) * ROWS_PER_PART < ROWS ? (part + 1) * ROWS_PER_PART : ROWS;
+      double acc = 0.0;
+      for (xl_i64 r = part * ROWS_PER_PART; r < end; ++r)
+        acc += static_cast<double>(dy[r * N + c]);
+      workspace[i] = acc;
+    }
+  } else {
+    for (xl_i64 c = first; c < N; c += step) {
+      double acc = 0.0;
+      for (xl_i64 p = 0; p < kParts; ++p)
+        acc += workspace[p * N + c];
+      out[c] = static_cast<float>(acc);
+    }
+  }
+}
+
+#endif // XLNETC_K_NORM_CUH
