@@ -196,6 +196,8 @@ cublasLtEpilogue_t ltEpilogue(GemmEpilogue e) {
     return CUBLASLT_EPILOGUE_BIAS;
   case GemmEpilogue::ReluBias:
     return CUBLASLT_EPILOGUE_RELU | CUBLASLT_EPILOGUE_BIAS; // RELU_BIAS
+  case GemmEpilogue::GeluBias:
+    return CUBLASLT_EPILOGUE_GELU_BIAS;
   case GemmEpilogue::GeluAuxBias:
     return CUBLASLT_EPILOGUE_GELU_AUX_BIAS;
   case GemmEpilogue::DGeluBGrad:

@@ -36,6 +36,8 @@ const char *gemmEpilogueName(GemmEpilogue e) {
     return "bias";
   case GemmEpilogue::ReluBias:
     return "relu_bias";
+  case GemmEpilogue::GeluBias:
+    return "gelu_bias";
   case GemmEpilogue::GeluAuxBias:
     return "gelu_aux_bias";
   case GemmEpilogue::DGeluBGrad:
@@ -132,6 +134,7 @@ Status gemmReference(const GemmDesc &d, const GemmPointers &p) {
       break;
     case GemmEpilogue::Bias:
     case GemmEpilogue::ReluBias:
+    case GemmEpilogue::GeluBias:
     case GemmEpilogue::GeluAuxBias:
       for (int64_t col = 0; col < d.n; ++col)
         for (int64_t row = 0; row < d.m; ++row) {
@@ -139,6 +142,8 @@ Status gemmReference(const GemmDesc &d, const GemmPointers &p) {
           x += bias[row];
           if (d.epilogue == GemmEpilogue::ReluBias)
             x = x > 0.0f ? x : 0.0f;
+          else if (d.epilogue == GemmEpilogue::GeluBias)
+            x = geluTanh(x);
           else if (d.epilogue == GemmEpilogue::GeluAuxBias) {
             auxI[row + col * d.ldc] = x;
             x = geluTanh(x);

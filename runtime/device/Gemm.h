@@ -18,6 +18,7 @@
 //   Default      D = acc
 //   Bias         D = acc + bias[row]
 //   ReluBias     D = relu(acc + bias[row])
+//   GeluBias     D = gelu_tanh(acc + bias[row])
 //   GeluAuxBias  aux = acc + bias[row]; D = gelu_tanh(aux)
 //   DGeluBGrad   D = acc · gelu_tanh'(aux); bias = Σ_col D[row, col]
 //
@@ -36,9 +37,17 @@
 
 namespace xlnetc::rt::dev {
 
-enum class GemmEpilogue { Default, Bias, ReluBias, GeluAuxBias, DGeluBGrad };
+enum class GemmEpilogue {
+  Default,
+  Bias,
+  ReluBias,
+  GeluBias,
+  GeluAuxBias,
+  DGeluBGrad
+};
 
-/// "default", "bias", "relu_bias", "gelu_aux_bias", "dgelu_bgrad".
+/// "default", "bias", "relu_bias", "gelu_bias", "gelu_aux_bias",
+/// "dgelu_bgrad".
 const char *gemmEpilogueName(GemmEpilogue e);
 
 /// Everything about one GEMM call that is known at compile time.

@@ -100,6 +100,9 @@ void expected(const Case &c, std::vector<float> &D, std::vector<float> &bias,
         case GemmEpilogue::ReluBias:
           x = std::max(0.0, x + c.bias[row]);
           break;
+        case GemmEpilogue::GeluBias:
+          x = gelu(x + c.bias[row]);
+          break;
         case GemmEpilogue::GeluAuxBias:
           x += c.bias[row];
           aux[at] = float(x);
@@ -145,6 +148,7 @@ std::vector<Variant> variants() {
       for (int64_t batch : {1, 3})
         v.push_back({ta, tb, batch, batch == 3 ? 0.5f : 0.0f, GemmEpilogue::Default});
   for (GemmEpilogue e : {GemmEpilogue::Bias, GemmEpilogue::ReluBias,
+                         GemmEpilogue::GeluBias,
                          GemmEpilogue::GeluAuxBias, GemmEpilogue::DGeluBGrad})
     v.push_back({true, false, 1, 0.0f, e});
   return v;
