@@ -43,6 +43,7 @@
 #define XL_ERR_TARGET_TWO_ONES 3
 #define XL_ERR_NEGATIVE_STEP 8 // xlnetc_k_optim.cuh: step low, high 32 bits
 #define XL_ERR_LM_TARGET 9     // xlnetc_k_loss.cuh: b, slot, target low, high
+#define XL_ERR_ATTN_ROW 10     // xlnetc_k_attention.cuh: b, t, row low, high
 
 /// Activation codes: the order of rt::Activation (runtime/Plan.h).
 #define XL_ACT_NONE 0
