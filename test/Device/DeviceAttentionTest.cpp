@@ -37,7 +37,7 @@ using namespace xlnetc::rt::dev;
 
 namespace {
 
-constexpr uint64_t kSeed = 0x5eed1234abcdull;
+constexpr uint64_t kSeedOfDeviceAttention = 0x5eed1234abcdull;
 constexpr int kErrAttnRow = 10; // XL_ERR_ATTN_ROW
 
 unsigned floatBits(double x) {
@@ -147,89 +147,17 @@ XL_EXPORT(attngrad_{0}{3})
 // Fixture: one emulated device and one module for the whole suite
 //===----------------------------------------------------------------------===//
 
-class DeviceAttention : public ::testing::Test {
-protected:
-  static void SetUpTestSuite() {
-    Status st = openDevice(DeviceKind::Emu, {}, dev_);
-    ASSERT_TRUE(st.isOk()) << st.message();
+class DeviceAttention
+    : public xlnetc::rt::testing::EmuModuleSuite<DeviceAttention> {
+public:
+  static ModuleSource suiteModule() {
     ModuleSource m;
     m.name = "device_attention_test.cu";
     m.text = moduleText();
-    st = dev_->loadModule(m, mod_);
-    ASSERT_TRUE(st.isOk()) << st.message();
+    return m;
   }
-  static void TearDownTestSuite() {
-    for (DevPtr p : live_)
-      dev_->free(p);
-    live_.clear();
-    guarded_.clear();
-    mod_.reset();
-    dev_.reset();
-  }
-  void SetUp() override { ASSERT_TRUE(dev_ && mod_) << "module failed to load"; }
-
-  /// A device copy of `bytes` bytes of src, or (src null) a zeroed output
-  /// with kGuardBytes of zeros after it that get() checks.
-  static DevPtr put(const void *src, size_t bytes) {
-    DevPtr p = 0;
-    size_t size = std::max<size_t>(bytes, 4) + (src ? 0 : kGuardBytes);
-    EXPECT_TRUE(dev_->alloc(size, p).isOk());
-    if (src) {
-      EXPECT_TRUE(dev_->upload(p, src, bytes).isOk());
-    } else {
-      EXPECT_TRUE(dev_->memset(p, 0, size).isOk());
-      guarded_.push_back(p);
-    }
-    live_.push_back(p);
-    return p;
-  }
-  static DevPtr put(const Tensor &t) { return put(t.bytes(), t.nbytes()); }
-
-  template <class T> static std::vector<T> get(DevPtr p, int64_t n) {
-    std::vector<T> v(static_cast<size_t>(n));
-    EXPECT_TRUE(dev_->download(v.data(), p, size_t(n) * sizeof(T)).isOk());
-    if (std::find(guarded_.begin(), guarded_.end(), p) != guarded_.end()) {
-      std::vector<unsigned char> guard(kGuardBytes);
-      EXPECT_TRUE(
-          dev_->download(guard.data(), p + size_t(n) * sizeof(T), kGuardBytes)
-              .isOk());
-      EXPECT_EQ(std::count(guard.begin(), guard.end(), 0), int(kGuardBytes))
-          << "a kernel wrote past the end of an output";
-    }
-    return v;
-  }
-
-  static void launch(const std::string &name, unsigned grid, unsigned block,
-                     std::vector<DevPtr> args, uint64_t seed = kSeed,
-                     size_t dynSmem = 0) {
-    Kernel k;
-    Status st = dev_->getKernel(*mod_, name, k);
-    ASSERT_TRUE(st.isOk()) << st.message();
-    std::vector<void *> params;
-    for (DevPtr &a : args)
-      params.push_back(&a);
-    unsigned long long sd = seed;
-    params.push_back(&sd);
-    LaunchDims dims;
-    dims.grid[0] = grid;
-    dims.block[0] = block;
-    dims.dynSmem = dynSmem;
-    st = dev_->launch(k, dims, params.data(), name);
-    ASSERT_TRUE(st.isOk()) << st.message();
-    ASSERT_TRUE(dev_->synchronize(name).isOk());
-  }
-
-  static std::unique_ptr<Device> dev_;
-  static std::unique_ptr<Module> mod_;
-  static std::vector<DevPtr> live_;
-  static std::vector<DevPtr> guarded_;
-  static constexpr size_t kGuardBytes = 256;
+  static constexpr uint64_t kSeed = kSeedOfDeviceAttention;
 };
-
-std::unique_ptr<Device> DeviceAttention::dev_;
-std::unique_ptr<Module> DeviceAttention::mod_;
-std::vector<DevPtr> DeviceAttention::live_;
-std::vector<DevPtr> DeviceAttention::guarded_;
 
 Tensor randomF32(std::vector<int64_t> shape, uint32_t seed, float lo = -2.0f,
                  float hi = 2.0f) {
@@ -359,7 +287,7 @@ struct Inputs {
     a.scale = c.scale();
     a.dropatt = c.dropatt;
     a.dropoutSite = c.site;
-    a.seed = kSeed;
+    a.seed = kSeedOfDeviceAttention;
     return a;
   }
 };

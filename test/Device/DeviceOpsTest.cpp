@@ -52,7 +52,7 @@ unsigned long long doubleBits(double x) {
 constexpr double kEpsA = 1e-12, kEpsB = 1e-5;
 constexpr double kDropRate = 0.1;
 constexpr double kDropRateHalf = 0.5;
-constexpr uint64_t kSeed = 0x1234abcd5678ull;
+constexpr uint64_t kSeedOfDeviceOps = 0x1234abcd5678ull;
 
 //===----------------------------------------------------------------------===//
 // The test module: every instantiation the tests launch
@@ -226,94 +226,11 @@ ModuleSource opsModule() {
 // Fixture: one emulated device and one module for the whole suite
 //===----------------------------------------------------------------------===//
 
-class DeviceOps : public ::testing::Test {
-protected:
-  static void SetUpTestSuite() {
-    Status st = openDevice(DeviceKind::Emu, {}, dev_);
-    ASSERT_TRUE(st.isOk()) << st.message();
-    st = dev_->loadModule(opsModule(), mod_);
-    ASSERT_TRUE(st.isOk()) << st.message();
-  }
-  static void TearDownTestSuite() {
-    for (DevPtr p : live_)
-      dev_->free(p);
-    live_.clear();
-    guarded_.clear();
-    mod_.reset();
-    dev_.reset();
-  }
-  void SetUp() override {
-    ASSERT_TRUE(dev_ && mod_) << "module failed to load";
-  }
-
-  /// A device copy of `bytes` bytes of `src` (zeros when src is null).
-  /// A zeroed buffer (src null) is an output: it gets kGuardBytes of zeros
-  /// after its end, which get() checks are still zero (no write past the
-  /// end of an output).
-  static DevPtr put(const void *src, size_t bytes) {
-    DevPtr p = 0;
-    size_t size = std::max<size_t>(bytes, 4) + (src ? 0 : kGuardBytes);
-    EXPECT_TRUE(dev_->alloc(size, p).isOk());
-    if (src) {
-      EXPECT_TRUE(dev_->upload(p, src, bytes).isOk());
-    } else {
-      EXPECT_TRUE(dev_->memset(p, 0, size).isOk());
-      guarded_.push_back(p);
-    }
-    live_.push_back(p);
-    return p;
-  }
-  static DevPtr put(const Tensor &t) { return put(t.bytes(), t.nbytes()); }
-  /// A zeroed f32 buffer of n elements.
-  static DevPtr zerosF32(int64_t n) { return put(nullptr, size_t(n) * 4); }
-
-  template <class T> static std::vector<T> get(DevPtr p, int64_t n) {
-    std::vector<T> v(static_cast<size_t>(n));
-    EXPECT_TRUE(dev_->download(v.data(), p, size_t(n) * sizeof(T)).isOk());
-    if (std::find(guarded_.begin(), guarded_.end(), p) != guarded_.end()) {
-      std::vector<unsigned char> guard(kGuardBytes);
-      EXPECT_TRUE(
-          dev_->download(guard.data(), p + size_t(n) * sizeof(T), kGuardBytes)
-              .isOk());
-      EXPECT_EQ(std::count(guard.begin(), guard.end(), 0), int(kGuardBytes))
-          << "a kernel wrote past the end of an output";
-    }
-    return v;
-  }
-
-  /// Launches kernel `name` on `grid` blocks of `block` threads; `args` are
-  /// the device pointers in order, then the seed.
-  static void launch(const std::string &name, unsigned grid, unsigned block,
-                     std::vector<DevPtr> args, uint64_t seed = kSeed,
-                     size_t dynSmem = 0) {
-    Kernel k;
-    Status st = dev_->getKernel(*mod_, name, k);
-    ASSERT_TRUE(st.isOk()) << st.message();
-    std::vector<void *> params;
-    for (DevPtr &a : args)
-      params.push_back(&a);
-    unsigned long long sd = seed;
-    params.push_back(&sd);
-    LaunchDims dims;
-    dims.grid[0] = grid;
-    dims.block[0] = block;
-    dims.dynSmem = dynSmem;
-    st = dev_->launch(k, dims, params.data(), name);
-    ASSERT_TRUE(st.isOk()) << st.message();
-    ASSERT_TRUE(dev_->synchronize(name).isOk());
-  }
-
-  static std::unique_ptr<Device> dev_;
-  static std::unique_ptr<Module> mod_;
-  static std::vector<DevPtr> live_;
-  static std::vector<DevPtr> guarded_;
-  static constexpr size_t kGuardBytes = 256;
+class DeviceOps : public xlnetc::rt::testing::EmuModuleSuite<DeviceOps> {
+public:
+  static ModuleSource suiteModule() { return opsModule(); }
+  static constexpr uint64_t kSeed = kSeedOfDeviceOps;
 };
-
-std::unique_ptr<Device> DeviceOps::dev_;
-std::unique_ptr<Module> DeviceOps::mod_;
-std::vector<DevPtr> DeviceOps::live_;
-std::vector<DevPtr> DeviceOps::guarded_;
 
 /// Seeded uniform floats in [lo, hi).
 Tensor randomF32(std::vector<int64_t> shape, uint32_t seed, float lo = -3.0f,

@@ -3,12 +3,18 @@
 #ifndef XLNETC_TEST_DEVICE_DEVICETESTUTIL_H
 #define XLNETC_TEST_DEVICE_DEVICETESTUTIL_H
 
+#include "runtime/Tensor.h"
 #include "runtime/device/Device.h"
 #include "runtime/device/Nvrtc.h"
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
 #include <cstdlib>
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace xlnetc::rt::testing {
 
@@ -52,6 +58,90 @@ inline Status compileForSm90(const std::string &name, const std::string &text,
   opts.ptxasVerbose = true;
   return compileCubin(src, opts, nullptr, out);
 }
+
+/// A fixture whose suite shares one emulated device and one module: `Suite`
+/// provides `static dev::ModuleSource suiteModule()` and `static constexpr
+/// uint64_t kSeed`. Outputs are allocated with kGuardBytes of zeros after
+/// their end, which get() checks are still zero (no write past the end).
+template <class Suite> class EmuModuleSuite : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    Status st = dev::openDevice(dev::DeviceKind::Emu, {}, dev_);
+    ASSERT_TRUE(st.isOk()) << st.message();
+    st = dev_->loadModule(Suite::suiteModule(), mod_);
+    ASSERT_TRUE(st.isOk()) << st.message();
+  }
+  static void TearDownTestSuite() {
+    for (dev::DevPtr p : live_)
+      dev_->free(p);
+    live_.clear();
+    guarded_.clear();
+    mod_.reset();
+    dev_.reset();
+  }
+  void SetUp() override { ASSERT_TRUE(dev_ && mod_) << "module failed to load"; }
+
+  /// A device copy of `bytes` bytes of `src`, or (src null) a zeroed output.
+  static dev::DevPtr put(const void *src, size_t bytes) {
+    dev::DevPtr p = 0;
+    size_t size = std::max<size_t>(bytes, 4) + (src ? 0 : kGuardBytes);
+    EXPECT_TRUE(dev_->alloc(size, p).isOk());
+    if (src) {
+      EXPECT_TRUE(dev_->upload(p, src, bytes).isOk());
+    } else {
+      EXPECT_TRUE(dev_->memset(p, 0, size).isOk());
+      guarded_.push_back(p);
+    }
+    live_.push_back(p);
+    return p;
+  }
+  static dev::DevPtr put(const Tensor &t) { return put(t.bytes(), t.nbytes()); }
+  /// A zeroed f32 output of n elements.
+  static dev::DevPtr zerosF32(int64_t n) { return put(nullptr, size_t(n) * 4); }
+
+  /// The first n elements of `p`; checks an output's guard bytes.
+  template <class T> static std::vector<T> get(dev::DevPtr p, int64_t n) {
+    std::vector<T> v(static_cast<size_t>(n));
+    EXPECT_TRUE(dev_->download(v.data(), p, size_t(n) * sizeof(T)).isOk());
+    if (std::find(guarded_.begin(), guarded_.end(), p) != guarded_.end()) {
+      std::vector<unsigned char> guard(kGuardBytes);
+      EXPECT_TRUE(
+          dev_->download(guard.data(), p + size_t(n) * sizeof(T), kGuardBytes)
+              .isOk());
+      EXPECT_EQ(std::count(guard.begin(), guard.end(), 0), int(kGuardBytes))
+          << "a kernel wrote past the end of an output";
+    }
+    return v;
+  }
+
+  /// Launches kernel `name` on `grid` blocks of `block` threads; `args` are
+  /// the device pointers in order, then the seed.
+  static void launch(const std::string &name, unsigned grid, unsigned block,
+                     std::vector<dev::DevPtr> args,
+                     uint64_t seed = Suite::kSeed, size_t dynSmem = 0) {
+    dev::Kernel k;
+    Status st = dev_->getKernel(*mod_, name, k);
+    ASSERT_TRUE(st.isOk()) << st.message();
+    std::vector<void *> params;
+    for (dev::DevPtr &a : args)
+      params.push_back(&a);
+    unsigned long long sd = seed;
+    params.push_back(&sd);
+    dev::LaunchDims dims;
+    dims.grid[0] = grid;
+    dims.block[0] = block;
+    dims.dynSmem = dynSmem;
+    st = dev_->launch(k, dims, params.data(), name);
+    ASSERT_TRUE(st.isOk()) << st.message();
+    ASSERT_TRUE(dev_->synchronize(name).isOk());
+  }
+
+  static constexpr size_t kGuardBytes = 256;
+  static inline std::unique_ptr<dev::Device> dev_;
+  static inline std::unique_ptr<dev::Module> mod_;
+  static inline std::vector<dev::DevPtr> live_;
+  static inline std::vector<dev::DevPtr> guarded_;
+};
 
 } // namespace xlnetc::rt::testing
 
