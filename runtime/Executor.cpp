@@ -30,8 +30,9 @@ Status Executor::execute(const Plan &plan, const TensorMap &bindings,
   if (!device_)
     return executeHost(plan, bindings, outputs, opts);
   // The device is open and can compile and launch kernels (docs/Devices.md),
-  // but the plan ops have no device kernels yet: they arrive with the CUDA
-  // C++ emission of the plan (issue 7, part B).
+  // but nothing yet turns a plan into launches: the op templates
+  // (runtime/device/kernels/) and GEMM lowerings exist, the CUDA C++ emitter
+  // and the executor loop arrive with the rest of issue 7, part B.
   return Status::error(fmt::format(
       "--device {}: the CUDA executor cannot run plans yet (the plan's ops get "
       "device kernels in the next part of the CUDA backend); use --device host",

@@ -35,7 +35,7 @@ private:
 class CudaDevice : public Device {
 public:
   CudaDevice(const Driver &drv, DeviceInfo info, const DeviceOptions &options)
-      : drv_(drv), info_(std::move(info)), options_(options),
+      : drv_(drv), info_(std::move(info)),
         cache_(options.kernelCache ? KernelCache::openDefault()
                                    : KernelCache::disabled()) {}
   ~CudaDevice() override {
@@ -147,7 +147,6 @@ private:
   /// Loads cuBLASLt, creates the handle and the workspace (once).
   Status ensureCublas(const std::string &where);
 
-  DeviceOptions options_;
   KernelCache cache_;
   CUstream stream_ = nullptr;
   const CublasLt *lt_ = nullptr;

@@ -212,8 +212,7 @@ std::string scheduleName() {
 class EmuDevice : public Device {
 public:
   explicit EmuDevice(const DeviceOptions &options)
-      : options_(options),
-        cache_(options.kernelCache ? KernelCache::openDefault()
+      : cache_(options.kernelCache ? KernelCache::openDefault()
                                    : KernelCache::disabled()) {
     threads_ = options.emuThreads > 0
                    ? options.emuThreads
@@ -344,7 +343,6 @@ private:
         p, bytes));
   }
 
-  DeviceOptions options_;
   KernelCache cache_;
   int threads_ = 1;
   std::string scheduleName_;

@@ -37,21 +37,11 @@ using namespace xlnetc::rt::dev;
 
 namespace {
 
+using xlnetc::rt::testing::doubleBits;
+using xlnetc::rt::testing::floatBits;
+
 constexpr uint64_t kSeedOfDeviceAttention = 0x5eed1234abcdull;
 constexpr int kErrAttnRow = 10; // XL_ERR_ATTN_ROW
-
-unsigned floatBits(double x) {
-  float f = float(x);
-  unsigned u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-
-unsigned long long doubleBits(double x) {
-  unsigned long long u;
-  std::memcpy(&u, &x, 8);
-  return u;
-}
 
 /// One rel_attention configuration (K = mlen + S, R = K + S).
 struct Case {
@@ -159,14 +149,10 @@ public:
   static constexpr uint64_t kSeed = kSeedOfDeviceAttention;
 };
 
+/// Seeded uniform floats in [lo, hi).
 Tensor randomF32(std::vector<int64_t> shape, uint32_t seed, float lo = -2.0f,
                  float hi = 2.0f) {
-  Tensor t = Tensor::zeros(DType::F32, shape);
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> u(lo, hi);
-  for (int64_t i = 0; i < t.numel(); ++i)
-    t.f32()[i] = u(gen);
-  return t;
+  return xlnetc::rt::testing::randomF32(std::move(shape), seed, lo, hi);
 }
 
 /// The max over the suite of |ref - got| / max|ref| per quantity (printed).

@@ -34,20 +34,8 @@ using namespace xlnetc::rt::dev;
 
 namespace {
 
-/// Bits of float(x) as the emitter spells a float attribute.
-unsigned floatBits(double x) {
-  float f = float(x);
-  unsigned u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-
-/// Bits of a double attribute.
-unsigned long long doubleBits(double x) {
-  unsigned long long u;
-  std::memcpy(&u, &x, 8);
-  return u;
-}
+using xlnetc::rt::testing::doubleBits;
+using xlnetc::rt::testing::floatBits;
 
 constexpr double kEpsA = 1e-12, kEpsB = 1e-5;
 constexpr double kDropRate = 0.1;
@@ -235,12 +223,7 @@ public:
 /// Seeded uniform floats in [lo, hi).
 Tensor randomF32(std::vector<int64_t> shape, uint32_t seed, float lo = -3.0f,
                  float hi = 3.0f) {
-  Tensor t = Tensor::zeros(DType::F32, shape);
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> u(lo, hi);
-  for (int64_t i = 0; i < t.numel(); ++i)
-    t.f32()[i] = u(gen);
-  return t;
+  return xlnetc::rt::testing::randomF32(std::move(shape), seed, lo, hi);
 }
 
 /// |ref - got| <= 1e-5 * max|ref| everywhere.

@@ -40,13 +40,11 @@ constexpr int XL_ERR_EMBEDDING_ID_TEST = 1;
 constexpr int XL_ERR_NEGATIVE_STEP_TEST = 8;
 constexpr int XL_ERR_LM_TARGET_TEST = 9;
 
-
 /// "0x...ull": the bits of a double, for an X_BITS template argument.
 std::string bits(double d) {
-  uint64_t u;
-  std::memcpy(&u, &d, 8);
   char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%016llxull", (unsigned long long)u);
+  std::snprintf(buf, sizeof buf, "0x%016llxull",
+                xlnetc::rt::testing::doubleBits(d));
   return buf;
 }
 

@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
+#include <random>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,6 +45,32 @@ private:
   const char *name_;
   std::optional<std::string> old_;
 };
+
+/// The bits of float(x): how a float attribute is spelled as a template
+/// argument of a device template.
+inline unsigned floatBits(double x) {
+  float f = float(x);
+  unsigned bits;
+  std::memcpy(&bits, &f, 4);
+  return bits;
+}
+/// The bits of a double attribute.
+inline unsigned long long doubleBits(double x) {
+  unsigned long long bits;
+  std::memcpy(&bits, &x, 8);
+  return bits;
+}
+
+/// A tensor of seeded uniform floats in [lo, hi).
+inline Tensor randomF32(std::vector<int64_t> shape, uint32_t seed, float lo,
+                        float hi) {
+  Tensor t = Tensor::zeros(DType::F32, std::move(shape));
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> u(lo, hi);
+  for (int64_t i = 0; i < t.numel(); ++i)
+    t.f32()[i] = u(gen);
+  return t;
+}
 
 /// Compiles `text` with NVRTC for sm_90 against the embedded prelude (and
 /// device templates), ptxas's report in out.log, without a cache.

@@ -121,34 +121,6 @@ XL_DEVICE void xl_attn_mask(const float *XL_RESTRICT permMask,
 // rel_attention helpers
 //===----------------------------------------------------------------------===//
 
-/// Exact block max of a double (order-free), returned to every thread.
-template <int BLOCK>
-XL_DEVICE double xl_attn_block_max(double v, double *scratch) {
-  constexpr int kWarps = BLOCK / 32;
-#pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) {
-    double o = __shfl_xor_sync(0xffffffffu, v, offset);
-    v = o > v ? o : v;
-  }
-  if constexpr (kWarps == 1) {
-    return v;
-  } else {
-    const int lane = threadIdx.x & 31;
-    if (lane == 0)
-      scratch[threadIdx.x >> 5] = v;
-    __syncthreads();
-    double w = lane < kWarps ? scratch[lane]
-                             : __longlong_as_double(
-                                   static_cast<long long>(0xfff0000000000000ull));
-#pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) {
-      double o = __shfl_xor_sync(0xffffffffu, w, offset);
-      w = o > w ? o : w;
-    }
-    __syncthreads();
-    return w;
-  }
-}
 
 /// The query position of row (b, t): rows[b*T + t] with HAS_ROWS, else t;
 /// -1 for padding; an entry outside [-1, S) is reported (thread 0) and
@@ -234,7 +206,8 @@ xl_attn_row_softmax(xl_i64 b, xl_i64 t, int n, xl_i64 i, const float *q,
     prob[j] = s;
     mloc = s > mloc ? s : mloc;
   }
-  const double mx = xl_attn_block_max<BLOCK>(mloc, scratch);
+  const double mx = xl_block_max<BLOCK>(
+      mloc, scratch, -__longlong_as_double(0x7ff0000000000000ll)); // -inf
   double sum = 0.0;
   for (xl_i64 j = threadIdx.x; j < K; j += BLOCK) {
     const double x = prob[j] - mx;

@@ -153,26 +153,43 @@ template <int ACT> XL_DEVICE double xl_activate_grad(float xf) {
 // Deterministic reductions
 //===----------------------------------------------------------------------===//
 
-/// Sum over the 32 lanes of a warp by an xor butterfly. Addition is
-/// commutative, so every lane ends with the same bits, and the tree is
-/// fixed, so the result does not depend on scheduling.
-template <class T> XL_DEVICE T xl_warp_sum(T v) {
+/// The combining operators of the reductions below. Each is commutative,
+/// so both lanes of an xor-butterfly exchange end with the same bits.
+struct XlSumOp {
+  template <class T> XL_DEVICE T operator()(T a, T b) const { return a + b; }
+};
+struct XlMinOp {
+  template <class T> XL_DEVICE T operator()(T a, T b) const {
+    return b < a ? b : a;
+  }
+};
+struct XlMaxOp {
+  template <class T> XL_DEVICE T operator()(T a, T b) const {
+    return b > a ? b : a;
+  }
+};
+
+/// `op` over the 32 lanes of a warp by an xor butterfly: the tree is fixed,
+/// so the result does not depend on scheduling.
+template <class T, class Op> XL_DEVICE T xl_warp_reduce(T v, Op op) {
 #pragma unroll
   for (int offset = 16; offset > 0; offset >>= 1)
-    v += __shfl_xor_sync(0xffffffffu, v, offset);
+    v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
   return v;
 }
 
-/// Sum over the BLOCK threads of a block, returned to every thread. Warp
+/// `op` over the BLOCK threads of a block, returned to every thread. Warp
 /// trees, then one shared word per warp that every warp reduces again by the
-/// same tree (so no broadcast barrier is needed). `scratch` holds BLOCK/32
-/// values of T. Must be called by all threads of the block (it has
-/// barriers); the trailing barrier lets the caller reuse `scratch` at once.
-template <int BLOCK, class T> XL_DEVICE T xl_block_sum(T v, T *scratch) {
+/// same tree (so no broadcast barrier is needed); lanes past the last warp
+/// contribute `identity`. `scratch` holds BLOCK/32 values of T. Must be
+/// called by all threads of the block (it has barriers, except for a single
+/// warp); the trailing barrier lets the caller reuse `scratch` at once.
+template <int BLOCK, class T, class Op>
+XL_DEVICE T xl_block_reduce(T v, T *scratch, T identity, Op op) {
   static_assert(BLOCK % 32 == 0 && BLOCK >= 32 && BLOCK <= 1024,
                 "BLOCK must be a multiple of 32 up to 1024");
   constexpr int kWarps = BLOCK / 32;
-  v = xl_warp_sum(v);
+  v = xl_warp_reduce(v, op);
   if constexpr (kWarps == 1) {
     return v;
   } else {
@@ -180,39 +197,29 @@ template <int BLOCK, class T> XL_DEVICE T xl_block_sum(T v, T *scratch) {
     if (lane == 0)
       scratch[threadIdx.x >> 5] = v;
     __syncthreads();
-    T w = lane < kWarps ? scratch[lane] : T(0);
-    w = xl_warp_sum(w);
+    T w = lane < kWarps ? scratch[lane] : identity;
+    w = xl_warp_reduce(w, op);
     __syncthreads();
     return w;
   }
 }
 
-/// Minimum over the block (integers: order-free), returned to every thread.
+/// Sum over the 32 lanes of a warp.
+template <class T> XL_DEVICE T xl_warp_sum(T v) {
+  return xl_warp_reduce(v, XlSumOp());
+}
+/// Sum over the block (see xl_block_reduce).
+template <int BLOCK, class T> XL_DEVICE T xl_block_sum(T v, T *scratch) {
+  return xl_block_reduce<BLOCK>(v, scratch, T(0), XlSumOp());
+}
+/// Minimum over the block (integers: order-free).
 template <int BLOCK> XL_DEVICE int xl_block_min(int v, int *scratch) {
-  static_assert(BLOCK % 32 == 0 && BLOCK >= 32 && BLOCK <= 1024,
-                "BLOCK must be a multiple of 32 up to 1024");
-  constexpr int kWarps = BLOCK / 32;
-#pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) {
-    int o = __shfl_xor_sync(0xffffffffu, v, offset);
-    v = o < v ? o : v;
-  }
-  if constexpr (kWarps == 1) {
-    return v;
-  } else {
-    const int lane = threadIdx.x & 31;
-    if (lane == 0)
-      scratch[threadIdx.x >> 5] = v;
-    __syncthreads();
-    int w = lane < kWarps ? scratch[lane] : 0x7fffffff;
-#pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) {
-      int o = __shfl_xor_sync(0xffffffffu, w, offset);
-      w = o < w ? o : w;
-    }
-    __syncthreads();
-    return w;
-  }
+  return xl_block_reduce<BLOCK>(v, scratch, 0x7fffffff, XlMinOp());
+}
+/// Maximum over the block; NaN-free inputs (scores, logits) assumed.
+template <int BLOCK, class T>
+XL_DEVICE T xl_block_max(T v, T *scratch, T lowest) {
+  return xl_block_reduce<BLOCK>(v, scratch, lowest, XlMaxOp());
 }
 
 #endif // XLNETC_K_COMMON_CUH

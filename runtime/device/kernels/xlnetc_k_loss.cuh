@@ -65,34 +65,6 @@
 #include "xlnetc_k_common.cuh"
 
 
-/// Maximum over the block (exact in any order), returned to every thread.
-/// `scratch` holds BLOCK/32 floats; trailing barrier as in xl_block_sum.
-template <int BLOCK> XL_DEVICE float xl_loss_block_max(float v, float *scratch) {
-  static_assert(BLOCK % 32 == 0 && BLOCK >= 32 && BLOCK <= 1024,
-                "BLOCK must be a multiple of 32 up to 1024");
-  constexpr int kWarps = BLOCK / 32;
-#pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) {
-    const float o = __shfl_xor_sync(0xffffffffu, v, offset);
-    v = v < o ? o : v;
-  }
-  if constexpr (kWarps == 1) {
-    return v;
-  } else {
-    const int lane = threadIdx.x & 31;
-    if (lane == 0)
-      scratch[threadIdx.x >> 5] = v;
-    __syncthreads();
-    float w = lane < kWarps ? scratch[lane] : scratch[0];
-#pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) {
-      const float o = __shfl_xor_sync(0xffffffffu, w, offset);
-      w = w < o ? o : w;
-    }
-    __syncthreads();
-    return w;
-  }
-}
 
 /// Reports a target outside [0, V) at flat row `row` (b = row / NP).
 template <xl_i64 NP>
@@ -113,7 +85,7 @@ XL_DEVICE void xl_loss_row_stats(const float *l, float *fscratch,
     const float x = l[v];
     m = m < x ? x : m;
   }
-  mx = xl_loss_block_max<BLOCK>(m, fscratch);
+  mx = xl_block_max<BLOCK>(m, fscratch, -__int_as_float(0x7f800000));
   const double dmx = static_cast<double>(mx);
   double s = 0.0;
   for (xl_i64 v = threadIdx.x; v < V; v += BLOCK)

@@ -37,6 +37,35 @@
 
 #include "xlnetc_k_common.cuh"
 
+/// The statistics of one row of LayerNorm(x + residual), shared by the
+/// forward and the backward so both compute them identically: v[j] = x +
+/// residual of this thread's columns d = threadIdx.x + j·BLOCK (rounded to
+/// float as on the host, 0 past D), the mean and the biased variance as two
+/// passes in double over the block.
+template <int D, int BLOCK, int PER>
+XL_DEVICE void xl_ln_row_stats(const float *XL_RESTRICT xr,
+                               const float *XL_RESTRICT rr, float (&v)[PER],
+                               double *scratch, double &mean, double &var) {
+  double sum = 0.0;
+#pragma unroll
+  for (int j = 0; j < PER; ++j) {
+    const int d = threadIdx.x + j * BLOCK;
+    v[j] = d < D ? xr[d] + rr[d] : 0.0f;
+    sum += static_cast<double>(v[j]);
+  }
+  mean = xl_block_sum<BLOCK>(sum, scratch) / double(D);
+  double sq = 0.0;
+#pragma unroll
+  for (int j = 0; j < PER; ++j) {
+    const int d = threadIdx.x + j * BLOCK;
+    if (d < D) {
+      const double c = static_cast<double>(v[j]) - mean;
+      sq += c * c;
+    }
+  }
+  var = xl_block_sum<BLOCK>(sq, scratch) / double(D);
+}
+
 /// add_layer_norm: out = LayerNorm(x + residual) over the last dim D
 /// (biased variance, two passes in double like the host), x and residual
 /// [ROWS, D], gamma and beta [D]. EPS_BITS are the bits of the double eps.
@@ -53,24 +82,8 @@ xl_add_layer_norm(const float *XL_RESTRICT x, const float *XL_RESTRICT residual,
   for (xl_i64 row = blockIdx.x; row < ROWS; row += gridDim.x) {
     const float *xr = x + row * D, *rr = residual + row * D;
     float v[kPer]; // x + residual, rounded to float as on the host
-    double sum = 0.0;
-#pragma unroll
-    for (int j = 0; j < kPer; ++j) {
-      const int d = threadIdx.x + j * BLOCK;
-      v[j] = d < D ? xr[d] + rr[d] : 0.0f;
-      sum += static_cast<double>(v[j]);
-    }
-    const double mean = xl_block_sum<BLOCK>(sum, scratch) / double(D);
-    double sq = 0.0;
-#pragma unroll
-    for (int j = 0; j < kPer; ++j) {
-      const int d = threadIdx.x + j * BLOCK;
-      if (d < D) {
-        const double c = static_cast<double>(v[j]) - mean;
-        sq += c * c;
-      }
-    }
-    const double var = xl_block_sum<BLOCK>(sq, scratch) / double(D);
+    double mean, var;
+    xl_ln_row_stats<D, BLOCK>(xr, rr, v, scratch, mean, var);
     const double inv = 1.0 / sqrt(var + eps);
 #pragma unroll
     for (int j = 0; j < kPer; ++j) {
@@ -131,25 +144,13 @@ xl_add_layer_norm_grad(const float *XL_RESTRICT dout,
                     *rr = residual + row * D;
         // The forward's statistics, recomputed the same way.
         float v[kPer], g[kPer];
-        double sum = 0.0;
+        double mean, var;
+        xl_ln_row_stats<D, BLOCK>(xr, rr, v, scratch, mean, var);
 #pragma unroll
         for (int j = 0; j < kPer; ++j) {
           const int d = threadIdx.x + j * BLOCK;
-          v[j] = d < D ? xr[d] + rr[d] : 0.0f;
           g[j] = d < D ? gr[d] : 0.0f;
-          sum += static_cast<double>(v[j]);
         }
-        const double mean = xl_block_sum<BLOCK>(sum, scratch) / double(D);
-        double sq = 0.0;
-#pragma unroll
-        for (int j = 0; j < kPer; ++j) {
-          const int d = threadIdx.x + j * BLOCK;
-          if (d < D) {
-            const double c = static_cast<double>(v[j]) - mean;
-            sq += c * c;
-          }
-        }
-        const double var = xl_block_sum<BLOCK>(sq, scratch) / double(D);
         const double inv = 1.0 / sqrt(var + eps);
         // dz = inv (gy - mean(gy) - xhat mean(gy xhat)), gy = dout gamma.
         double mg = 0.0, mgx = 0.0;

@@ -215,11 +215,19 @@ struct Launch {
   std::atomic<bool> failed{false};
   std::mutex mutex;
   std::string error;
+  uint64_t errorPosition = ~uint64_t(0);
 
-  void fail(const std::string &message) {
+  /// Records an error; `position` is the failing block's place in schedule
+  /// order (~0 for a worker that could not start). The earliest position
+  /// wins, so with several OS threads the message is the same as with one:
+  /// blocks are taken in position order and a taken block always runs to
+  /// its end, so every block before the first failing one has run.
+  void fail(const std::string &message, uint64_t position = ~uint64_t(0)) {
     std::lock_guard<std::mutex> lock(mutex);
-    if (!failed.load(std::memory_order_relaxed))
+    if (!failed.load(std::memory_order_relaxed) || position < errorPosition) {
       error = message;
+      errorPosition = position;
+    }
     failed.store(true, std::memory_order_relaxed);
   }
 
@@ -488,7 +496,7 @@ XLNETC_EMU_NO_TSAN inline void Worker::run() {
     if (i >= launch.numBlocks)
       return;
     if (!runBlock(launch.blockAt(i))) {
-      launch.fail(error);
+      launch.fail(error, i);
       return;
     }
   }
