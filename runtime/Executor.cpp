@@ -11,6 +11,7 @@ Status Executor::open(dev::DeviceKind kind, const dev::DeviceOptions &options,
                       Executor &out) {
   out.autoWhy_.clear();
   out.kind_ = dev::resolveDeviceKind(kind, &out.autoWhy_);
+  out.deviceExecutor_.reset(); // it refers to the old device
   out.device_.reset();
   if (out.kind_ == dev::DeviceKind::Host)
     return Status::ok();
@@ -29,14 +30,14 @@ Status Executor::execute(const Plan &plan, const TensorMap &bindings,
                          TensorMap &outputs, const ExecOptions &opts) {
   if (!device_)
     return executeHost(plan, bindings, outputs, opts);
-  // The device is open and can compile and launch kernels (docs/Devices.md),
-  // but nothing yet turns a plan into launches: the op templates
-  // (runtime/device/kernels/) and GEMM lowerings exist, the CUDA C++ emitter
-  // and the executor loop arrive with the rest of issue 7, part B.
-  return Status::error(fmt::format(
-      "--device {}: the CUDA executor cannot run plans yet (the plan's ops get "
-      "device kernels in the next part of the CUDA backend); use --device host",
-      dev::deviceKindName(kind_)));
+  if (!plan.device)
+    return Status::error(fmt::format(
+        "internal error: --device {} needs the plan's device program (the "
+        "driver emits it with the plan)",
+        dev::deviceKindName(kind_)));
+  if (!deviceExecutor_)
+    deviceExecutor_ = std::make_unique<DeviceExecutor>(*device_);
+  return deviceExecutor_->execute(plan, *plan.device, bindings, outputs, opts);
 }
 
 } // namespace xlnetc::rt

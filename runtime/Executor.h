@@ -11,6 +11,7 @@
 #ifndef XLNETC_RUNTIME_EXECUTOR_H
 #define XLNETC_RUNTIME_EXECUTOR_H
 
+#include "runtime/DeviceExecutor.h"
 #include "runtime/HostExecutor.h"
 #include "runtime/device/Device.h"
 
@@ -42,6 +43,8 @@ public:
 private:
   dev::DeviceKind kind_ = dev::DeviceKind::Host;
   std::unique_ptr<dev::Device> device_;
+  /// Runs plans on device_ (keeps their loaded modules between steps).
+  std::unique_ptr<DeviceExecutor> deviceExecutor_;
   std::string autoWhy_;
 };
 

@@ -34,31 +34,6 @@ private:
   int savedOmp_, savedBlas_;
 };
 
-std::string bufferType(const Buffer &b) {
-  return std::string(dtypeName(b.dtype)) + shapeStr(b.shape);
-}
-
-/// Checks one input/param binding against its buffer.
-Status checkBinding(const Buffer &b, const TensorMap &bindings,
-                    const Tensor *&bound) {
-  const char *role = b.role == Buffer::Input ? "input" : "param";
-  auto it = bindings.find(b.name);
-  if (it == bindings.end())
-    return Status::error(fmt::format("missing {} '{}' (buffer {}, expected {})",
-                                     role, b.name, b.id, bufferType(b)));
-  const Tensor &t = it->second;
-  if (t.dtype != b.dtype || t.shape != b.shape)
-    return Status::error(fmt::format("{} '{}' (buffer {}): expected {}, got {}",
-                                     role, b.name, b.id, bufferType(b),
-                                     t.typeStr()));
-  if (t.storage.size() * 8 < t.nbytes())
-    return Status::error(fmt::format(
-        "{} '{}' (buffer {}): tensor holds {} bytes but {} needs {}", role,
-        b.name, b.id, t.storage.size() * 8, t.typeStr(), t.nbytes()));
-  bound = &t;
-  return Status::ok();
-}
-
 /// Runs one verified step on resolved operands (`out` holds one zero-filled
 /// tensor per output; multi-output ops write all of them).
 Status runStep(const Step &s, const std::vector<const Tensor *> &in,
@@ -180,6 +155,30 @@ Status runStep(const Step &s, const std::vector<const Tensor *> &in,
 }
 
 } // namespace
+
+static std::string bufferType(const Buffer &b) {
+  return std::string(dtypeName(b.dtype)) + shapeStr(b.shape);
+}
+
+Status checkBinding(const Buffer &b, const TensorMap &bindings,
+                    const Tensor *&bound) {
+  const char *role = b.role == Buffer::Input ? "input" : "param";
+  auto it = bindings.find(b.name);
+  if (it == bindings.end())
+    return Status::error(fmt::format("missing {} '{}' (buffer {}, expected {})",
+                                     role, b.name, b.id, bufferType(b)));
+  const Tensor &t = it->second;
+  if (t.dtype != b.dtype || t.shape != b.shape)
+    return Status::error(fmt::format("{} '{}' (buffer {}): expected {}, got {}",
+                                     role, b.name, b.id, bufferType(b),
+                                     t.typeStr()));
+  if (t.storage.size() * 8 < t.nbytes())
+    return Status::error(fmt::format(
+        "{} '{}' (buffer {}): tensor holds {} bytes but {} needs {}", role,
+        b.name, b.id, t.storage.size() * 8, t.typeStr(), t.nbytes()));
+  bound = &t;
+  return Status::ok();
+}
 
 Status executeHost(const Plan &plan, const TensorMap &bindings,
                    TensorMap &outputs, const ExecOptions &opts) {

@@ -33,6 +33,11 @@ struct ExecOptions {
 Status executeHost(const Plan &plan, const TensorMap &bindings,
                    TensorMap &outputs, const ExecOptions &opts = {});
 
+/// Checks the binding of input or param buffer `b` (present, same dtype and
+/// shape, enough storage) and points `bound` at it; shared by the executors.
+Status checkBinding(const Buffer &b, const TensorMap &bindings,
+                    const Tensor *&bound);
+
 } // namespace xlnetc::rt
 
 #endif // XLNETC_RUNTIME_HOSTEXECUTOR_H

@@ -12,10 +12,12 @@
 #ifndef XLNETC_RUNTIME_PLAN_H
 #define XLNETC_RUNTIME_PLAN_H
 
+#include "runtime/DeviceProgram.h"
 #include "runtime/Status.h"
 #include "runtime/Tensor.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -139,6 +141,9 @@ struct Plan {
   std::string function;
   std::vector<Buffer> buffers;
   std::vector<Step> steps;
+  /// The device program emitted for this plan (passes/Target/CUDA), which
+  /// the CUDA executor runs; null for a plan only the host executes.
+  std::shared_ptr<const DeviceProgram> device;
 };
 
 /// Parses and verifies `jsonText`. Errors name the buffer or the step, e.g.

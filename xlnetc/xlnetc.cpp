@@ -1,12 +1,13 @@
 //===- xlnetc.cpp - the xlnetc command-line tool --------------------------===//
 //
-//   xlnetc compile SPEC [--emit=mlir|decomposed|kernels|grads|train|plan] [--step=...]
+//   xlnetc compile SPEC [--emit=mlir|decomposed|kernels|grads|train|plan|cuda] [--step=...]
 //   xlnetc run-step MODEL [--weights W] [--batch B] [--out O] [--grads]
 //   xlnetc train SPEC --data CORPUS [--tokenizer M] [--steps N] [--out DIR] [--resume]
 //   xlnetc make-corpus demo|memory OUT [--spec SPEC] [--seed S]
 //   xlnetc gradcheck SPEC [--seed S] [--eps E] [--tolerance T]
 //   xlnetc compare GOT REF [--only NAME...] [--rtol R]
 //   xlnetc devices
+//   xlnetc kernels SPEC [--step S] [--arch sm_90] [--list] [--no-kernel-cache]
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,10 +58,12 @@ int main(int argc, char **argv) {
   compileCmd->add_option("--emit", compile.emit,
                          "What to print: mlir (model-level IR), decomposed, "
                          "kernels (kernel-level forward), grads (+ backward), "
-                         "train (+ optimizer) or plan (JSON of --step)")
+                         "train (+ optimizer), plan (JSON of --step) or cuda "
+                         "(the CUDA C++ of --step's device program)")
       ->capture_default_str();
   compileCmd->add_option("--step", compile.step,
-                         "Step of --emit=plan: forward, grads or train")
+                         "Step of --emit=plan and --emit=cuda: forward, grads "
+                         "or train")
       ->capture_default_str();
   compileCmd->add_option("-o,--output", compile.output, "Output file (default: stdout)");
   compileCmd->add_flag("--print-ir-after-all", compile.printIrAfterAll,
@@ -156,6 +159,19 @@ int main(int argc, char **argv) {
   auto *devCmd = app.add_subcommand(
       "devices", "Show which devices can run here (host, emu, cuda) and why one cannot");
 
+  xlnetc::KernelsArgs kern;
+  auto *kernCmd = app.add_subcommand(
+      "kernels", "Compile a step's CUDA kernels with NVRTC (no GPU needed) and "
+                 "check registers, spills and shared memory");
+  kernCmd->add_option("spec", kern.spec, "Model spec (.toml)")->required();
+  kernCmd->add_option("--step", kern.step, "forward, grads or train")
+      ->capture_default_str();
+  kernCmd->add_option("--arch", kern.arch, "GPU architecture (sm_80, sm_90, ...)")
+      ->capture_default_str();
+  kernCmd->add_flag("--no-kernel-cache", kern.noKernelCache,
+                    "Compile even when the kernel cache has the CUBIN");
+  kernCmd->add_flag("--list", kern.list, "One line per kernel");
+
   xlnetc::CompareArgs cmp;
   auto *cmpCmd = app.add_subcommand(
       "compare", "Compare tensors of two safetensors files: max|got-ref| <= rtol*max|ref|");
@@ -179,5 +195,7 @@ int main(int argc, char **argv) {
     return xlnetc::runMakeCorpus(mc);
   if (*devCmd)
     return xlnetc::runDevices();
+  if (*kernCmd)
+    return xlnetc::runKernels(kern);
   return xlnetc::runCompare(cmp);
 }

@@ -103,19 +103,20 @@ XL_EXPORT(mask_c0)
 )";
   for (const Case &c : kCases) {
     std::string tp = fmt::format(
-        "{}, {}, {}, {}, {}, {}, {}, {}, {}, {}ull, {}u, {}", c.B, c.T, c.N,
+        "{}, {}, {}, {}, {}, {}, {}, {}, {}, {}ull, {}u", c.B, c.T, c.N,
         c.H, c.K(), c.S, c.P, c.R(), c.rows ? 1 : 0, doubleBits(c.scale()),
-        c.dropatt > 0 ? floatBits(c.dropatt) : 0u, c.site);
+        c.dropatt > 0 ? floatBits(c.dropatt) : 0u);
     s += fmt::format(R"(
 XL_KERNEL void attn_{0}(const float *q, const float *k, const float *v,
     const float *kr, const float *se, const float *rw, const float *rr,
     const float *rs, const u8 *sm, const u8 *mk, const i64 *rows, float *o,
     int *st, u64 seed) {{
-  xl_rel_attention<{1}, {2}>(q, k, v, kr, se, rw, rr, rs, sm, mk, rows, o, st, seed);
+  xl_rel_attention<{1}, {2}>(q, k, v, kr, se, rw, rr, rs, sm, mk, rows, o, st,
+      {3}, seed);
 }}
 XL_EXPORT(attn_{0})
 )",
-                     c.name, tp, c.block);
+                     c.name, tp, c.block, c.site);
     for (int phase = 0; phase < 2; ++phase)
       s += fmt::format(R"(
 XL_KERNEL void attngrad_{0}{3}(const float *dout, const float *q, const float *k,
@@ -124,11 +125,11 @@ XL_KERNEL void attngrad_{0}{3}(const float *dout, const float *q, const float *k
     const i64 *rows, float *dq, float *dk, float *dv, float *dkr, float *dse,
     float *drw, float *drr, float *drs, double *ws, int *st, u64 seed) {{
   xl_rel_attention_grad<{1}, {3}, {2}>(dout, q, k, v, kr, se, rw, rr, rs, sm,
-      mk, rows, dq, dk, dv, dkr, dse, drw, drr, drs, ws, st, seed);
+      mk, rows, dq, dk, dv, dkr, dse, drw, drr, drs, ws, st, {4}, seed);
 }}
 XL_EXPORT(attngrad_{0}{3})
 )",
-                       c.name, tp, c.block, phase);
+                       c.name, tp, c.block, phase, c.site);
   }
   return s;
 }

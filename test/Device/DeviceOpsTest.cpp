@@ -67,15 +67,15 @@ XL_EXPORT(add_335)
   // Dropout: two rates and two sites, plus rate 0 (a copy).
   s += fmt::format(R"(
 XL_KERNEL void dropout_1000(const float *x, float *o, u64 seed) {{
-  xl_dropout<1000, {}u, 7, 128>(x, o, seed);
+  xl_dropout<1000, {}u, 128>(x, o, 7, seed);
 }}
 XL_EXPORT(dropout_1000)
 XL_KERNEL void dropout_335(const float *x, float *o, u64 seed) {{
-  xl_dropout<335, {}u, 3, 64>(x, o, seed);
+  xl_dropout<335, {}u, 64>(x, o, 3, seed);
 }}
 XL_EXPORT(dropout_335)
 XL_KERNEL void dropout_0(const float *x, float *o, u64 seed) {{
-  xl_dropout<335, 0u, 3, 64>(x, o, seed);
+  xl_dropout<335, 0u, 64>(x, o, 3, seed);
 }}
 XL_EXPORT(dropout_0)
 )",

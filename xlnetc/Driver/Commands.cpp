@@ -77,7 +77,7 @@ int runCompile(const CompileArgs &args) {
   std::optional<Emit> emit = parseEmit(args.emit);
   if (!emit)
     return fail("unknown --emit value '" + args.emit +
-                "' (expected mlir, decomposed, kernels, grads, train or plan)");
+                "' (expected mlir, decomposed, kernels, grads, train, plan or cuda)");
   std::optional<StepKind> step = parseStepKind(args.step);
   if (!step)
     return fail("unknown --step value '" + args.step +
@@ -211,7 +211,7 @@ int runRunStep(const RunStepArgs &args) {
   std::string planText;
   rt::Plan plan;
   if (!compilePlan(spec, shape, args.grads ? StepKind::Grads : StepKind::Forward, plan,
-                   error, &planText))
+                   error, &planText, executor.kind() != rt::dev::DeviceKind::Host))
     return failDiagnostics(error);
   if (!args.dumpPlan.empty() && !writeText(args.dumpPlan, planText, error))
     return fail(error);

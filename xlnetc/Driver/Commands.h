@@ -75,6 +75,18 @@ struct CompareArgs {
 };
 int runCompare(const CompareArgs &args);
 
+struct KernelsArgs {
+  std::string spec;
+  std::string step = "train"; ///< forward, grads or train
+  std::string arch = "sm_90";
+  bool noKernelCache = false;
+  bool list = false; ///< one line per kernel
+};
+/// `xlnetc kernels`: compiles the device program of a step with NVRTC for
+/// `arch` (no GPU needed) and checks every kernel's registers, spills and
+/// shared memory (Kernels.cpp).
+int runKernels(const KernelsArgs &args);
+
 /// `xlnetc devices`: which devices this machine can run (host, emu, cuda),
 /// the CUDA driver, NVRTC and cuBLASLt found, and why one is missing.
 int runDevices();

@@ -7,7 +7,8 @@
 namespace xlnetc {
 
 bool compilePlan(const ModelSpec &spec, const StepShape &shape, StepKind step,
-                 rt::Plan &plan, std::string &error, std::string *planText) {
+                 rt::Plan &plan, std::string &error, std::string *planText,
+                 bool deviceProgram) {
   CompileOptions options;
   options.step = step;
   std::string text;
@@ -17,6 +18,16 @@ bool compilePlan(const ModelSpec &spec, const StepShape &shape, StepKind step,
     error = "xlnetc: error: internal error: the compiled plan does not parse: " +
             st.message() + "\n";
     return false;
+  }
+  if (deviceProgram) {
+    auto program = std::make_shared<rt::DeviceProgram>();
+    if (rt::Status st = cuda::emitDeviceProgram(
+            plan, deviceEmitOptions(spec, step), *program);
+        !st) {
+      error = "xlnetc: error: " + st.message() + "\n";
+      return false;
+    }
+    plan.device = std::move(program);
   }
   if (planText)
     *planText = std::move(text);

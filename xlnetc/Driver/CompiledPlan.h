@@ -22,8 +22,11 @@ namespace xlnetc {
 /// `error` holds the compiler's diagnostics (multi-line, each already saying
 /// "error:") or one "internal error: ..." line. `planText`, when given,
 /// receives the JSON.
+/// With `deviceProgram`, also emits the plan's device program (the CUDA C++
+/// and launches the emu and cuda executors run) into `plan.device`.
 bool compilePlan(const ModelSpec &spec, const StepShape &shape, StepKind step,
-                 rt::Plan &plan, std::string &error, std::string *planText = nullptr);
+                 rt::Plan &plan, std::string &error, std::string *planText = nullptr,
+                 bool deviceProgram = false);
 
 /// Opens the executor `device` names (host, emu, cuda, auto) and prints one
 /// "xlnetc: device: ..." line to stderr saying what runs the step (and why

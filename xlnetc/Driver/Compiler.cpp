@@ -3,6 +3,7 @@
 #include "xlnetc/Driver/Compiler.h"
 
 #include "passes/Passes.h"
+#include "passes/Target/CUDA/CudaEmitter.h"
 #include "passes/Target/Plan/PlanEmitter.h"
 #include "xlnetc/InitAll.h"
 
@@ -11,6 +12,8 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <fmt/format.h>
 
 using namespace mlir;
 
@@ -29,6 +32,8 @@ std::optional<Emit> parseEmit(const std::string &name) {
     return Emit::Train;
   if (name == "plan")
     return Emit::Plan;
+  if (name == "cuda")
+    return Emit::Cuda;
   return std::nullopt;
 }
 
@@ -55,6 +60,7 @@ static xlnet::Stage stageFor(const CompileOptions &options) {
   case Emit::Train:
     return xlnet::Stage::Optimized;
   case Emit::Plan:
+  case Emit::Cuda:
     break;
   }
   switch (options.step) {
@@ -123,13 +129,48 @@ bool compileStep(const ModelSpec &spec, const StepShape &shape,
     return false;
 
   llvm::raw_string_ostream os(out);
-  if (options.emit != Emit::Plan) {
+  if (options.emit != Emit::Plan && options.emit != Emit::Cuda) {
     module->print(os);
     os << "\n"; // as mlir-opt prints it
     return true;
   }
   auto func = module->lookupSymbol<func::FuncOp>("forward");
-  return succeeded(xlnet::emitPlan(func, os));
+  if (options.emit == Emit::Plan)
+    return succeeded(xlnet::emitPlan(func, os));
+
+  // --emit=cuda: the plan, then its device program's source.
+  std::string planText;
+  llvm::raw_string_ostream planOs(planText);
+  if (failed(xlnet::emitPlan(func, planOs)))
+    return false;
+  rt::Plan plan;
+  rt::DeviceProgram program;
+  if (rt::Status st = rt::parsePlan(planText, plan); !st) {
+    errors << "internal error: the compiled plan does not parse: "
+           << st.message() << "\n";
+    return false;
+  }
+  if (rt::Status st = cuda::emitDeviceProgram(
+          plan, deviceEmitOptions(spec, options.step), program);
+      !st) {
+    errors << "error: " << st.message() << "\n";
+    return false;
+  }
+  os << program.source;
+  return true;
+}
+
+cuda::CudaEmitOptions deviceEmitOptions(const ModelSpec &spec, StepKind step) {
+  cuda::CudaEmitOptions o;
+  const char *name = step == StepKind::Train   ? "train"
+                     : step == StepKind::Grads ? "grads"
+                                               : "forward";
+  std::string base = spec.sourcePath;
+  if (size_t slash = base.find_last_of('/'); slash != std::string::npos)
+    base = base.substr(slash + 1);
+  o.moduleName = fmt::format("{}.{}.cu", base.empty() ? "xlnet" : base, name);
+  o.origin = fmt::format("{}, step {}", base, name);
+  return o;
 }
 
 } // namespace xlnetc

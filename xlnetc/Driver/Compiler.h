@@ -9,6 +9,7 @@
 #ifndef XLNETC_XLNETC_DRIVER_COMPILER_H
 #define XLNETC_XLNETC_DRIVER_COMPILER_H
 
+#include "passes/Target/CUDA/CudaEmitter.h"
 #include "xlnetc/Frontend/ModuleBuilder.h"
 
 #include <optional>
@@ -16,11 +17,12 @@
 
 namespace xlnetc {
 
-/// What `--emit=` prints: the IR after a pipeline stage, or the plan.
-enum class Emit { Mlir, Decomposed, Kernels, Grads, Train, Plan };
+/// What `--emit=` prints: the IR after a pipeline stage, the plan, or the
+/// CUDA C++ of the plan's device program.
+enum class Emit { Mlir, Decomposed, Kernels, Grads, Train, Plan, Cuda };
 
 /// Parses an `--emit=` value ("mlir", "decomposed", "kernels", "grads",
-/// "train", "plan").
+/// "train", "plan", "cuda").
 std::optional<Emit> parseEmit(const std::string &name);
 
 /// Which step the plan computes.
@@ -35,7 +37,8 @@ std::optional<StepKind> parseStepKind(const std::string &name);
 
 struct CompileOptions {
   Emit emit = Emit::Plan;
-  /// The step of `--emit=plan`; the IR stages print what they name.
+  /// The step of `--emit=plan` and `--emit=cuda`; the IR stages print what
+  /// they name.
   StepKind step = StepKind::Forward;
   bool printIrAfterAll = false; ///< print the IR after every pass to stderr
 };
@@ -46,6 +49,10 @@ struct CompileOptions {
 bool compileStep(const ModelSpec &spec, const StepShape &shape,
                  const CompileOptions &options, std::string &out,
                  std::string &error);
+
+/// The emitter options of a device program compiled from `spec`: the module
+/// name ("xlnet-tiny.toml.train.cu") and the origin named in its header.
+cuda::CudaEmitOptions deviceEmitOptions(const ModelSpec &spec, StepKind step);
 
 } // namespace xlnetc
 

@@ -40,10 +40,15 @@ int runGradCheck(const GradCheckArgs &args) {
   }
   if (spec.fromHFConfig)
     return fail(args.spec + ": gradcheck needs a TOML spec (a config.json has no batch shape)");
+  // The device first: a missing GPU is reported before any work.
+  rt::Executor executor;
+  if (!openExecutor(args.device, args.noKernelCache, executor, error))
+    return fail(error);
   StepShape shape = stepShapeFromSpec(spec);
   rt::Plan forward, grads;
-  if (!compilePlan(spec, shape, StepKind::Forward, forward, error) ||
-      !compilePlan(spec, shape, StepKind::Grads, grads, error)) {
+  bool onDevice = executor.kind() != rt::dev::DeviceKind::Host;
+  if (!compilePlan(spec, shape, StepKind::Forward, forward, error, nullptr, onDevice) ||
+      !compilePlan(spec, shape, StepKind::Grads, grads, error, nullptr, onDevice)) {
     std::cerr << error;
     return 1;
   }
@@ -64,9 +69,6 @@ int runGradCheck(const GradCheckArgs &args) {
       for (int64_t i = 0; i < t.numel(); ++i)
         t.f32()[i] = normal(rng);
 
-  rt::Executor executor;
-  if (!openExecutor(args.device, args.noKernelCache, executor, error))
-    return fail(error);
   rt::ExecOptions exec;
   exec.seed = args.seed;
   rt::TensorMap outputs;

@@ -213,7 +213,8 @@ int runTrain(const TrainArgs &args) {
 
   // 3. The compiled training step.
   rt::Plan plan;
-  if (!compilePlan(spec, shape, StepKind::Train, plan, error)) {
+  if (!compilePlan(spec, shape, StepKind::Train, plan, error, nullptr,
+                   executor.kind() != rt::dev::DeviceKind::Host)) {
     std::cerr << error;
     return 1;
   }

@@ -15,7 +15,9 @@
 //   operand [B,T] is given (the query stream; without it, position i = t and
 //   the `rows` pointer is ignored, may be null);  SCALE_BITS: bits of the
 //   double scale;  DROP_BITS: bits of float(dropatt) (as xl_dropout's
-//   RATE_BITS; 0 = no dropatt);  SITE: dropout_site;  BLOCK last.
+//   RATE_BITS; 0 = no dropatt);  BLOCK last. The dropout_site is the
+//   argument `site` before the seed (a run-time value, so the layers of a
+//   model share one kernel).
 //
 // rel_attention (forward): one block per query row (b, t, n), rows in a
 // grid-stride loop over blockIdx.x, row index ((b*T + t)*N + n). Per row:
@@ -227,10 +229,10 @@ xl_attn_row_softmax(xl_i64 b, xl_i64 t, int n, xl_i64 i, const float *q,
 
 /// rel_attention (file comment). Arguments: q, k, v, k_r, seg_embed,
 /// r_w_bias, r_r_bias, r_s_bias, seg_mat, mask, rows (ignored without
-/// HAS_ROWS), out [B,T,N,H], status, seed. Dynamic smem: K * 8 bytes.
+/// HAS_ROWS), out [B,T,N,H], status, site, seed. Dynamic smem: K * 8 bytes.
 template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int P,
           xl_i64 R, int HAS_ROWS, xl_u64 SCALE_BITS, unsigned DROP_BITS,
-          xl_i64 SITE, int BLOCK>
+          int BLOCK>
 XL_DEVICE void xl_rel_attention(
     const float *XL_RESTRICT q, const float *XL_RESTRICT k,
     const float *XL_RESTRICT v, const float *XL_RESTRICT kR,
@@ -238,7 +240,8 @@ XL_DEVICE void xl_rel_attention(
     const float *XL_RESTRICT rr, const float *XL_RESTRICT rs,
     const unsigned char *XL_RESTRICT segMat,
     const unsigned char *XL_RESTRICT mask, const xl_i64 *XL_RESTRICT rows,
-    float *XL_RESTRICT out, int *status, unsigned long long seed) {
+    float *XL_RESTRICT out, int *status, xl_i64 site,
+    unsigned long long seed) {
   static_assert(B > 0 && P > 0 && B % P == 0, "rel_attention: P divides B");
   static_assert(R == K + S, "rel_attention: R = K + S");
   static_assert(BLOCK % 32 == 0 && BLOCK <= 1024, "BLOCK: multiple of 32");
@@ -249,7 +252,7 @@ XL_DEVICE void xl_rel_attention(
   XL_SHARED double qs[H];
   XL_SHARED double scratch[BLOCK / 32 > 0 ? BLOCK / 32 : 1];
   XL_DYN_SMEM(double, prob); // [K]
-  const xl_u64 key = xl_dropout_key(seed, SITE);
+  const xl_u64 key = xl_dropout_key(seed, site);
   for (xl_i64 row = blockIdx.x; row < kRows; row += gridDim.x) {
     const int n = static_cast<int>(row % N);
     const xl_i64 bt = row / N, t = bt % T, b = bt / T;
@@ -288,10 +291,10 @@ XL_DEVICE void xl_rel_attention(
 /// q, k, v, k_r, seg_embed, r_w_bias, r_r_bias, r_s_bias, seg_mat, mask,
 /// rows (ignored without HAS_ROWS); dq, dk, dv, dk_r, dseg_embed, dr_w_bias,
 /// dr_r_bias, dr_s_bias; workspace (8 * B*T*N * (2H + 2 + K) bytes), status,
-/// seed. Dynamic smem: PHASE 0 2 * K * 8 bytes, PHASE 1 none.
+/// site, seed. Dynamic smem: PHASE 0 2 * K * 8 bytes, PHASE 1 none.
 template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int P,
           xl_i64 R, int HAS_ROWS, xl_u64 SCALE_BITS, unsigned DROP_BITS,
-          xl_i64 SITE, int PHASE, int BLOCK>
+          int PHASE, int BLOCK>
 XL_DEVICE void xl_rel_attention_grad(
     const float *XL_RESTRICT dout, const float *XL_RESTRICT q,
     const float *XL_RESTRICT k, const float *XL_RESTRICT v,
@@ -302,7 +305,8 @@ XL_DEVICE void xl_rel_attention_grad(
     float *XL_RESTRICT dq, float *XL_RESTRICT dk, float *XL_RESTRICT dv,
     float *XL_RESTRICT dkR, float *XL_RESTRICT dsegEmb,
     float *XL_RESTRICT drw, float *XL_RESTRICT drr, float *XL_RESTRICT drs,
-    double *XL_RESTRICT workspace, int *status, unsigned long long seed) {
+    double *XL_RESTRICT workspace, int *status, xl_i64 site,
+    unsigned long long seed) {
   static_assert(PHASE == 0 || PHASE == 1, "PHASE is 0 or 1");
   static_assert(B > 0 && P > 0 && B % P == 0, "rel_attention: P divides B");
   static_assert(R == K + S, "rel_attention: R = K + S");
@@ -321,7 +325,7 @@ XL_DEVICE void xl_rel_attention_grad(
     XL_SHARED double scratch[BLOCK / 32 > 0 ? BLOCK / 32 : 1];
     XL_DYN_SMEM(double, smem); // prob [K], then dP' / c [K]
     double *prob = smem, *dp = smem + K;
-    const xl_u64 key = xl_dropout_key(seed, SITE);
+    const xl_u64 key = xl_dropout_key(seed, site);
     const double scale =
         __longlong_as_double(static_cast<long long>(SCALE_BITS));
     for (xl_i64 row = blockIdx.x; row < kRows; row += gridDim.x) {

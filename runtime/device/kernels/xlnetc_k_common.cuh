@@ -14,7 +14,9 @@
 //  - template parameters: the op's shapes and attributes, BLOCK (the
 //    blockDim.x of the launch) last;
 //  - arguments: the inputs in plan order, the outputs, then (where an op
-//    needs them) a workspace pointer and `int *status`, then the step seed;
+//    needs them) a workspace pointer, `int *status` and the dropout site
+//    (xl_i64: a run-time value, so layers of the same shapes share one
+//    kernel), then the step seed;
 //  - every thread of a 1-D launch calls it; the result does not depend on
 //    gridDim.x (>= 1): elementwise ops use grid-stride loops over elements,
 //    row-wise ops take rows in a grid-stride loop over blockIdx.x;

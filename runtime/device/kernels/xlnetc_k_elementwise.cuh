@@ -38,17 +38,18 @@ XL_DEVICE void xl_add(const float *XL_RESTRICT a, const float *XL_RESTRICT b,
 /// dropout: inverted dropout of N elements (host dropout). RATE_BITS are
 /// the bits of float(rate) (C++17 has no float template parameters); the
 /// element index of the hash is the flat index. Rate 0 is an exact copy.
-template <xl_i64 N, unsigned RATE_BITS, xl_i64 SITE, int BLOCK>
+template <xl_i64 N, unsigned RATE_BITS, int BLOCK>
 XL_DEVICE void xl_dropout(const float *XL_RESTRICT x, float *XL_RESTRICT out,
-                          unsigned long long seed) {
+                          xl_i64 site, unsigned long long seed) {
   if constexpr (RATE_BITS == 0u) {
+    (void)site;
     (void)seed;
     for (xl_i64 i = xl_grid_first<BLOCK>(); i < N; i += xl_grid_step<BLOCK>())
       out[i] = x[i];
   } else {
     const float rate = __uint_as_float(RATE_BITS);
     const float scale = 1.0f / (1.0f - rate);
-    const xl_u64 key = xl_dropout_key(seed, SITE);
+    const xl_u64 key = xl_dropout_key(seed, site);
     for (xl_i64 i = xl_grid_first<BLOCK>(); i < N; i += xl_grid_step<BLOCK>())
       out[i] = xl_dropout_keep(key, static_cast<xl_u64>(i), rate) ? x[i] * scale
                                                                   : 0.0f;
@@ -63,6 +64,15 @@ XL_DEVICE void xl_activation(const float *XL_RESTRICT x, float *XL_RESTRICT out,
   (void)seed;
   for (xl_i64 i = xl_grid_first<BLOCK>(); i < N; i += xl_grid_step<BLOCK>())
     out[i] = xl_activate<ACT>(x[i]);
+}
+
+/// activation in place: y = act(y), the epilogue of a GEMM whose activation
+/// cuBLASLt cannot apply (gelu_erf; relu or gelu_tanh without a bias).
+template <xl_i64 N, int ACT, int BLOCK>
+XL_DEVICE void xl_activation_inplace(float *y, unsigned long long seed) {
+  (void)seed;
+  for (xl_i64 i = xl_grid_first<BLOCK>(); i < N; i += xl_grid_step<BLOCK>())
+    y[i] = xl_activate<ACT>(y[i]);
 }
 
 /// activation_grad: dx = dy * act'(x), the product in double like the host

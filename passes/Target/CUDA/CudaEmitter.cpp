@@ -1,0 +1,680 @@
+//===- CudaEmitter.cpp - A plan as CUDA C++ and launches ------------------===//
+//
+// One function per plan op below (emit<Op>) decides the template, its
+// compile-time arguments, the kernel parameters in the template's order
+// (xlnetc_k_common.cuh: inputs, outputs, [workspace], [status], seed) and
+// the launch geometry; Emitter::kernel writes the wrapper and records the
+// launch. The templates' results never depend on the grid size (their
+// contract), so the grid is only a performance choice: enough blocks to
+// cover the work, at most kMaxGrid.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Target/CUDA/CudaEmitter.h"
+
+#include "runtime/device/GemmLowering.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <tuple>
+
+namespace xlnetc::cuda {
+
+using namespace xlnetc::rt;
+
+namespace {
+
+/// The most blocks a launch asks for: grid-stride loops cover the rest.
+constexpr int64_t kMaxGrid = 1024;
+/// Threads per block of the element-wise and copy kernels.
+constexpr int kElemBlock = 256;
+/// Rows per partial sum of bias_grad and add_layer_norm_grad (32 is the
+/// host's partition of the LayerNorm gradient, Backward.cpp kBlockRows).
+constexpr int kRowsPerPart = 32;
+/// Elements per chunk of the multi-tensor global_norm and adam_update.
+constexpr int64_t kChunk = 2048;
+/// Threads per block of the multi-tensor ops and the vocabulary rows.
+constexpr int kWideBlock = 256;
+/// Threads per block of the attention kernels (one block per query row).
+constexpr int kAttnBlock = 128;
+
+uint32_t floatBits(double v) {
+  float f = static_cast<float>(v);
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+uint64_t doubleBits(double v) {
+  uint64_t u;
+  std::memcpy(&u, &v, sizeof u);
+  return u;
+}
+std::string f32Arg(double v) { return fmt::format("{}u", floatBits(v)); }
+std::string f64Arg(double v) { return fmt::format("{}ull", doubleBits(v)); }
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+uint32_t gridFor(int64_t units) {
+  return static_cast<uint32_t>(std::clamp<int64_t>(units, 1, kMaxGrid));
+}
+/// Threads per block of a row-wise op over rows of `d` columns: about four
+/// columns per thread, a multiple of 32 in [32, 256].
+int rowBlock(int64_t d) {
+  int64_t t = ceilDiv(ceilDiv(d, 4), 32) * 32;
+  return static_cast<int>(std::clamp<int64_t>(t, 32, 256));
+}
+
+const char *ctype(DType t) {
+  switch (t) {
+  case DType::F32:
+    return "float";
+  case DType::I64:
+    return "xl_i64";
+  case DType::Bool:
+    return "unsigned char";
+  }
+  return "void";
+}
+
+std::string shapeText(const Buffer &b) {
+  std::string s = std::string(dtypeName(b.dtype)) + "[";
+  for (size_t i = 0; i < b.shape.size(); ++i)
+    s += (i ? "," : "") + std::to_string(b.shape[i]);
+  return s + "]";
+}
+
+/// The attributes a step's template receives as bit patterns, readable
+/// ("rate 0.1"); empty for ops without such attributes.
+std::string attrsText(const Step &step) {
+  const StepAttrs &a = step.attrs;
+  switch (step.kind) {
+  case OpKind::Dropout:
+    return fmt::format("rate {}, site {}", a.rate, a.dropoutSite);
+  case OpKind::RelAttention:
+  case OpKind::RelAttentionGrad:
+    return fmt::format("scale {}, dropatt {}, site {}", a.scale, a.dropatt,
+                       a.dropoutSite);
+  case OpKind::AddLayerNorm:
+  case OpKind::AddLayerNormGrad:
+    return fmt::format("eps {}", a.eps);
+  case OpKind::LrSchedule:
+    return fmt::format("learning_rate {}, warmup {}, train {}, min_lr_ratio {}, "
+                       "decay {}",
+                       a.learningRate, a.warmupSteps, a.trainSteps,
+                       a.minLrRatio, lrDecayName(a.decay));
+  case OpKind::AdamUpdate:
+    return fmt::format("beta1 {}, beta2 {}, epsilon {}, clip {}, weight_decay "
+                       "{}, bias_correction {}",
+                       a.beta1, a.beta2, a.epsilon, a.clip, a.weightDecay,
+                       a.biasCorrection);
+  default:
+    return "";
+  }
+}
+
+/// One parameter of a kernel wrapper: what the executor binds, its C type
+/// and its name in the wrapper.
+struct Param {
+  KernelArg arg;
+  std::string type;
+  std::string name;
+};
+
+class Emitter {
+public:
+  Emitter(const Plan &plan, DeviceProgram &prog) : plan_(plan), prog_(prog) {}
+
+  Status run(const CudaEmitOptions &options);
+
+private:
+  // Plan access for the current step.
+  const Buffer &buf(int id) const { return plan_.buffers[id]; }
+  const std::vector<int64_t> &shapeOf(int id) const { return buf(id).shape; }
+  int64_t numel(int id) const { return numelOf(buf(id).shape); }
+  int in(size_t i) const { return step_->in[i]; }
+  int out(size_t i) const { return step_->out[i]; }
+  int64_t inDim(size_t i, size_t d) const { return shapeOf(in(i))[d]; }
+  int64_t outDim(size_t i, size_t d) const { return shapeOf(out(i))[d]; }
+
+  // Kernel parameters.
+  Param bufIn(int id) const {
+    return {{KernelArg::Buffer, id, 0},
+            fmt::format("const {} *", ctype(buf(id).dtype)),
+            fmt::format("b{}", id)};
+  }
+  Param bufOut(int id) const {
+    return {{KernelArg::Buffer, id, 0},
+            fmt::format("{} *", ctype(buf(id).dtype)),
+            fmt::format("b{}", id)};
+  }
+  Param inP(size_t i) const { return bufIn(in(i)); }
+  Param outP(size_t i) const { return bufOut(out(i)); }
+  static Param null(const char *type) {
+    return {{KernelArg::Null, -1, 0}, type, "absent"};
+  }
+  static Param workspace(const char *type, int64_t offset = 0) {
+    return {{KernelArg::Workspace, -1, offset}, type, "workspace"};
+  }
+  Param status() {
+    cur_->status = true;
+    return {{KernelArg::Status, -1, 0}, "int *", "status"};
+  }
+  static Param site(int64_t value) {
+    return {{KernelArg::Immediate, -1, value}, "xl_i64", "site"};
+  }
+  static Param seed() {
+    return {{KernelArg::Seed, -1, 0}, "unsigned long long", "seed"};
+  }
+  Param table(int index) const {
+    bool adam = prog_.tables[index].kind == DeviceTable::Adam;
+    return {{KernelArg::Table, index, 0},
+            adam ? "const XlAdamEntry *" : "const XlNormEntry *",
+            fmt::format("table{}", index)};
+  }
+
+  /// Writes one kernel wrapper calling `tmpl<targs>(params)` and records its
+  /// launch on the current step.
+  void kernel(const std::string &suffix, const std::string &tmpl,
+              const std::vector<std::string> &targs,
+              const std::vector<Param> &params, uint32_t grid, int block,
+              uint32_t dynSmem = 0);
+  /// Records a GEMM launch and describes it in the source.
+  void gemm(const dev::GemmStepCall &call);
+  void needWorkspace(int64_t bytes) {
+    cur_->workspaceBytes = std::max(cur_->workspaceBytes, bytes);
+  }
+
+  Status emitStep();
+  Status emitGemm();
+  void emitRelAttention(bool grad);
+  void emitAdamRun();
+  void emitGlobalNorm();
+
+  const Plan &plan_;
+  DeviceProgram &prog_;
+  std::string body_;
+  size_t index_ = 0;
+  const Step *step_ = nullptr;
+  DeviceStep *cur_ = nullptr;
+  std::string stepHeader_; ///< written before the step's first launch
+  int kernels_ = 0, launches_ = 0, gemms_ = 0;
+  /// The kernel emitted for each instantiation (template, arguments and
+  /// parameter types), by its text.
+  std::map<std::string, std::string> kernelBySignature_;
+  /// The last step of the current adam_update run (size_t(-1): none).
+  size_t adamCovered_ = size_t(-1);
+};
+
+void Emitter::kernel(const std::string &suffix, const std::string &tmpl,
+                     const std::vector<std::string> &targs,
+                     const std::vector<Param> &params, uint32_t grid,
+                     int block, uint32_t dynSmem) {
+  DeviceLaunch l;
+  l.kind = DeviceLaunch::Kernel;
+  l.grid = grid;
+  l.block = static_cast<uint32_t>(block);
+  l.dynSmem = dynSmem;
+  std::string decl, call, types;
+  std::map<std::string, int> seen; // a buffer passed twice gets two names
+  for (const Param &p : params) {
+    l.args.push_back(p.arg);
+    int n = seen[p.name]++;
+    std::string name = n ? fmt::format("{}_{}", p.name, n) : p.name;
+    decl += (decl.empty() ? "" : ", ") + p.type +
+            (p.type.back() == '*' ? "" : " ") + name;
+    call += (call.empty() ? "" : ", ") + name;
+    types += p.type + ";";
+  }
+  std::string targList;
+  for (const std::string &t : targs)
+    targList += (targList.empty() ? "" : ", ") + t;
+  body_ += stepHeader_;
+  stepHeader_.clear();
+  std::string launchLine = fmt::format(
+      "grid {}, block {}, dynamic smem {} B{}", grid, block, dynSmem,
+      cur_->workspaceBytes
+          ? fmt::format(", workspace {} B", cur_->workspaceBytes)
+          : std::string());
+  // Layers of one shape instantiate the same templates with the same
+  // arguments: one kernel serves them all (NVRTC's time grows with the
+  // number of kernels).
+  std::string signature = tmpl + "<" + targList + ">(" + types + ")";
+  auto [it, fresh] = kernelBySignature_.emplace(
+      signature, fmt::format("s{}_{}", index_, suffix));
+  l.kernel = it->second;
+  if (fresh) {
+    body_ += "// launch: " + launchLine + "\n";
+    body_ += fmt::format("XL_KERNEL void {}({}) {{\n  {}<{}>({});\n}}\n"
+                         "XL_EXPORT({})\n\n",
+                         l.kernel, decl, tmpl, targList, call, l.kernel);
+    ++kernels_;
+  } else {
+    body_ += fmt::format("// launch: {} ({}), {}\n\n", l.kernel, call,
+                         launchLine);
+  }
+  cur_->launches.push_back(std::move(l));
+  ++launches_;
+}
+
+void Emitter::gemm(const dev::GemmStepCall &call) {
+  const dev::GemmDesc &g = call.desc;
+  DeviceLaunch l;
+  l.kind = DeviceLaunch::Gemm;
+  l.gemm = g;
+  l.a = call.a;
+  l.b = call.b;
+  l.bias = call.bias;
+  l.d = call.out;
+  body_ += stepHeader_;
+  stepHeader_.clear();
+  body_ += fmt::format(
+      "// cuBLASLt (column-major): D[{}x{}] = op(A=b{}){} . op(B=b{}){}, k {}, "
+      "ld {}/{}/{}, batch {}, epilogue {}{}\n\n",
+      g.m, g.n, call.a, g.transA ? "^T" : "", call.b, g.transB ? "^T" : "",
+      g.k, g.lda, g.ldb, g.ldc, g.batch, dev::gemmEpilogueName(g.epilogue),
+      call.bias >= 0 ? fmt::format(" (bias b{})", call.bias) : std::string());
+  cur_->launches.push_back(std::move(l));
+  ++gemms_;
+}
+
+Status Emitter::emitGemm() {
+  dev::GemmStepCall call;
+  XLNETC_RETURN_IF_ERROR(dev::lowerGemmStep(plan_, *step_, call));
+  gemm(call);
+  if (call.followUp != Activation::None) {
+    int64_t n = numel(call.out);
+    kernel("act", "xl_activation_inplace",
+           {std::to_string(n), std::to_string(int(call.followUp)),
+            std::to_string(kElemBlock)},
+           {bufOut(call.out), seed()}, gridFor(ceilDiv(n, kElemBlock)),
+           kElemBlock);
+  }
+  return Status::ok();
+}
+
+/// rel_attention and rel_attention_grad (xlnetc_k_attention.cuh).
+void Emitter::emitRelAttention(bool grad) {
+  const StepAttrs &a = step_->attrs;
+  size_t o = grad ? 1 : 0; // rel_attention's operands start here
+  int64_t B = inDim(o + 0, 0), T = inDim(o + 0, 1), N = inDim(o + 0, 2),
+          H = inDim(o + 0, 3), K = inDim(o + 1, 1), S = inDim(o + 8, 1),
+          P = inDim(o + 3, 0), R = inDim(o + 3, 1);
+  bool hasRows = step_->in.size() == o + 11;
+  std::vector<std::string> targs = {
+      std::to_string(B),       std::to_string(T),
+      std::to_string(N),       std::to_string(H),
+      std::to_string(K),       std::to_string(S),
+      std::to_string(P),       std::to_string(R),
+      hasRows ? "1" : "0",     f64Arg(a.scale),
+      f32Arg(a.dropatt)};
+  std::vector<Param> params;
+  for (size_t i = 0; i < o + 10; ++i)
+    params.push_back(inP(i));
+  params.push_back(hasRows ? inP(o + 10) : null("const xl_i64 *"));
+  for (size_t i = 0; i < step_->out.size(); ++i)
+    params.push_back(outP(i));
+  int64_t rows = B * T * N;
+  uint32_t rowSmem = static_cast<uint32_t>(K * 8);
+  if (!grad) {
+    params.push_back(status());
+    params.push_back(site(a.dropoutSite));
+    params.push_back(seed());
+    targs.push_back(std::to_string(kAttnBlock));
+    kernel("rel_attention", "xl_rel_attention", targs, params, gridFor(rows),
+           kAttnBlock, rowSmem);
+    return;
+  }
+  needWorkspace(8 * rows * (2 * H + 2 + K));
+  params.push_back(workspace("double *"));
+  params.push_back(status());
+  params.push_back(site(a.dropoutSite));
+  params.push_back(seed());
+  int64_t phase1 = 2 * B * K * N * H + P * R * N * H + N * H;
+  for (int phase = 0; phase < 2; ++phase) {
+    std::vector<std::string> t = targs;
+    t.push_back(std::to_string(phase));
+    t.push_back(std::to_string(kAttnBlock));
+    kernel(fmt::format("rel_attention_grad_p{}", phase),
+           "xl_rel_attention_grad", t, params,
+           phase == 0 ? gridFor(rows) : gridFor(ceilDiv(phase1, kAttnBlock)),
+           kAttnBlock, phase == 0 ? 2 * rowSmem : 0);
+  }
+}
+
+void Emitter::emitGlobalNorm() {
+  DeviceTable t;
+  t.kind = DeviceTable::Norm;
+  int64_t chunks = 0;
+  for (int id : step_->in) {
+    DeviceTable::Entry e;
+    e.buffers = {id};
+    e.count = numel(id);
+    e.chunkBegin = chunks;
+    chunks += ceilDiv(e.count, kChunk);
+    t.entries.push_back(std::move(e));
+  }
+  prog_.tables.push_back(std::move(t));
+  int index = static_cast<int>(prog_.tables.size()) - 1;
+  needWorkspace(8 * std::max<int64_t>(chunks, 1));
+  std::vector<Param> params = {table(index), outP(0), workspace("double *"),
+                               seed()};
+  for (int phase = 0; phase < 2; ++phase)
+    kernel(fmt::format("global_norm_p{}", phase), "xl_global_norm",
+           {std::to_string(step_->in.size()), std::to_string(chunks),
+            std::to_string(kChunk), std::to_string(phase),
+            std::to_string(kWideBlock)},
+           params, phase == 0 ? gridFor(chunks) : 1, kWideBlock);
+}
+
+/// The key under which consecutive adam_update steps share one launch: the
+/// same scalar inputs and attributes (the weight decay may be 0 on some).
+using AdamKey = std::tuple<int, int, int, double, double, double, double, bool>;
+AdamKey adamKey(const Step &s) {
+  const StepAttrs &a = s.attrs;
+  return {s.in[4], s.in[5], s.in[6], a.beta1, a.beta2, a.epsilon, a.clip,
+          a.biasCorrection};
+}
+
+/// One multi-tensor launch for the run of adam_update steps starting at the
+/// current one; the other steps of the run get no launch of their own.
+void Emitter::emitAdamRun() {
+  const StepAttrs &a = step_->attrs;
+  AdamKey key = adamKey(*step_);
+  double wd = 0.0;
+  DeviceTable t;
+  t.kind = DeviceTable::Adam;
+  int64_t chunks = 0;
+  size_t last = index_;
+  for (size_t j = index_; j < plan_.steps.size(); ++j) {
+    const Step &s = plan_.steps[j];
+    if (s.kind != OpKind::AdamUpdate || adamKey(s) != key)
+      break;
+    double w = s.attrs.weightDecay;
+    if (w != 0.0 && wd != 0.0 && w != wd)
+      break; // one decay rate per launch
+    if (w != 0.0)
+      wd = w;
+    DeviceTable::Entry e;
+    e.buffers = {s.in[0], s.in[1], s.in[2], s.in[3],
+                 s.out[0], s.out[1], s.out[2]};
+    e.count = numel(s.in[0]);
+    e.chunkBegin = chunks;
+    e.decay = w != 0.0;
+    chunks += ceilDiv(e.count, kChunk);
+    t.entries.push_back(std::move(e));
+    last = j;
+  }
+  prog_.tables.push_back(std::move(t));
+  int index = static_cast<int>(prog_.tables.size()) - 1;
+  stepHeader_ += fmt::format("// adam_update of steps {} to {} ({} parameters) "
+                             "in one multi-tensor launch\n",
+                             index_, last, last - index_ + 1);
+  kernel("adam_update", "xl_adam_update_multi",
+         {std::to_string(last - index_ + 1), std::to_string(chunks),
+          std::to_string(kChunk), f64Arg(a.beta1), f64Arg(a.beta2),
+          f64Arg(a.epsilon), f64Arg(a.clip), f64Arg(wd),
+          a.biasCorrection ? "true" : "false", std::to_string(kWideBlock)},
+         {table(index), inP(4), inP(5), inP(6), status(), seed()},
+         gridFor(chunks), kWideBlock);
+  adamCovered_ = last;
+}
+
+Status Emitter::emitStep() {
+  const StepAttrs &a = step_->attrs;
+  auto elems = [&](int64_t n) { return gridFor(ceilDiv(n, kElemBlock)); };
+  auto s = [](int64_t v) { return std::to_string(v); };
+  const std::string eb = s(kElemBlock);
+  switch (step_->kind) {
+  case OpKind::Embedding: {
+    int64_t B = inDim(0, 0), S = inDim(0, 1), V = inDim(1, 0), D = inDim(1, 1);
+    kernel("embedding", "xl_embedding", {s(B), s(S), s(V), s(D), eb},
+           {inP(0), inP(1), outP(0), status(), seed()}, elems(B * S * D),
+           kElemBlock);
+    return Status::ok();
+  }
+  case OpKind::MaskEmbedding: {
+    int64_t D = inDim(0, 2), rows = numel(out(0)) / std::max<int64_t>(D, 1);
+    kernel("mask_embedding", "xl_mask_embedding", {s(rows), s(D), eb},
+           {inP(0), outP(0), seed()}, elems(rows * D), kElemBlock);
+    return Status::ok();
+  }
+  case OpKind::RelPosEncoding:
+    kernel("rel_pos_encoding", "xl_rel_pos_encoding",
+           {s(outDim(0, 0)), s(outDim(0, 1)), s(outDim(0, 2)), s(a.klen),
+            s(a.clampLen), eb},
+           {outP(0), seed()}, elems(numel(out(0))), kElemBlock);
+    return Status::ok();
+  case OpKind::RelSegment:
+    kernel("rel_segment", "xl_rel_segment",
+           {s(inDim(0, 0)), s(inDim(0, 1)), s(a.mlen), eb},
+           {inP(0), outP(0), seed()}, elems(numel(out(0))), kElemBlock);
+    return Status::ok();
+  case OpKind::AttnMask:
+    kernel("attn_mask", "xl_attn_mask",
+           {s(inDim(0, 0)), s(inDim(0, 1)), s(a.mlen),
+            a.stream == MaskStream::Content ? "1" : "0", eb},
+           {inP(0), outP(0), seed()}, elems(numel(out(0))), kElemBlock);
+    return Status::ok();
+  case OpKind::TargetPositions: {
+    int64_t B = inDim(0, 0), NP = inDim(0, 1), S = inDim(0, 2);
+    kernel("target_positions", "xl_target_positions",
+           {s(B), s(NP), s(S), s(kAttnBlock)},
+           {inP(0), outP(0), status(), seed()}, gridFor(B * NP), kAttnBlock);
+    return Status::ok();
+  }
+  case OpKind::MemConcat: {
+    int64_t M = inDim(0, 0), B = inDim(1, 0), S = inDim(1, 1), D = inDim(1, 2);
+    kernel("mem_concat", "xl_mem_concat", {s(M), s(B), s(S), s(D), eb},
+           {inP(0), inP(1), outP(0), seed()}, elems(numel(out(0))),
+           kElemBlock);
+    return Status::ok();
+  }
+  case OpKind::MemCache: {
+    bool hasMems = step_->in.size() == 2;
+    int h = hasMems ? 1 : 0;
+    int64_t M = hasMems ? inDim(0, 0) : 0, B = inDim(h, 0), S = inDim(h, 1),
+            D = inDim(h, 2), L = outDim(0, 0);
+    kernel("mem_cache", "xl_mem_cache",
+           {s(M), s(B), s(S), s(D), s(a.reuseLen), s(L), eb},
+           {hasMems ? inP(0) : null("const float *"), inP(h), outP(0),
+            seed()},
+           elems(numel(out(0))), kElemBlock);
+    return Status::ok();
+  }
+  case OpKind::Gemm:
+  case OpKind::GemmWgrad:
+    return emitGemm();
+  case OpKind::RelAttention:
+    emitRelAttention(false);
+    return Status::ok();
+  case OpKind::RelAttentionGrad:
+    emitRelAttention(true);
+    return Status::ok();
+  case OpKind::AddLayerNorm: {
+    int64_t D = shapeOf(in(0)).back(), rows = numel(in(0)) / D;
+    int block = rowBlock(D);
+    kernel("add_layer_norm", "xl_add_layer_norm",
+           {s(rows), s(D), f64Arg(a.eps), s(block)},
+           {inP(0), inP(1), inP(2), inP(3), outP(0), seed()}, gridFor(rows),
+           block);
+    return Status::ok();
+  }
+  case OpKind::AddLayerNormGrad: {
+    int64_t D = shapeOf(in(0)).back(), rows = numel(in(0)) / D;
+    int64_t parts = ceilDiv(rows, kRowsPerPart);
+    int block = rowBlock(D);
+    needWorkspace(8 * parts * 2 * D);
+    std::vector<Param> params = {inP(0),  inP(1),  inP(2),
+                                 inP(3),  outP(0), outP(1),
+                                 outP(2), workspace("double *"), seed()};
+    for (int phase = 0; phase < 2; ++phase)
+      kernel(fmt::format("add_layer_norm_grad_p{}", phase),
+             "xl_add_layer_norm_grad",
+             {s(rows), s(D), f64Arg(a.eps), s(kRowsPerPart), s(phase),
+              s(block)},
+             params, phase == 0 ? gridFor(parts) : gridFor(ceilDiv(D, block)),
+             block);
+    return Status::ok();
+  }
+  case OpKind::Dropout:
+    kernel("dropout", "xl_dropout",
+           {s(numel(in(0))), f32Arg(a.rate), eb},
+           {inP(0), outP(0), site(a.dropoutSite), seed()},
+           elems(numel(in(0))), kElemBlock);
+    return Status::ok();
+  case OpKind::LmLoss: {
+    int64_t B = inDim(0, 0), NP = inDim(0, 1), V = inDim(0, 2);
+    needWorkspace(8 * std::max<int64_t>(B * NP, 1));
+    std::vector<Param> params = {inP(0),  inP(1), inP(2),
+                                 outP(0), outP(1), workspace("double *"),
+                                 status(), seed()};
+    for (int phase = 0; phase < 2; ++phase)
+      kernel(fmt::format("lm_loss_p{}", phase), "xl_lm_loss",
+             {s(B), s(NP), s(V), s(phase), s(kWideBlock)}, params,
+             phase == 0 ? gridFor(B * NP) : 1, kWideBlock);
+    return Status::ok();
+  }
+  case OpKind::LmLossGrad: {
+    int64_t B = inDim(0, 0), NP = inDim(0, 1), V = inDim(0, 2);
+    kernel("lm_loss_grad", "xl_lm_loss_grad",
+           {s(B), s(NP), s(V), s(kWideBlock)},
+           {inP(0), inP(1), inP(2), outP(0), status(), seed()},
+           gridFor(B * NP), kWideBlock);
+    return Status::ok();
+  }
+  case OpKind::EmbeddingGrad: {
+    int64_t B = inDim(0, 0), S = inDim(0, 1), V = outDim(0, 0),
+            D = outDim(0, 1);
+    needWorkspace(4 * (2 * V + 1 + B * S));
+    std::vector<Param> params = {inP(0), inP(1), outP(0), workspace("int *"),
+                                 status(), seed()};
+    int block = rowBlock(D);
+    for (int phase = 0; phase < 2; ++phase)
+      kernel(fmt::format("embedding_grad_p{}", phase), "xl_embedding_grad",
+             {s(B), s(S), s(V), s(D), s(phase),
+              s(phase == 0 ? kWideBlock : block)},
+             params, phase == 0 ? 1 : gridFor(V),
+             phase == 0 ? kWideBlock : block);
+    return Status::ok();
+  }
+  case OpKind::MaskEmbeddingGrad: {
+    int64_t D = outDim(0, 2), rows = numel(in(0)) / std::max<int64_t>(D, 1);
+    kernel("mask_embedding_grad", "xl_mask_embedding_grad",
+           {s(rows), s(D), s(kAttnBlock)}, {inP(0), outP(0), seed()},
+           gridFor(ceilDiv(D, kAttnBlock)), kAttnBlock);
+    return Status::ok();
+  }
+  case OpKind::MemConcatGrad: {
+    int64_t B = inDim(0, 0), K = inDim(0, 1), S = outDim(0, 1),
+            D = outDim(0, 2);
+    kernel("mem_concat_grad", "xl_mem_concat_grad",
+           {s(B), s(K), s(S), s(D), eb}, {inP(0), outP(0), seed()},
+           elems(numel(out(0))), kElemBlock);
+    return Status::ok();
+  }
+  case OpKind::ActivationOp:
+    kernel("activation", "xl_activation",
+           {s(numel(in(0))), s(int(a.activation)), eb},
+           {inP(0), outP(0), seed()}, elems(numel(in(0))), kElemBlock);
+    return Status::ok();
+  case OpKind::ActivationGrad:
+    kernel("activation_grad", "xl_activation_grad",
+           {s(numel(in(0))), s(int(a.activation)), eb},
+           {inP(0), inP(1), outP(0), seed()}, elems(numel(in(0))),
+           kElemBlock);
+    return Status::ok();
+  case OpKind::BiasGrad: {
+    int64_t n = numel(out(0)), rows = n ? numel(in(0)) / n : 0;
+    int64_t parts = ceilDiv(rows, kRowsPerPart);
+    needWorkspace(8 * std::max<int64_t>(parts * n, 1));
+    std::vector<Param> params = {inP(0), outP(0), workspace("double *"),
+                                 seed()};
+    for (int phase = 0; phase < 2; ++phase)
+      kernel(fmt::format("bias_grad_p{}", phase), "xl_bias_grad",
+             {s(rows), s(n), s(kRowsPerPart), s(phase), eb}, params,
+             elems(phase == 0 ? parts * n : n), kElemBlock);
+    return Status::ok();
+  }
+  case OpKind::Add:
+    kernel("add", "xl_add", {s(numel(in(0))), eb},
+           {inP(0), inP(1), outP(0), seed()}, elems(numel(in(0))),
+           kElemBlock);
+    return Status::ok();
+  case OpKind::LrSchedule:
+    kernel("lr_schedule", "xl_lr_schedule",
+           {f64Arg(a.learningRate), s(a.warmupSteps), s(a.trainSteps),
+            f64Arg(a.minLrRatio), s(int(a.decay)), "32"},
+           {inP(0), outP(0), status(), seed()}, 1, 32);
+    return Status::ok();
+  case OpKind::GlobalNorm:
+    emitGlobalNorm();
+    return Status::ok();
+  case OpKind::AdamUpdate:
+    if (adamCovered_ != size_t(-1) && index_ <= adamCovered_) {
+      body_ += fmt::format("// step {}: adam_update (loc '{}'): in the "
+                           "multi-tensor launch above\n\n",
+                           index_, step_->loc);
+      stepHeader_.clear();
+      return Status::ok();
+    }
+    emitAdamRun();
+    return Status::ok();
+  }
+  return Status::error("no device lowering for op '" + step_->op + "'");
+}
+
+Status Emitter::run(const CudaEmitOptions &options) {
+  prog_ = DeviceProgram();
+  prog_.moduleName = options.moduleName;
+  prog_.steps.resize(plan_.steps.size());
+  for (index_ = 0; index_ < plan_.steps.size(); ++index_) {
+    step_ = &plan_.steps[index_];
+    cur_ = &prog_.steps[index_];
+    std::string ins, outs;
+    for (int id : step_->in)
+      ins += fmt::format("{}b{} {}", ins.empty() ? "" : ", ", id,
+                         shapeText(buf(id)));
+    for (int id : step_->out)
+      outs += fmt::format("{}b{} {}", outs.empty() ? "" : ", ", id,
+                          shapeText(buf(id)));
+    stepHeader_ = fmt::format("// step {}: {} (loc '{}')\n//   in: {}\n"
+                              "//   out: {}\n",
+                              index_, step_->op, step_->loc,
+                              ins.empty() ? "(none)" : ins, outs);
+    if (std::string attrs = attrsText(*step_); !attrs.empty())
+      stepHeader_ += "//   attrs: " + attrs + "\n";
+    XLNETC_RETURN_IF_ERROR(emitStep().withPrefix(stepPrefix(index_, *step_)));
+  }
+
+  std::string &src = prog_.source;
+  src = fmt::format(
+      "// Generated by xlnetc{}: the device program of the plan.\n"
+      "// {} plan steps -> {} kernel launches of {} kernels, {} cuBLASLt GEMMs.\n"
+      "// Do not edit: `xlnetc compile --emit=cuda` writes it again. Each\n"
+      "// kernel wraps a template of runtime/device/kernels/ with compile-time\n"
+      "// shapes; steps of the same shapes share it (docs/Devices.md \"The\n"
+      "// device program\").\n\n",
+      options.origin.empty() ? "" : " from " + options.origin,
+      plan_.steps.size(), launches_, kernels_, gemms_);
+  src += "#include \"xlnetc_prelude.cuh\"\n"
+         "#include \"xlnetc_k_attention.cuh\"\n"
+         "#include \"xlnetc_k_elementwise.cuh\"\n"
+         "#include \"xlnetc_k_gather.cuh\"\n"
+         "#include \"xlnetc_k_loss.cuh\"\n"
+         "#include \"xlnetc_k_norm.cuh\"\n"
+         "#include \"xlnetc_k_optim.cuh\"\n\n";
+  src += body_;
+  return Status::ok();
+}
+
+} // namespace
+
+Status emitDeviceProgram(const Plan &plan, const CudaEmitOptions &options,
+                         DeviceProgram &out) {
+  Emitter e(plan, out);
+  return e.run(options);
+}
+
+} // namespace xlnetc::cuda

@@ -1,0 +1,55 @@
+//===- DeviceExecutor.h - Runs a device program on a Device -----*- C++ -*-===//
+//
+// The CUDA executor: one implementation for the real GPU and the emulated
+// device (runtime/device/Device.h). It binds inputs and parameters exactly as
+// the host executor does (same names, same checks, same outputs), compiles
+// the program's source once per executor (through the kernel cache) and runs
+// the launches of every step in plan order on one stream: generated kernels
+// and cuBLASLt-semantics GEMMs. Nothing is read back inside the step; the
+// status words of the steps that can find a data error (a bad id, a bad
+// target, a negative step) are read once at the end and the first error in
+// step order becomes the message, worded as the host's.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef XLNETC_RUNTIME_DEVICEEXECUTOR_H
+#define XLNETC_RUNTIME_DEVICEEXECUTOR_H
+
+#include "runtime/DeviceProgram.h"
+#include "runtime/HostExecutor.h"
+#include "runtime/device/Device.h"
+
+#include <map>
+#include <memory>
+#include <string>
+
+namespace xlnetc::rt {
+
+class DeviceExecutor {
+public:
+  explicit DeviceExecutor(dev::Device &device) : device_(device) {}
+  ~DeviceExecutor();
+
+  /// Executes `plan` with its device `program` (emitted for this plan);
+  /// bindings, outputs and errors as executeHost(). `opts.threads` is not
+  /// used (the device decides).
+  Status execute(const Plan &plan, const DeviceProgram &program,
+                 const TensorMap &bindings, TensorMap &outputs,
+                 const ExecOptions &opts = {});
+
+private:
+  struct LoadedModule {
+    std::unique_ptr<dev::Module> module;
+    std::map<std::string, dev::Kernel> kernels;
+  };
+  /// The loaded module of `program` (compiled on first use).
+  Status module(const DeviceProgram &program, LoadedModule *&out);
+
+  dev::Device &device_;
+  /// Loaded modules by the SHA-256 of their source.
+  std::map<std::string, LoadedModule> modules_;
+};
+
+} // namespace xlnetc::rt
+
+#endif // XLNETC_RUNTIME_DEVICEEXECUTOR_H

@@ -1,0 +1,90 @@
+//===- DeviceProgram.h - A plan's kernels and launches ----------*- C++ -*-===//
+//
+// What the CUDA C++ emitter (passes/Target/CUDA/CudaEmitter.h) makes of a
+// plan and the CUDA executor (DeviceExecutor.h) runs: one translation unit of
+// generated kernels plus, for every plan step, the launches that compute it,
+// everything resolved at compile time (template shapes, launch geometry,
+// workspace, GEMM descriptors). The executor only binds addresses: buffers,
+// the step's workspace, its status words, the step seed and the device tables
+// of the multi-tensor ops. docs/Devices.md "The device program".
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef XLNETC_RUNTIME_DEVICEPROGRAM_H
+#define XLNETC_RUNTIME_DEVICEPROGRAM_H
+
+#include "runtime/device/Gemm.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace xlnetc::rt {
+
+/// One parameter of a generated kernel, in the kernel's parameter order.
+struct KernelArg {
+  enum Kind {
+    Buffer,    ///< the address of plan buffer `index`
+    Null,      ///< a null pointer (an absent optional operand)
+    Workspace, ///< the step's workspace + `offset` bytes
+    Status,    ///< the step's status words (XL_STATUS_WORDS ints)
+    Seed,      ///< the step seed (unsigned long long)
+    Table,     ///< the device copy of table `index` of the program
+    Immediate, ///< the 64-bit integer `value` (a dropout site)
+  };
+  Kind kind = Buffer;
+  int index = -1;
+  /// Workspace: the byte offset; Immediate: the value.
+  int64_t value = 0;
+};
+
+/// A multi-tensor table (xlnetc_k_optim.cuh XlNormEntry / XlAdamEntry): the
+/// executor fills in the addresses of each entry's buffers and uploads it.
+struct DeviceTable {
+  enum Kind {
+    Norm, ///< buffers: {data}
+    Adam, ///< buffers: {param, grad, m, v, param_out, m_out, v_out}
+  };
+  struct Entry {
+    std::vector<int> buffers;
+    int64_t count = 0;      ///< elements
+    int64_t chunkBegin = 0; ///< its first chunk
+    bool decay = false;     ///< Adam: apply the weight decay
+  };
+  Kind kind = Norm;
+  std::vector<Entry> entries;
+};
+
+/// One launch: a generated kernel, or a GEMM with cuBLASLt's semantics.
+struct DeviceLaunch {
+  enum Kind { Kernel, Gemm };
+  Kind kind = Kernel;
+  // Kernel
+  std::string kernel; ///< the exported wrapper's name
+  uint32_t grid = 1, block = 1;
+  uint32_t dynSmem = 0; ///< bytes of dynamic shared memory
+  std::vector<KernelArg> args;
+  // Gemm: operands are plan buffers (-1: absent)
+  dev::GemmDesc gemm;
+  int a = -1, b = -1, bias = -1, d = -1;
+};
+
+/// The launches of one plan step. A step whose work another step's launch
+/// does (the members of a multi-tensor adam_update after the first) has none.
+struct DeviceStep {
+  std::vector<DeviceLaunch> launches;
+  int64_t workspaceBytes = 0; ///< scratch the launches share
+  bool status = false;        ///< whether a launch can report a data error
+};
+
+/// A plan's device program; `steps` is parallel to the plan's steps.
+struct DeviceProgram {
+  std::string moduleName; ///< e.g. "xlnet-train.cu" (messages, cache)
+  std::string source;     ///< the generated CUDA C++ (includes the prelude)
+  std::vector<DeviceStep> steps;
+  std::vector<DeviceTable> tables;
+};
+
+} // namespace xlnetc::rt
+
+#endif // XLNETC_RUNTIME_DEVICEPROGRAM_H
