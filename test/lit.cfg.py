@@ -44,5 +44,12 @@ try:
         env=dict(os.environ, XLNETC_KERNEL_CACHE=_kernel_cache)).stdout
 except Exception:
     _devices = ""
-if any(line.split()[:2] == ["cuda", "yes"] for line in _devices.splitlines()):
+_answers = [line.split()[:2] for line in _devices.splitlines()]
+if ["cuda", "yes"] in _answers:
     config.available_features.add("gpu")
+# The emulated device (a host C++ compiler) and NVRTC (the CUDA toolkit):
+# tests of the generated kernels need one or the other, not a GPU.
+if ["emu", "yes"] in _answers:
+    config.available_features.add("emu")
+if ["nvrtc", "yes"] in _answers:
+    config.available_features.add("nvrtc")

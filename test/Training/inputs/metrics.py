@@ -5,6 +5,8 @@
   metrics.py gap WITH WITHOUT MIN N    mean loss of the last N steps: WITHOUT - WITH >= MIN
   metrics.py same A B FIRST_STEP       the loss and grad_norm of every step >= FIRST_STEP
                                        are bit-identical in A and B
+  metrics.py close A B RTOL            A and B have the same steps and every step's loss
+                                       agrees within RTOL relative
 Prints what it measured; exits 1 when the check fails.
 """
 import json
@@ -48,6 +50,16 @@ def main(argv):
         diff = [s for s in a if (a[s]["loss"], a[s]["grad_norm"]) != (b[s]["loss"], b[s]["grad_norm"])]
         print(f"same: {len(a)} steps from {first}, {len(diff)} differ")
         return 0 if not diff else 1
+    if cmd == "close":
+        a = {r["step"]: r["loss"] for r in load(argv[2])}
+        b = {r["step"]: r["loss"] for r in load(argv[3])}
+        if sorted(a) != sorted(b) or not a:
+            print(f"close: steps differ: {sorted(a)} vs {sorted(b)}")
+            return 1
+        worst = max(abs(a[s] - b[s]) / abs(b[s]) for s in a)
+        print(f"close: {len(a)} steps, max relative loss difference {worst:.2e} "
+              f"(max {argv[4]})")
+        return 0 if worst <= float(argv[4]) else 1
     print(__doc__)
     return 2
 

@@ -1,0 +1,223 @@
+//===- DeviceExecutorTest.cpp - Plans on the emulated device vs the host --===//
+//
+// Small hand-built plans (test/Runtime/TinyPlans.h and below) through the
+// CUDA C++ emitter and the device executor on the emulated device, against
+// the host executor: the same outputs (within 1e-6 relative; dropout masks
+// bit-identical), the same binding and data-error messages, and bitwise
+// equal results from two runs and from every emulator schedule. The whole
+// models are compared in test/Numerics/golden-emu.test and
+// test/Training/train-emu.test.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Target/CUDA/CudaEmitter.h"
+#include "runtime/Executor.h"
+#include "test/Device/DeviceTestUtil.h"
+#include "test/Runtime/TinyPlans.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+using namespace xlnetc::rt;
+using xlnetc::rt::test::PlanBuilder;
+using xlnetc::rt::test::tinyBindings;
+using xlnetc::rt::test::tinyLmPlan;
+using xlnetc::rt::test::tinyTrainPlan;
+using xlnetc::rt::testing::ScopedEnv;
+using nlohmann::json;
+
+namespace {
+
+/// `plan` with its device program attached.
+Plan withProgram(Plan plan) {
+  auto program = std::make_shared<DeviceProgram>();
+  Status st = xlnetc::cuda::emitDeviceProgram(plan, {}, *program);
+  EXPECT_TRUE(st) << st.message();
+  plan.device = std::move(program);
+  return plan;
+}
+
+/// One emulated-device executor for the suite (its module cache spans the
+/// tests, as it spans the steps of a training run).
+class DeviceExecutorTest : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    executor_ = new Executor;
+    Status st = Executor::open(dev::DeviceKind::Emu, {}, *executor_);
+    ASSERT_TRUE(st) << st.message();
+  }
+  static void TearDownTestSuite() {
+    delete executor_;
+    executor_ = nullptr;
+  }
+  static Status emu(const Plan &plan, const TensorMap &b, TensorMap &out,
+                    uint64_t seed = 0) {
+    ExecOptions o;
+    o.seed = seed;
+    return executor_->execute(plan, b, out, o);
+  }
+  static Executor *executor_;
+};
+Executor *DeviceExecutorTest::executor_ = nullptr;
+
+/// Every output of `ref` is in `got` with max|got - ref| <= rtol * max|ref|.
+void expectClose(const TensorMap &got, const TensorMap &ref, double rtol) {
+  for (const auto &[name, r] : ref) {
+    auto it = got.find(name);
+    ASSERT_NE(it, got.end()) << name;
+    const Tensor &g = it->second;
+    ASSERT_EQ(g.dtype, r.dtype) << name;
+    ASSERT_EQ(g.shape, r.shape) << name;
+    if (r.dtype != DType::F32) {
+      EXPECT_EQ(std::memcmp(g.storage.data(), r.storage.data(), r.nbytes()), 0)
+          << name;
+      continue;
+    }
+    double maxRef = 0, maxDiff = 0;
+    for (int64_t i = 0; i < r.numel(); ++i) {
+      maxRef = std::max(maxRef, std::fabs(double(r.f32()[i])));
+      maxDiff = std::max(maxDiff,
+                         std::fabs(double(g.f32()[i]) - double(r.f32()[i])));
+    }
+    EXPECT_LE(maxDiff, rtol * maxRef) << name;
+  }
+}
+
+bool bitwiseEqual(const TensorMap &a, const TensorMap &b) {
+  if (a.size() != b.size())
+    return false;
+  for (const auto &[name, t] : a) {
+    auto it = b.find(name);
+    if (it == b.end() || it->second.shape != t.shape ||
+        std::memcmp(it->second.storage.data(), t.storage.data(), t.nbytes()))
+      return false;
+  }
+  return true;
+}
+
+TensorMap trainBindings() {
+  TensorMap b = tinyBindings();
+  b["m.emb"] = Tensor::fromF32({4, 2}, {0.1f, 0, 0, -0.1f, 0, 0, 0.2f, 0});
+  b["v.emb"] = Tensor::fromF32({4, 2}, {0.01f, 0, 0, 0.02f, 0, 0, 0.01f, 0.03f});
+  b["step"] = Tensor::fromI64({}, {2});
+  return b;
+}
+
+TEST_F(DeviceExecutorTest, RunsTheTinyPlansLikeTheHost) {
+  for (bool train : {false, true}) {
+    Plan plan = withProgram(train ? tinyTrainPlan() : tinyLmPlan());
+    TensorMap b = train ? trainBindings() : tinyBindings(), host, dev;
+    ASSERT_TRUE(executeHost(plan, b, host));
+    Status st = emu(plan, b, dev);
+    ASSERT_TRUE(st) << st.message();
+    expectClose(dev, host, 1e-6);
+    EXPECT_EQ(dev.size(), host.size());
+  }
+}
+
+TEST_F(DeviceExecutorTest, BindingAndDataErrorsReadAsOnTheHost) {
+  Plan lm = withProgram(tinyLmPlan()), train = withProgram(tinyTrainPlan());
+  auto same = [&](const Plan &plan, const TensorMap &b) {
+    TensorMap out;
+    Status host = executeHost(plan, b, out), dev = emu(plan, b, out);
+    EXPECT_FALSE(host);
+    EXPECT_FALSE(dev);
+    EXPECT_EQ(dev.message(), host.message());
+    return dev.message();
+  };
+  TensorMap b = tinyBindings();
+  b.erase("target");
+  EXPECT_EQ(same(lm, b), "missing input 'target' (buffer 2, expected i64[1, 2])");
+  b = tinyBindings();
+  b["emb"] = Tensor::zeros(DType::F32, {4, 3});
+  same(lm, b);
+  b = tinyBindings();
+  b["input_k"] = Tensor::fromI64({1, 2}, {2, 9});
+  EXPECT_EQ(same(lm, b), "step 0 (embedding, loc 'word emb'): id 9 at b=0, "
+                         "s=1 is outside [0, 4)");
+  b = tinyBindings();
+  b["target"] = Tensor::fromI64({1, 2}, {-1, 0});
+  EXPECT_EQ(same(lm, b), "step 2 (lm_loss, loc 'loss'): target -1 at b=0, "
+                         "slot 0 is outside [0, 4)");
+  // A 64-bit id (its high word matters) and a negative step.
+  b = trainBindings();
+  b["input_k"] = Tensor::fromI64({1, 2}, {int64_t(1) << 40, 1});
+  same(train, b);
+  b = trainBindings();
+  b["step"] = Tensor::fromI64({}, {-3});
+  EXPECT_EQ(same(train, b), "step 9 (lr_schedule, loc 'lr'): step -3 is negative");
+}
+
+TEST_F(DeviceExecutorTest, TargetMappingErrorsReadAsOnTheHost) {
+  PlanBuilder p;
+  int tm = p.buffer("f32", {2, 3, 5}, "input", "target_mapping");
+  int pos = p.buffer("i64", {2, 3}, "temp", "", {"pos"});
+  p.step("target_positions", {tm}, {pos}, json::object(), "targets");
+  Plan plan;
+  ASSERT_TRUE(parsePlan(p.text(), plan));
+  plan = withProgram(std::move(plan));
+  std::vector<float> v(30, 0.0f);
+  v[0 * 15 + 1 * 5 + 2] = 1.0f; // b 0, row 1: column 2
+  v[1 * 15 + 0 * 5 + 4] = 1.0f; // b 1, row 0: column 4
+  TensorMap b{{"target_mapping", Tensor::fromF32({2, 3, 5}, v)}}, host, dev;
+  ASSERT_TRUE(executeHost(plan, b, host));
+  ASSERT_TRUE(emu(plan, b, dev));
+  expectClose(dev, host, 0);
+  for (auto [index, value] : {std::pair{6, 0.5f}, std::pair{9, 1.0f}}) {
+    std::vector<float> bad = v;
+    bad[index] = value; // b 0, row 1: a value that is not 0/1, a second 1
+    b["target_mapping"] = Tensor::fromF32({2, 3, 5}, bad);
+    Status h = executeHost(plan, b, host), d = emu(plan, b, dev);
+    EXPECT_FALSE(d);
+    EXPECT_EQ(d.message(), h.message());
+  }
+}
+
+TEST_F(DeviceExecutorTest, DropoutMasksAreBitIdenticalToTheHost) {
+  PlanBuilder p;
+  int x = p.buffer("f32", {3, 1000}, "input", "x");
+  int y = p.buffer("f32", {3, 1000}, "temp", "", {"y"});
+  int z = p.buffer("f32", {3, 1000}, "temp", "", {"z"});
+  p.step("dropout", {x}, {y}, {{"rate", 0.1}, {"dropout_site", 4}}, "drop a");
+  p.step("dropout", {y}, {z}, {{"rate", 0.5}, {"dropout_site", 9}}, "drop b");
+  Plan plan;
+  ASSERT_TRUE(parsePlan(p.text(), plan));
+  plan = withProgram(std::move(plan));
+  std::vector<float> v(3000);
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = 1.0f + 0.001f * float(i);
+  TensorMap b{{"x", Tensor::fromF32({3, 1000}, v)}};
+  for (uint64_t seed : {0ull, 77ull, 0xfedcba9876543210ull}) {
+    TensorMap host, dev;
+    ASSERT_TRUE(executeHost(plan, b, host, ExecOptions{seed, 0}));
+    ASSERT_TRUE(emu(plan, b, dev, seed));
+    EXPECT_TRUE(bitwiseEqual(dev, host)) << "seed " << seed;
+  }
+}
+
+TEST_F(DeviceExecutorTest, TwoRunsAndEverySchedulesAreBitwiseEqual) {
+  Plan plan = withProgram(tinyTrainPlan());
+  TensorMap first;
+  ASSERT_TRUE(emu(plan, trainBindings(), first));
+  for (const char *schedule : {"forward", "reverse", "random:7"}) {
+    ScopedEnv env("XLNETC_EMU_SCHEDULE", schedule);
+    Executor e;
+    ASSERT_TRUE(Executor::open(dev::DeviceKind::Emu, {}, e));
+    TensorMap again;
+    Status st = e.execute(plan, trainBindings(), again);
+    ASSERT_TRUE(st) << st.message();
+    EXPECT_TRUE(bitwiseEqual(again, first)) << schedule;
+  }
+}
+
+TEST_F(DeviceExecutorTest, APlanWithoutItsDeviceProgramIsRefused) {
+  TensorMap out;
+  Status st = emu(tinyLmPlan(), tinyBindings(), out);
+  EXPECT_FALSE(st);
+  EXPECT_NE(st.message().find("device program"), std::string::npos)
+      << st.message();
+}
+
+} // namespace
