@@ -203,6 +203,7 @@ Status DeviceExecutor::execute(const Plan &plan, const DeviceProgram &program,
         ops.d = addr[l.d];
         ops.c = ops.d;
         ops.bias = l.bias >= 0 ? addr[l.bias] : 0;
+        ops.aux = l.aux >= 0 ? addr[l.aux] : 0;
         XLNETC_RETURN_IF_ERROR(device_.gemm(l.gemm, ops, where));
         continue;
       }

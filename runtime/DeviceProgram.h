@@ -64,9 +64,9 @@ struct DeviceLaunch {
   uint32_t grid = 1, block = 1;
   uint32_t dynSmem = 0; ///< bytes of dynamic shared memory
   std::vector<KernelArg> args;
-  // Gemm: operands are plan buffers (-1: absent)
+  // Gemm: operands are plan buffers (-1: absent); C is D (beta is 0)
   dev::GemmDesc gemm;
-  int a = -1, b = -1, bias = -1, d = -1;
+  int a = -1, b = -1, bias = -1, d = -1, aux = -1;
 };
 
 /// The launches of one plan step. A step whose work another step's launch

@@ -507,7 +507,9 @@ using cublasLtMatmulPreference_t = cublasLtMatmulPreferenceOpaque_t *;
   X(cublasLtOrder_t, CUBLASLT_ORDER_COL, 0)                                    \
   X(cublasLtOrder_t, CUBLASLT_ORDER_ROW, 1)                                    \
   X(cublasLtMatmulPreferenceAttributes_t,                                      \
-    CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, 1)
+    CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, 1)                               \
+  X(cublasLtMatmulPreferenceAttributes_t,                                      \
+    CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, 3)
 XLNETC_CUBLASLT_CONSTANTS(XLNETC_DECLARE_CONSTANT)
 
 /// X(name, function type) for every cuBLASLt function xlnetc calls.

@@ -270,6 +270,15 @@ Status CudaDevice::gemm(const GemmDesc &d, const GemmOperands &ops,
       lt, at,
       cublasLtMatmulPreferenceSetAttribute(
           call.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws)));
+  // No split-K reduction schemes (CUBLASLT_REDUCTION_SCHEME_NONE = 0): the
+  // in-place scheme may accumulate in any order, and a step must be bitwise
+  // reproducible.
+  uint32_t reductionSchemes = 0;
+  XLNETC_CUBLAS_RETURN_IF_ERROR(
+      lt, at,
+      cublasLtMatmulPreferenceSetAttribute(
+          call.pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK,
+          &reductionSchemes, sizeof(reductionSchemes)));
   cublasLtMatmulHeuristicResult_t heuristic{};
   int found = 0;
   XLNETC_CUBLAS_RETURN_IF_ERROR(

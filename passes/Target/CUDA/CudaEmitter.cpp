@@ -205,6 +205,16 @@ private:
   std::map<std::string, std::string> kernelBySignature_;
   /// The last step of the current adam_update run (size_t(-1): none).
   size_t adamCovered_ = size_t(-1);
+
+  /// A GEMM step whose cuBLASLt epilogue also does the work of later steps.
+  struct EpilogueFusion {
+    dev::GemmEpilogue epilogue;
+    int d = -1, aux = -1, bias = -1; ///< buffers replacing the GEMM's own
+    std::vector<size_t> absorbed;    ///< the steps it does
+  };
+  void findEpilogueFusions();
+  std::map<size_t, EpilogueFusion> fusions_; ///< by GEMM step
+  std::map<size_t, size_t> absorbedBy_;      ///< step -> its GEMM step
 };
 
 void Emitter::kernel(const std::string &suffix, const std::string &tmpl,
@@ -259,24 +269,93 @@ void Emitter::kernel(const std::string &suffix, const std::string &tmpl,
 }
 
 void Emitter::gemm(const dev::GemmStepCall &call) {
-  const dev::GemmDesc &g = call.desc;
   DeviceLaunch l;
   l.kind = DeviceLaunch::Gemm;
-  l.gemm = g;
+  l.gemm = call.desc;
   l.a = call.a;
   l.b = call.b;
   l.bias = call.bias;
   l.d = call.out;
+  std::string fused;
+  if (auto f = fusions_.find(index_); f != fusions_.end()) {
+    l.gemm.epilogue = f->second.epilogue;
+    l.d = f->second.d;
+    l.aux = f->second.aux;
+    l.bias = f->second.bias;
+    fused = fmt::format(", aux b{}; D is b{} (does step", l.aux, l.d);
+    for (size_t j : f->second.absorbed)
+      fused += fmt::format(" {}", j);
+    fused += ")";
+  }
+  const dev::GemmDesc &g = l.gemm;
   body_ += stepHeader_;
   stepHeader_.clear();
   body_ += fmt::format(
       "// cuBLASLt (column-major): D[{}x{}] = op(A=b{}){} . op(B=b{}){}, k {}, "
-      "ld {}/{}/{}, batch {}, epilogue {}{}\n\n",
-      g.m, g.n, call.a, g.transA ? "^T" : "", call.b, g.transB ? "^T" : "",
-      g.k, g.lda, g.ldb, g.ldc, g.batch, dev::gemmEpilogueName(g.epilogue),
-      call.bias >= 0 ? fmt::format(" (bias b{})", call.bias) : std::string());
+      "ld {}/{}/{}, batch {}, epilogue {}{}{}\n\n",
+      g.m, g.n, l.a, g.transA ? "^T" : "", l.b, g.transB ? "^T" : "", g.k,
+      g.lda, g.ldb, g.ldc, g.batch, dev::gemmEpilogueName(g.epilogue),
+      l.bias >= 0 ? fmt::format(" (bias b{})", l.bias) : std::string(), fused);
   cur_->launches.push_back(std::move(l));
   ++gemms_;
+}
+
+/// cuBLASLt's tanh-GELU epilogues take whole plan steps into a GEMM:
+///
+///  forward   gemm(x, w, bias) -> P;  activation gelu_tanh(P) -> A
+///            => one GEMM with GELU_AUX_BIAS: aux = P (the pre-activation
+///               the backward reads), D = A;
+///  backward  gemm(...) -> dA read only by activation_grad gelu_tanh(dA, P)
+///            -> dP;  bias_grad(dP) -> db
+///            => one GEMM with DGELU_BGRAD: D = dP, aux = P, bias = db
+///               (dA is never written).
+///
+/// Everything else stays as it is.
+void Emitter::findEpilogueFusions() {
+  const std::vector<Step> &steps = plan_.steps;
+  std::map<int, std::vector<size_t>> readers;
+  for (size_t i = 0; i < steps.size(); ++i)
+    for (int id : steps[i].in)
+      readers[id].push_back(i);
+  auto isGeluTanh = [&](size_t i, OpKind kind) {
+    return steps[i].kind == kind &&
+           steps[i].attrs.activation == Activation::GeluTanh;
+  };
+  for (size_t g = 0; g < steps.size(); ++g) {
+    const Step &s = steps[g];
+    if (s.kind != OpKind::Gemm || s.attrs.activation != Activation::None)
+      continue;
+    dev::GemmStepCall call;
+    if (!dev::lowerGemmStep(plan_, s, call) || call.desc.batch != 1)
+      continue;
+    int out = s.out[0];
+    const std::vector<size_t> &users = readers[out];
+    if (call.bias >= 0) {
+      for (size_t j : users)
+        if (j > g && isGeluTanh(j, OpKind::ActivationOp) &&
+            steps[j].in[0] == out) {
+          fusions_[g] = {dev::GemmEpilogue::GeluAuxBias, steps[j].out[0], out,
+                         call.bias, {j}};
+          absorbedBy_[j] = g;
+          break;
+        }
+      continue;
+    }
+    if (users.size() != 1 || !isGeluTanh(users[0], OpKind::ActivationGrad) ||
+        steps[users[0]].in[0] != out)
+      continue;
+    size_t k = users[0];
+    int dP = steps[k].out[0];
+    for (size_t l : readers[dP])
+      if (steps[l].kind == OpKind::BiasGrad && numel(steps[l].out[0]) ==
+                                                   call.desc.m) {
+        fusions_[g] = {dev::GemmEpilogue::DGeluBGrad, dP, steps[k].in[1],
+                       steps[l].out[0], {k, l}};
+        absorbedBy_[k] = g;
+        absorbedBy_[l] = g;
+        break;
+      }
+  }
 }
 
 Status Emitter::emitGemm() {
@@ -422,6 +501,13 @@ void Emitter::emitAdamRun() {
 }
 
 Status Emitter::emitStep() {
+  if (auto it = absorbedBy_.find(index_); it != absorbedBy_.end()) {
+    body_ += fmt::format("// step {}: {} (loc '{}'): in the epilogue of the "
+                         "GEMM of step {}\n\n",
+                         index_, step_->op, step_->loc, it->second);
+    stepHeader_.clear();
+    return Status::ok();
+  }
   const StepAttrs &a = step_->attrs;
   auto elems = [&](int64_t n) { return gridFor(ceilDiv(n, kElemBlock)); };
   auto s = [](int64_t v) { return std::to_string(v); };
@@ -629,6 +715,7 @@ Status Emitter::run(const CudaEmitOptions &options) {
   prog_ = DeviceProgram();
   prog_.moduleName = options.moduleName;
   prog_.steps.resize(plan_.steps.size());
+  findEpilogueFusions();
   for (index_ = 0; index_ < plan_.steps.size(); ++index_) {
     step_ = &plan_.steps[index_];
     cur_ = &prog_.steps[index_];
