@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace xlnetc::rt::data {
 
 namespace {
@@ -76,6 +78,8 @@ Status localPerm(const std::vector<int64_t> &inputs,
     out.newTargets[k] = k == 0 ? inputs[0] : targets[k - 1];
   out.inputK = inputs;
   out.inputQ = out.targetMask;
+  out.queryRank = selfRevIndex;
+  out.keyRank = revIndex; // -1 exactly where masked_or_func is false
   return Status::ok();
 }
 
@@ -101,6 +105,49 @@ LocalPermResult combinePermHalves(const LocalPermResult &reuse,
   out.targetMask = cat(reuse.targetMask, rest.targetMask);
   out.inputK = cat(reuse.inputK, rest.inputK);
   out.inputQ = cat(reuse.inputQ, rest.inputQ);
+  auto shifted = [&](std::vector<int64_t> v) {
+    for (int64_t &x : v)
+      x += int64_t(r) + 1;
+    return v;
+  };
+  out.queryRank = cat(reuse.queryRank, shifted(rest.queryRank));
+  out.keyRank = cat(reuse.keyRank, shifted(rest.keyRank));
+  return out;
+}
+
+bool permMaskRanks(const float *permMask, int64_t len,
+                   std::vector<int64_t> &queryRank,
+                   std::vector<int64_t> &keyRank) {
+  queryRank.clear();
+  keyRank.clear();
+  // A key's rank is the number of rows that mask it; a row masks exactly
+  // the keys masked by at least as many rows as its least-masked key
+  // (nested rows), so its rank is that key's count (len + 1: none).
+  std::vector<int64_t> k(size_t(len), 0), q(size_t(len), len + 1);
+  for (int64_t i = 0; i < len; ++i)
+    for (int64_t j = 0; j < len; ++j)
+      if (permMask[i * len + j] > 0.0f)
+        ++k[size_t(j)];
+  for (int64_t i = 0; i < len; ++i)
+    for (int64_t j = 0; j < len; ++j)
+      if (permMask[i * len + j] > 0.0f)
+        q[size_t(i)] = std::min(q[size_t(i)], k[size_t(j)]);
+  for (int64_t i = 0; i < len; ++i)
+    for (int64_t j = 0; j < len; ++j)
+      if ((permMask[i * len + j] > 0.0f) != (q[size_t(i)] <= k[size_t(j)]))
+        return false;
+  queryRank = std::move(q);
+  keyRank = std::move(k);
+  return true;
+}
+
+std::vector<float> permMaskFromRanks(const std::vector<int64_t> &queryRank,
+                                     const std::vector<int64_t> &keyRank) {
+  size_t len = queryRank.size();
+  std::vector<float> out(len * keyRank.size());
+  for (size_t i = 0; i < len; ++i)
+    for (size_t j = 0; j < keyRank.size(); ++j)
+      out[i * keyRank.size() + j] = queryRank[i] <= keyRank[j] ? 1.0f : 0.0f;
   return out;
 }
 

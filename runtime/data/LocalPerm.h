@@ -35,7 +35,28 @@ struct LocalPermResult {
   std::vector<int64_t> inputK;
   /// Query-stream flag: equal to targetMask.
   std::vector<float> inputQ;
+  /// The compact form of permMask (design/cuda.md §3): permMask[i,j] =
+  /// queryRank[i] <= keyRank[j]. Within one _local_perm, queryRank is the
+  /// official self_rev_index and keyRank the rev_index (-1 for a visible
+  /// key); combinePermHalves shifts the rest's ranks (permMaskRanks).
+  std::vector<int64_t> queryRank;
+  std::vector<int64_t> keyRank;
 };
+
+/// Checks that `permMask` (len×len, row-major, > 0 = masked) has the rank
+/// form masked(i,j) = queryRank[i] <= keyRank[j] and computes ranks that
+/// reproduce it exactly. Such masks are the Ferrers relations: the sets of
+/// keys the rows mask are nested. Every mask of the official pipeline has
+/// the form; any other mask (a hand-written one, say) returns false and the
+/// ranks are left empty.
+bool permMaskRanks(const float *permMask, int64_t len,
+                   std::vector<int64_t> &queryRank,
+                   std::vector<int64_t> &keyRank);
+
+/// The dense len×len mask of ranks: out[i*len + j] = queryRank[i] <=
+/// keyRank[j] ? 1 : 0.
+std::vector<float> permMaskFromRanks(const std::vector<int64_t> &queryRank,
+                                     const std::vector<int64_t> &keyRank);
 
 /// The permutation index of the official code for block permutation `perm`
 /// (a permutation of 0..perm_size-1) over `len` positions:
@@ -61,7 +82,11 @@ Status localPerm(const std::vector<int64_t> &inputs,
 /// Combines the reuse half (length reuse_len) and the rest (length rest) into
 /// one sequence of length reuse_len + rest: perm masks block-diagonal, the
 /// reuse half may not attend to the rest (ones), the rest may attend to the
-/// whole reuse half (zeros); the other vectors are concatenated.
+/// whole reuse half (zeros); the other vectors are concatenated. The ranks
+/// of the rest are shifted by reuse_len + 1, which is exactly that: a reuse
+/// query's rank (at most reuse_len) is at most every shifted key rank (at
+/// least reuse_len), a rest query's (at least reuse_len + 1) is above every
+/// reuse key rank (at most reuse_len - 1).
 LocalPermResult combinePermHalves(const LocalPermResult &reuse,
                                   const LocalPermResult &rest);
 

@@ -7,7 +7,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <numeric>
+#include <random>
+#include <tuple>
 
 using namespace xlnetc::rt;
 using namespace xlnetc::rt::data;
@@ -114,6 +118,82 @@ TEST(LocalPermTest, CombineHalvesReuseCannotSeeTheRest) {
   EXPECT_EQ(c.inputK, (std::vector<int64_t>{5, 6, 7, 8}));
 }
 
+TEST(LocalPermTest, RanksReproduceTheWorkedExample) {
+  LocalPermResult r;
+  ASSERT_TRUE(localPerm(kInputs, kTargets, kIsMasked, kIndex, r));
+  std::vector<float> printed(&kPrintedPermMask[0][0],
+                             &kPrintedPermMask[0][0] + 16 * 16);
+  EXPECT_EQ(permMaskFromRanks(r.queryRank, r.keyRank), printed);
+  // The official vectors: self_rev_index and rev_index (-1: visible key).
+  EXPECT_EQ(r.keyRank, (std::vector<int64_t>{-1, -1, -1, -1, 3, 5, 0, -1, -1,
+                                             -1, -1, -1, 11, 13, 8, 9}));
+  std::vector<int64_t> q, k;
+  ASSERT_TRUE(permMaskRanks(printed.data(), 16, q, k));
+  EXPECT_EQ(permMaskFromRanks(q, k), printed);
+}
+
+/// Random examples of several lengths, reuse splits, block permutations and
+/// masking rates: the pipeline's ranks reproduce its dense perm_mask, and so
+/// do the ranks recovered from the dense mask.
+TEST(LocalPermTest, RanksReproduceGeneratedExamples) {
+  std::mt19937_64 rng(20261123);
+  int checked = 0;
+  for (auto [len, reuse, ps] : {std::tuple{16, 8, 8}, std::tuple{24, 8, 4},
+                                std::tuple{64, 32, 32}, std::tuple{40, 0, 8},
+                                std::tuple{12, 12, 4}, std::tuple{30, 10, 5}}) {
+    for (int trial = 0; trial < 25; ++trial) {
+      std::vector<int64_t> in(len), tg(len), masked(len), index;
+      for (int i = 0; i < len; ++i) {
+        in[i] = int64_t(rng() % 40); // includes SEP (4) and CLS (3)
+        tg[i] = int64_t(rng() % 40);
+        masked[i] = rng() % (trial % 3 + 2) == 0;
+      }
+      auto half = [&](int n) {
+        std::vector<int64_t> perm(ps);
+        std::iota(perm.begin(), perm.end(), 0);
+        std::shuffle(perm.begin(), perm.end(), rng);
+        std::vector<int64_t> idx;
+        if (n > 0)
+          EXPECT_TRUE(blockPermutationIndex(perm, n, idx));
+        return idx;
+      };
+      index = half(reuse);
+      std::vector<int64_t> rest = half(len - reuse);
+      index.insert(index.end(), rest.begin(), rest.end());
+      LocalPermResult r;
+      ASSERT_TRUE(permuteExample(in, tg, masked, index, reuse, r));
+      ASSERT_EQ(r.queryRank.size(), size_t(len));
+      EXPECT_EQ(permMaskFromRanks(r.queryRank, r.keyRank), r.permMask)
+          << "len " << len << " reuse " << reuse << " trial " << trial;
+      std::vector<int64_t> q, k;
+      ASSERT_TRUE(permMaskRanks(r.permMask.data(), len, q, k));
+      EXPECT_EQ(permMaskFromRanks(q, k), r.permMask);
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, 150);
+}
+
+TEST(LocalPermTest, MasksWithoutTheRankFormAreRefused) {
+  // Rows mask {1} and {0}: not nested, no ranks can say it.
+  std::vector<float> crossed = {0, 1, //
+                                1, 0};
+  std::vector<int64_t> q = {7}, k = {7};
+  EXPECT_FALSE(permMaskRanks(crossed.data(), 2, q, k));
+  EXPECT_TRUE(q.empty() && k.empty());
+  // Nested rows (a causal mask) have ranks; all-zero and all-one too.
+  std::vector<float> causal = {0, 1, 1, //
+                               0, 0, 1, //
+                               0, 0, 0};
+  ASSERT_TRUE(permMaskRanks(causal.data(), 3, q, k));
+  EXPECT_EQ(permMaskFromRanks(q, k), causal);
+  for (float v : {0.0f, 1.0f}) {
+    std::vector<float> flat(9, v);
+    ASSERT_TRUE(permMaskRanks(flat.data(), 3, q, k));
+    EXPECT_EQ(permMaskFromRanks(q, k), flat);
+  }
+}
+
 TEST(LocalPermTest, PredictionTargetsArePaddedInPositionOrder) {
   PredictionTargets t;
   ASSERT_TRUE(buildPredictionTargets({0, 1, 0, 1}, {9, 8, 7, 6}, 3, t));
@@ -153,6 +233,14 @@ void checkGoldenBatch(const std::string &name) {
     ASSERT_TRUE(buildPredictionTargets(r.targetMask, r.newTargets, NP, t));
     const float *pm = m.at("perm_mask").f32() + b * S * S;
     EXPECT_EQ(r.permMask, std::vector<float>(pm, pm + S * S)) << "b=" << b;
+    // The compact form: the pipeline's ranks, and the ranks recovered from
+    // the golden dense mask, both reproduce it exactly.
+    EXPECT_EQ(permMaskFromRanks(r.queryRank, r.keyRank),
+              std::vector<float>(pm, pm + S * S))
+        << "b=" << b;
+    std::vector<int64_t> q, k;
+    ASSERT_TRUE(permMaskRanks(pm, S, q, k)) << "b=" << b;
+    EXPECT_EQ(permMaskFromRanks(q, k), std::vector<float>(pm, pm + S * S));
     const float *tm = m.at("target_mapping").f32() + b * NP * S;
     EXPECT_EQ(t.targetMapping, std::vector<float>(tm, tm + NP * S));
     const int64_t *tg = m.at("target").i64() + b * NP;
