@@ -5,6 +5,7 @@
 
 #include "runtime/Tensor.h"
 #include "runtime/device/Device.h"
+#include "runtime/device/FloatBits.h"
 #include "runtime/device/Nvrtc.h"
 
 #include <gtest/gtest.h>
@@ -46,20 +47,8 @@ private:
   std::optional<std::string> old_;
 };
 
-/// The bits of float(x): how a float attribute is spelled as a template
-/// argument of a device template.
-inline unsigned floatBits(double x) {
-  float f = float(x);
-  unsigned bits;
-  std::memcpy(&bits, &f, 4);
-  return bits;
-}
-/// The bits of a double attribute.
-inline unsigned long long doubleBits(double x) {
-  unsigned long long bits;
-  std::memcpy(&bits, &x, 8);
-  return bits;
-}
+using dev::doubleBits;
+using dev::floatBits;
 
 /// A tensor of seeded uniform floats in [lo, hi).
 inline Tensor randomF32(std::vector<int64_t> shape, uint32_t seed, float lo,

@@ -12,12 +12,12 @@
 
 #include "passes/Target/CUDA/CudaEmitter.h"
 
+#include "runtime/device/FloatBits.h"
 #include "runtime/device/GemmLowering.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstring>
 #include <map>
 #include <tuple>
 
@@ -41,19 +41,10 @@ constexpr int kWideBlock = 256;
 /// Threads per block of the attention kernels (one block per query row).
 constexpr int kAttnBlock = 128;
 
-uint32_t floatBits(double v) {
-  float f = static_cast<float>(v);
-  uint32_t u;
-  std::memcpy(&u, &f, sizeof u);
-  return u;
+std::string f32Arg(double v) { return fmt::format("{}u", dev::floatBits(v)); }
+std::string f64Arg(double v) {
+  return fmt::format("{}ull", dev::doubleBits(v));
 }
-uint64_t doubleBits(double v) {
-  uint64_t u;
-  std::memcpy(&u, &v, sizeof u);
-  return u;
-}
-std::string f32Arg(double v) { return fmt::format("{}u", floatBits(v)); }
-std::string f64Arg(double v) { return fmt::format("{}ull", doubleBits(v)); }
 
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 uint32_t gridFor(int64_t units) {
