@@ -145,9 +145,14 @@ Status DeviceExecutor::execute(const Plan &plan, const DeviceProgram &program,
     XLNETC_RETURN_IF_ERROR(allocs.alloc(bytes, addr[b.id]).withPrefix(
         fmt::format("buffer {} ({}): ", b.id,
                     b.name.empty() ? std::string("temp") : b.name)));
+    // Temps start as zeros, as the host executor hands them to its kernels
+    // (a kernel may leave elements alone, e.g. rel_pos_encoding's last
+    // column for an odd D); device memory is not zeroed by allocation.
     if (b.role != Buffer::Temp)
       XLNETC_RETURN_IF_ERROR(
           device_.upload(addr[b.id], bound[b.id]->storage.data(), bytes));
+    else if (bytes > 0)
+      XLNETC_RETURN_IF_ERROR(device_.memset(addr[b.id], 0, bytes));
   }
   int64_t workspaceBytes = 0;
   std::vector<int> statusSlot(plan.steps.size(), -1);

@@ -93,6 +93,10 @@ Status validateGemm(const GemmDesc &d, const GemmPointers &p) {
     return bad("the epilogue needs a bias pointer");
   if (needsAux && !p.aux)
     return bad("the epilogue needs an aux pointer");
+  // cuBLASLt's rule for the aux matrix (its leading dimension is ldc here).
+  if (needsAux && d.ldc % 8 != 0)
+    return bad("the aux matrix's leading dimension (ldc) must be a multiple "
+               "of 8");
   if (d.epilogue == GemmEpilogue::DGeluBGrad && d.batch != 1)
     return bad("dgelu_bgrad is not batched");
   return Status::ok();

@@ -212,6 +212,43 @@ TEST_F(DeviceExecutorTest, TwoRunsAndEverySchedulesAreBitwiseEqual) {
   }
 }
 
+/// gemm -> activation_grad gelu_tanh -> bias_grad: one DGELU_BGRAD GEMM,
+/// unless the GEMM's own result is also returned (then it must be written).
+TEST_F(DeviceExecutorTest, DGeluBGradFusionOnlyWhenNothingElseNeedsItsInput) {
+  for (bool returnDA : {false, true}) {
+    PlanBuilder p;
+    int x = p.buffer("f32", {4, 8}, "input", "x");
+    int w = p.buffer("f32", {8, 16}, "param", "w");
+    int pre = p.buffer("f32", {4, 16}, "input", "pre");
+    int dA = p.buffer("f32", {4, 16}, "temp", "",
+                      returnDA ? std::vector<std::string>{"dA"}
+                               : std::vector<std::string>{});
+    int dP = p.buffer("f32", {4, 16}, "temp", "", {"dP"});
+    int db = p.buffer("f32", {16}, "temp", "", {"db"});
+    p.step("gemm", {x, w}, {dA},
+           {{"k_rank", 1}, {"transpose_w", false}, {"activation", "none"}},
+           "d ffn out");
+    p.step("activation_grad", {dA, pre}, {dP}, {{"activation", "gelu_tanh"}},
+           "d gelu");
+    p.step("bias_grad", {dP}, {db}, json::object(), "d bias");
+    Plan plan;
+    ASSERT_TRUE(parsePlan(p.text(), plan));
+    plan = withProgram(std::move(plan));
+    const DeviceLaunch &g = plan.device->steps[0].launches.at(0);
+    EXPECT_EQ(g.gemm.epilogue, returnDA ? dev::GemmEpilogue::Default
+                                        : dev::GemmEpilogue::DGeluBGrad);
+    EXPECT_EQ(plan.device->steps[1].launches.empty(), !returnDA);
+    TensorMap b{{"x", xlnetc::rt::testing::randomF32({4, 8}, 1, -1, 1)},
+                {"w", xlnetc::rt::testing::randomF32({8, 16}, 2, -1, 1)},
+                {"pre", xlnetc::rt::testing::randomF32({4, 16}, 3, -2, 2)}},
+        host, devOut;
+    ASSERT_TRUE(executeHost(plan, b, host));
+    Status st = emu(plan, b, devOut);
+    ASSERT_TRUE(st) << st.message();
+    expectClose(devOut, host, 1e-5);
+  }
+}
+
 TEST_F(DeviceExecutorTest, APlanWithoutItsDeviceProgramIsRefused) {
   TensorMap out;
   Status st = emu(tinyLmPlan(), tinyBindings(), out);

@@ -37,7 +37,7 @@ Case makeCase(bool ta, bool tb, int64_t m, int64_t n, int64_t k,
   d.k = k;
   d.lda = (ta ? k : m) + 1; // padded leading dimensions
   d.ldb = (tb ? n : k) + 2;
-  d.ldc = m + 3;
+  d.ldc = (m + 3 + 7) / 8 * 8; // padded, a multiple of 8 (cuBLASLt's aux rule)
   d.batch = batch;
   GemmExtents probe = gemmExtents(d); // strides 0 here: one entry's span
   d.strideA = probe.a + 5;
@@ -201,6 +201,17 @@ TEST(GemmReference, InvalidDescriptorsAreNamed) {
   c.desc.beta = 1.0f;
   st = gemmReference(c.desc, p);
   EXPECT_NE(st.message().find("beta != 0 needs C"), std::string::npos) << st.message();
+  // The aux epilogues need an aux leading dimension that is a multiple of 8.
+  Case g = makeCase(true, false, 4, 4, 4, 1, 0.0f, GemmEpilogue::GeluAuxBias, 4);
+  std::vector<float> D2(g.c.size() + 64), aux(g.c.size() + 64);
+  GemmPointers q{g.a.data(), g.b.data(), nullptr, D2.data(), g.bias.data(),
+                 aux.data()};
+  ASSERT_TRUE(gemmReference(g.desc, q).isOk());
+  g.desc.ldc = 12;
+  st = gemmReference(g.desc, q);
+  ASSERT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("(ldc) must be a multiple of 8"), std::string::npos)
+      << st.message();
 }
 
 /// Device::gemm on `dev` for every variant, against the loop.

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace xlnetc::cuda {
@@ -305,9 +306,18 @@ void Emitter::gemm(const dev::GemmStepCall &call) {
 void Emitter::findEpilogueFusions() {
   const std::vector<Step> &steps = plan_.steps;
   std::map<int, std::vector<size_t>> readers;
-  for (size_t i = 0; i < steps.size(); ++i)
+  std::map<int, size_t> writer;
+  for (size_t i = 0; i < steps.size(); ++i) {
     for (int id : steps[i].in)
       readers[id].push_back(i);
+    for (int id : steps[i].out)
+      writer[id] = i;
+  }
+  // A buffer the fused GEMM reads at its own position must be there already.
+  auto writtenBefore = [&](int id, size_t g) {
+    auto w = writer.find(id);
+    return w == writer.end() || w->second < g;
+  };
   auto isGeluTanh = [&](size_t i, OpKind kind) {
     return steps[i].kind == kind &&
            steps[i].attrs.activation == Activation::GeluTanh;
@@ -317,7 +327,9 @@ void Emitter::findEpilogueFusions() {
     if (s.kind != OpKind::Gemm || s.attrs.activation != Activation::None)
       continue;
     dev::GemmStepCall call;
-    if (!dev::lowerGemmStep(plan_, s, call) || call.desc.batch != 1)
+    // cuBLASLt wants the aux matrix's leading dimension a multiple of 8.
+    if (!dev::lowerGemmStep(plan_, s, call) || call.desc.batch != 1 ||
+        call.desc.ldc % 8 != 0)
       continue;
     int out = s.out[0];
     const std::vector<size_t> &users = readers[out];
@@ -332,8 +344,11 @@ void Emitter::findEpilogueFusions() {
         }
       continue;
     }
+    // dA is never written: only the activation_grad may read it, and it
+    // must not be returned to the caller.
     if (users.size() != 1 || !isGeluTanh(users[0], OpKind::ActivationGrad) ||
-        steps[users[0]].in[0] != out)
+        steps[users[0]].in[0] != out || !buf(out).outputs.empty() ||
+        !writtenBefore(steps[users[0]].in[1], g))
       continue;
     size_t k = users[0];
     int dP = steps[k].out[0];
@@ -401,7 +416,8 @@ void Emitter::emitRelAttention(bool grad) {
   params.push_back(status());
   params.push_back(site(a.dropoutSite));
   params.push_back(seed());
-  int64_t phase1 = 2 * B * K * N * H + P * R * N * H + N * H;
+  // Phase 1 covers dk/dv elements, then dk_r's, then the bias columns.
+  int64_t phase1 = B * K * N * H + P * R * N * H + N * H;
   for (int phase = 0; phase < 2; ++phase) {
     std::vector<std::string> t = targs;
     t.push_back(std::to_string(phase));
@@ -457,6 +473,7 @@ void Emitter::emitAdamRun() {
   t.kind = DeviceTable::Adam;
   int64_t chunks = 0;
   size_t last = index_;
+  std::set<int> runOutputs;
   for (size_t j = index_; j < plan_.steps.size(); ++j) {
     const Step &s = plan_.steps[j];
     if (s.kind != OpKind::AdamUpdate || adamKey(s) != key)
@@ -464,6 +481,12 @@ void Emitter::emitAdamRun() {
     double w = s.attrs.weightDecay;
     if (w != 0.0 && wd != 0.0 && w != wd)
       break; // one decay rate per launch
+    bool readsRun = false; // the entries of one launch run concurrently
+    for (int id : s.in)
+      readsRun = readsRun || runOutputs.count(id);
+    if (readsRun)
+      break;
+    runOutputs.insert(s.out.begin(), s.out.end());
     if (w != 0.0)
       wd = w;
     DeviceTable::Entry e;
@@ -570,7 +593,10 @@ Status Emitter::emitStep() {
     emitRelAttention(true);
     return Status::ok();
   case OpKind::AddLayerNorm: {
-    int64_t D = shapeOf(in(0)).back(), rows = numel(in(0)) / D;
+    int64_t D = shapeOf(in(0)).back();
+    if (D <= 0)
+      return Status::error("add_layer_norm over an empty last dimension");
+    int64_t rows = numel(in(0)) / D;
     int block = rowBlock(D);
     kernel("add_layer_norm", "xl_add_layer_norm",
            {s(rows), s(D), f64Arg(a.eps), s(block)},
@@ -579,7 +605,10 @@ Status Emitter::emitStep() {
     return Status::ok();
   }
   case OpKind::AddLayerNormGrad: {
-    int64_t D = shapeOf(in(0)).back(), rows = numel(in(0)) / D;
+    int64_t D = shapeOf(in(0)).back();
+    if (D <= 0)
+      return Status::error("add_layer_norm_grad over an empty last dimension");
+    int64_t rows = numel(in(0)) / D;
     int64_t parts = ceilDiv(rows, kRowsPerPart);
     int block = rowBlock(D);
     needWorkspace(8 * parts * 2 * D);
