@@ -1,0 +1,170 @@
+//===- WholeStepTest.cpp - Whole compiled steps on every device -----------===//
+//
+// Plans of whole training steps, compiled by xlnetc at build time (no MLIR
+// here: the plan JSON and a batch are files, see CMakeLists.txt), through
+// the CUDA C++ emitter and the device executor on the emulated device and,
+// where one answers, on the GPU: every output against the host executor
+// (forward outputs within 1e-5, gradients, new parameters and moments within
+// 1e-4, relative to each tensor's largest magnitude), and a second run of
+// the step bitwise equal to the first (no floating-point atomics anywhere).
+//
+// This binary and its plan directory are all a GPU machine needs to check
+// the whole step: `XLNETC_TEST_PLANS=DIR xlnet-device-tests
+// --gtest_filter='WholeStep*'` (docs/Testing.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Target/CUDA/CudaEmitter.h"
+#include "runtime/Executor.h"
+#include "runtime/Safetensors.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+using namespace xlnetc::rt;
+
+namespace {
+
+std::string planDir() {
+  if (const char *env = std::getenv("XLNETC_TEST_PLANS"))
+    return env;
+  return XLNETC_DEVICE_TEST_PLANS;
+}
+
+bool startsWith(const std::string &s, const char *p) {
+  return s.rfind(p, 0) == 0;
+}
+
+/// The plan of `<name>.plan.json` with its device program.
+Plan loadPlan(const std::string &name) {
+  std::ifstream in(planDir() + "/" + name + ".plan.json");
+  EXPECT_TRUE(in.good()) << "no plan " << name << " in " << planDir();
+  std::stringstream text;
+  text << in.rdbuf();
+  Plan plan;
+  Status st = parsePlan(text.str(), plan);
+  EXPECT_TRUE(st) << st.message();
+  auto program = std::make_shared<DeviceProgram>();
+  st = xlnetc::cuda::emitDeviceProgram(plan, {}, *program);
+  EXPECT_TRUE(st) << st.message();
+  plan.device = std::move(program);
+  return plan;
+}
+
+/// The batch of `<name>.batch.safetensors`, plus seeded parameters, memory
+/// and optimizer state for every other input of the plan.
+TensorMap bindingsFor(const Plan &plan, const std::string &batchName) {
+  TensorMap b;
+  Status st = readSafetensors(planDir() + "/" + batchName + ".batch.safetensors", b);
+  EXPECT_TRUE(st) << st.message();
+  std::mt19937_64 rng(20261123);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (const Buffer &buf : plan.buffers) {
+    if (buf.role == Buffer::Temp || b.count(buf.name))
+      continue;
+    Tensor t = Tensor::zeros(buf.dtype, buf.shape);
+    const std::string &n = buf.name;
+    bool lnWeight = n.find("layer_norm") != std::string::npos &&
+                    n.size() > 7 && n.compare(n.size() - 7, 7, ".weight") == 0;
+    if (n == "step") {
+      t.i64()[0] = 5;
+    } else if (buf.dtype == DType::F32) {
+      float scale = startsWith(n, "mems.")      ? 1.0f
+                    : startsWith(n, "adam_v.") ? 1e-4f
+                    : startsWith(n, "adam_m.") ? 1e-3f
+                                               : 0.02f;
+      for (int64_t i = 0; i < t.numel(); ++i)
+        t.f32()[i] = lnWeight ? 1.0f : scale * normal(rng);
+      if (startsWith(n, "adam_v."))
+        for (int64_t i = 0; i < t.numel(); ++i)
+          t.f32()[i] = std::fabs(t.f32()[i]);
+    }
+    b[n] = std::move(t);
+  }
+  return b;
+}
+
+double maxAbs(const Tensor &t) {
+  double m = 0;
+  for (int64_t i = 0; i < t.numel(); ++i)
+    m = std::max(m, std::fabs(double(t.f32()[i])));
+  return m;
+}
+
+void expectMatchesHost(const TensorMap &got, const TensorMap &ref,
+                       const std::string &device) {
+  for (const auto &[name, r] : ref) {
+    SCOPED_TRACE(device + ": " + name);
+    auto it = got.find(name);
+    ASSERT_NE(it, got.end());
+    const Tensor &g = it->second;
+    ASSERT_EQ(g.shape, r.shape);
+    if (r.dtype != DType::F32) {
+      EXPECT_EQ(std::memcmp(g.storage.data(), r.storage.data(), r.nbytes()), 0);
+      continue;
+    }
+    bool forward = !startsWith(name, "grad.") && !startsWith(name, "new.") &&
+                   name != "grad_norm";
+    double tol = (forward ? 1e-5 : 1e-4) * maxAbs(r), worst = 0;
+    for (int64_t i = 0; i < r.numel(); ++i)
+      worst = std::max(worst, std::fabs(double(g.f32()[i]) - double(r.f32()[i])));
+    EXPECT_LE(worst, tol);
+  }
+}
+
+bool bitwiseEqual(const TensorMap &a, const TensorMap &b) {
+  for (const auto &[name, t] : a) {
+    auto it = b.find(name);
+    if (it == b.end() ||
+        std::memcmp(it->second.storage.data(), t.storage.data(), t.nbytes()))
+      return false;
+  }
+  return a.size() == b.size();
+}
+
+/// Runs `planName` with `batchName`'s batch on the host, on emu, and on the
+/// GPU when one answers.
+void checkWholeStep(const std::string &planName, const std::string &batchName) {
+  Plan plan = loadPlan(planName);
+  ASSERT_TRUE(plan.device);
+  TensorMap bindings = bindingsFor(plan, batchName), host;
+  ExecOptions opts;
+  opts.seed = 42; // dropout and dropatt on
+  ASSERT_TRUE(executeHost(plan, bindings, host, opts));
+  std::vector<dev::DeviceKind> kinds = {dev::DeviceKind::Emu};
+  std::string why;
+  if (dev::resolveDeviceKind(dev::DeviceKind::Auto, &why) == dev::DeviceKind::Cuda)
+    kinds.push_back(dev::DeviceKind::Cuda);
+  else
+    std::cout << "[ INFO     ] no GPU (" << why << "): emu only\n";
+  for (dev::DeviceKind kind : kinds) {
+    Executor e;
+    Status st = Executor::open(kind, {}, e);
+    ASSERT_TRUE(st) << st.message();
+    TensorMap first, second;
+    st = e.execute(plan, bindings, first, opts);
+    ASSERT_TRUE(st) << e.description() << ": " << st.message();
+    expectMatchesHost(first, host, e.description());
+    st = e.execute(plan, bindings, second, opts);
+    ASSERT_TRUE(st) << st.message();
+    EXPECT_TRUE(bitwiseEqual(first, second))
+        << e.description() << ": two runs of the step differ";
+  }
+}
+
+TEST(WholeStep, TinyTrainingStep) {
+  checkWholeStep("xlnet-tiny.train", "xlnet-tiny");
+}
+
+TEST(WholeStep, TanhGeluEpiloguesGradsStep) {
+  checkWholeStep("tiny-gelu-nodropout.grads", "tiny-gelu-nodropout");
+}
+
+} // namespace
