@@ -1,0 +1,308 @@
+//===- DeviceFusedAttentionTest.cpp - The fused attention on emu vs host --===//
+//
+// xl_rel_attention_fused (runtime/device/kernels/xlnetc_k_attention_fused.cuh)
+// on the emulated device against the host's rel_attention fed the dense
+// masks that the compact ones stand for (attn_mask of the rank mask,
+// rel_segment of the segment ids): outputs within 1e-5 of the largest
+// magnitude, the log-sum-exp against a float64 loop, at shapes with tails
+// (T and K not multiples of the tiles), memory and none, both streams, two
+// k_r copies, padding slots, a fully masked row, dropatt; the result bitwise
+// equal for every grid size and all three schedule modes. The same module
+// compiles for sm_90 without spills.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/device/CudaApi.h"
+#include "runtime/device/Device.h"
+#include "runtime/device/Nvrtc.h"
+#include "runtime/host/Kernels.h"
+#include "test/Device/DeviceTestUtil.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+using namespace xlnetc::rt;
+using namespace xlnetc::rt::dev;
+using xlnetc::rt::testing::doubleBits;
+using xlnetc::rt::testing::floatBits;
+using xlnetc::rt::testing::ScopedEnv;
+
+namespace {
+
+constexpr uint64_t kSeed = 0xfa57a77e11ull;
+constexpr int kBK = 32;
+
+struct Case {
+  const char *name;
+  int64_t B, T, N, H, mlen, S, P;
+  bool rows; // the query stream
+  double dropatt;
+  int64_t site;
+  int bq, block;
+  int64_t K() const { return mlen + S; }
+  int64_t R() const { return K() + S; }
+  double scale() const { return 1.0 / std::sqrt(double(H)); }
+  int64_t tiles() const { return B * N * ((T + bq - 1) / bq); }
+  size_t smem() const {
+    return 8 * size_t(bq * H + bq * kBK + 7 * bq) +
+           4 * size_t(2 * bq * H + 2 * kBK * H);
+  }
+};
+
+const Case kCases[] = {
+    // content stream, no memory, K = T = 7 below both tiles
+    {"c_m0", 2, 7, 2, 12, 0, 7, 1, false, 0.0, 11, 16, 64},
+    // content stream, memory, K = 48 (1.5 key tiles), 3 query tiles, dropatt
+    {"c_m11", 2, 37, 2, 12, 11, 37, 1, false, 0.1, 12, 16, 128},
+    // query stream, no memory: a padding slot and a fully masked row
+    {"q_m0", 2, 4, 3, 8, 0, 9, 1, true, 0.0, 13, 16, 64},
+    // query stream, memory, two k_r copies, dropatt, 8-row query tiles
+    {"q_m5", 2, 5, 2, 12, 5, 37, 2, true, 0.3, 14, 8, 64},
+    // the head size of XLNet-Base/Large
+    {"c_h64", 1, 40, 1, 64, 24, 40, 1, false, 0.0, 15, 16, 128},
+};
+
+std::string moduleText() {
+  std::string s = R"(#include "xlnetc_prelude.cuh"
+#include "xlnetc_k_attention_fused.cuh"
+typedef unsigned long long u64;
+typedef long long i64;
+)";
+  for (const Case &c : kCases)
+    s += fmt::format(R"(
+XL_KERNEL void fused_{0}(const float *q, const float *k, const float *v,
+    const float *kr, const float *se, const float *rw, const float *rr,
+    const float *rs, const i64 *seg, const i64 *rank, const i64 *rows,
+    float *o, float *lse, int *st, u64 seed) {{
+  xl_rel_attention_fused<{1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}ull,
+      {11}u, {12}, 32, {13}>(q, k, v, kr, se, rw, rr, rs, seg, rank, rows, o,
+      lse, st, {14}, seed);
+}}
+XL_EXPORT(fused_{0})
+)",
+                     c.name, c.B, c.T, c.N, c.H, c.K(), c.S, c.P, c.R(),
+                     c.rows ? 1 : 0, doubleBits(c.scale()),
+                     c.dropatt > 0 ? floatBits(c.dropatt) : 0u, c.bq, c.block,
+                     c.site);
+  return s;
+}
+
+Tensor rnd(std::vector<int64_t> shape, uint32_t seed, float lo = -1.0f,
+           float hi = 1.0f) {
+  return xlnetc::rt::testing::randomF32(std::move(shape), seed, lo, hi);
+}
+
+/// A case's operands: the compact masks, and the dense ones they stand for.
+struct Inputs {
+  Tensor q, k, v, kR, segEmb, rw, rr, rs, segId, rank, rows;
+  Tensor segMat, mask; // dense, for the host
+};
+
+Inputs makeInputs(const Case &c, uint32_t seed) {
+  const int64_t B = c.B, T = c.T, N = c.N, H = c.H, S = c.S, K = c.K();
+  Inputs in;
+  in.q = rnd({B, T, N, H}, seed + 1, -2, 2);
+  in.k = rnd({B, K, N, H}, seed + 2, -2, 2);
+  in.v = rnd({B, K, N, H}, seed + 3, -2, 2);
+  in.kR = rnd({c.P, c.R(), N, H}, seed + 4, -2, 2);
+  in.segEmb = rnd({2, N, H}, seed + 5, -2, 2);
+  in.rw = rnd({N, H}, seed + 6), in.rr = rnd({N, H}, seed + 7);
+  in.rs = rnd({N, H}, seed + 8);
+  std::mt19937 gen(seed + 9);
+  in.segId = Tensor::zeros(DType::I64, {B, S});
+  for (int64_t i = 0; i < B * S; ++i)
+    in.segId.i64()[i] = int64_t(gen() % 3u);
+  // Any two rank vectors are a valid compact mask.
+  in.rank = Tensor::zeros(DType::I64, {B, 2, S});
+  for (int64_t i = 0; i < B * 2 * S; ++i)
+    in.rank.i64()[i] = int64_t(gen() % uint32_t(S + 2)) - 1;
+  in.rows = Tensor::zeros(DType::I64, {B, T});
+  if (c.rows) {
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t t = 0; t < T; ++t)
+        in.rows.i64()[b * T + t] = (3 * t + 5 * b + 1) % S;
+    in.rows.i64()[1 * T + 1] = -1; // a padding slot
+    in.rows.i64()[1 * T + 0] = 2;  // position 2 of row 1: fully masked below
+    if (c.mlen == 0)
+      in.rank.i64()[(1 * 2 + 0) * S + 2] = -5;
+  }
+  Tensor perm = Tensor::zeros(DType::F32, {B, S, S});
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t i = 0; i < S; ++i)
+      for (int64_t j = 0; j < S; ++j)
+        perm.f32()[(b * S + i) * S + j] =
+            in.rank.i64()[(b * 2) * S + i] <= in.rank.i64()[(b * 2 + 1) * S + j];
+  in.segMat = Tensor::zeros(DType::Bool, {B, S, K});
+  in.mask = Tensor::zeros(DType::Bool, {B, S, K});
+  host::relSegment(in.segId, c.mlen, in.segMat);
+  host::attnMask(perm, c.mlen, c.rows ? MaskStream::Query : MaskStream::Content,
+                 in.mask);
+  return in;
+}
+
+/// The log-sum-exp of every row in float64, from the dense masks (the
+/// host's rules: biased queries rounded to float, dots in double).
+std::vector<double> referenceLse(const Case &c, const Inputs &in) {
+  const int64_t B = c.B, T = c.T, N = c.N, H = c.H, S = c.S, K = c.K();
+  std::vector<double> out(size_t(B * T * N), 0.0);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t t = 0; t < T; ++t)
+      for (int64_t n = 0; n < N; ++n) {
+        int64_t i = c.rows ? in.rows.i64()[b * T + t] : t;
+        if (i < 0)
+          continue;
+        int64_t p = b / (B / c.P);
+        const float *q = in.q.f32() + ((b * T + t) * N + n) * H;
+        std::vector<double> s(static_cast<size_t>(K));
+        double mx = -INFINITY;
+        for (int64_t j = 0; j < K; ++j) {
+          double ac = 0, bd = 0, ef = 0;
+          int seg = in.segMat.b8()[(b * S + i) * K + j];
+          for (int64_t h = 0; h < H; ++h) {
+            float qw = q[h] + in.rw.f32()[n * H + h];
+            float qr = q[h] + in.rr.f32()[n * H + h];
+            double qs = double(q[h]) + double(in.rs.f32()[n * H + h]);
+            ac += double(qw) * in.k.f32()[((b * K + j) * N + n) * H + h];
+            bd += double(qr) *
+                  in.kR.f32()[((p * c.R() + S - i + j) * N + n) * H + h];
+            ef += qs * in.segEmb.f32()[(seg * N + n) * H + h];
+          }
+          s[size_t(j)] = (ac + bd + ef) * c.scale() -
+                         1e30 * in.mask.b8()[(b * S + i) * K + j];
+          mx = std::max(mx, s[size_t(j)]);
+        }
+        double sum = 0;
+        for (double x : s)
+          sum += std::exp(x - mx);
+        out[size_t((b * T + t) * N + n)] = mx + std::log(sum);
+      }
+  return out;
+}
+
+/// Runs every case on an emulated device opened under `schedule`; returns
+/// the outputs and lse of every case (for the cross-schedule comparison).
+std::vector<std::vector<float>> runAll(const char *schedule) {
+  ScopedEnv env("XLNETC_EMU_SCHEDULE", schedule);
+  std::unique_ptr<Device> dev;
+  Status st = openDevice(DeviceKind::Emu, {}, dev);
+  EXPECT_TRUE(st) << st.message();
+  std::unique_ptr<Module> mod;
+  st = dev->loadModule({"fused-attention-test.cu", moduleText(), {}}, mod);
+  EXPECT_TRUE(st) << st.message();
+  if (!dev || !mod)
+    return {};
+  std::vector<DevPtr> live;
+  auto put = [&](const void *src, size_t bytes) {
+    DevPtr p = 0;
+    EXPECT_TRUE(dev->alloc(std::max<size_t>(bytes, 8), p));
+    if (src)
+      EXPECT_TRUE(dev->upload(p, src, bytes));
+    else
+      EXPECT_TRUE(dev->memset(p, 0, std::max<size_t>(bytes, 8)));
+    live.push_back(p);
+    return p;
+  };
+  auto putT = [&](const Tensor &t) { return put(t.bytes(), t.nbytes()); };
+  std::vector<std::vector<float>> results;
+  for (const Case &c : kCases) {
+    Inputs in = makeInputs(c, 500);
+    Tensor ref = Tensor::zeros(DType::F32, {c.B, c.T, c.N, c.H});
+    host::RelAttentionArgs a;
+    a.q = &in.q, a.k = &in.k, a.v = &in.v, a.kR = &in.kR;
+    a.segEmbed = &in.segEmb, a.rwBias = &in.rw, a.rrBias = &in.rr;
+    a.rsBias = &in.rs, a.segMat = &in.segMat, a.mask = &in.mask;
+    a.rows = c.rows ? &in.rows : nullptr;
+    a.scale = c.scale(), a.dropatt = c.dropatt, a.dropoutSite = c.site;
+    a.seed = kSeed;
+    EXPECT_TRUE(host::relAttention(a, ref)) << c.name;
+    std::vector<double> refLse = referenceLse(c, in);
+    double maxRef = 0;
+    for (int64_t x = 0; x < ref.numel(); ++x)
+      maxRef = std::max(maxRef, double(std::fabs(ref.f32()[x])));
+
+    std::vector<DevPtr> args = {putT(in.q),      putT(in.k),  putT(in.v),
+                                putT(in.kR),     putT(in.segEmb),
+                                putT(in.rw),     putT(in.rr), putT(in.rs),
+                                putT(in.segId),  putT(in.rank),
+                                c.rows ? putT(in.rows) : DevPtr(0)};
+    std::vector<float> first;
+    for (unsigned grid : {1u, 3u, unsigned(c.tiles())}) {
+      std::string what =
+          fmt::format("{} grid {} schedule {}", c.name, grid, schedule);
+      DevPtr o = put(nullptr, size_t(ref.numel()) * 4);
+      DevPtr lse = put(nullptr, size_t(c.B * c.T * c.N) * 4);
+      DevPtr status = put(nullptr, 5 * 4);
+      std::vector<DevPtr> all = args;
+      all.insert(all.end(), {o, lse, status});
+      Kernel k;
+      EXPECT_TRUE(dev->getKernel(*mod, std::string("fused_") + c.name, k));
+      std::vector<void *> params;
+      for (DevPtr &x : all)
+        params.push_back(&x);
+      unsigned long long seed = kSeed;
+      params.push_back(&seed);
+      LaunchDims dims;
+      dims.grid[0] = grid;
+      dims.block[0] = unsigned(c.block);
+      dims.dynSmem = c.smem();
+      st = dev->launch(k, dims, params.data(), what);
+      EXPECT_TRUE(st) << st.message();
+      std::vector<float> got(size_t(ref.numel())), gotLse(refLse.size());
+      int words[5];
+      EXPECT_TRUE(dev->download(got.data(), o, got.size() * 4));
+      EXPECT_TRUE(dev->download(gotLse.data(), lse, gotLse.size() * 4));
+      EXPECT_TRUE(dev->download(words, status, sizeof words));
+      EXPECT_EQ(words[0], 0) << what;
+      double worst = 0;
+      for (int64_t x = 0; x < ref.numel(); ++x)
+        worst = std::max(worst, std::fabs(double(got[size_t(x)]) - ref.f32()[x]));
+      EXPECT_LE(worst, 1e-5 * maxRef) << what;
+      for (size_t r = 0; r < refLse.size(); ++r)
+        EXPECT_NEAR(gotLse[r], refLse[r], 1e-5 * std::max(1.0, std::fabs(refLse[r])))
+            << what << " lse row " << r;
+      if (c.rows) // the padding slot: zeros
+        for (int64_t x = 0; x < c.N * c.H; ++x)
+          EXPECT_EQ(got[size_t((1 * c.T + 1) * c.N * c.H + x)], 0.0f) << what;
+      got.insert(got.end(), gotLse.begin(), gotLse.end());
+      if (first.empty())
+        first = got;
+      else
+        EXPECT_EQ(got, first) << "bitwise equal across grids: " << what;
+    }
+    results.push_back(first);
+  }
+  for (DevPtr p : live)
+    dev->free(p);
+  return results;
+}
+
+TEST(FusedAttention, MatchesTheHostOnCompactMasksUnderEverySchedule) {
+  std::vector<std::vector<float>> forward = runAll("forward");
+  ASSERT_EQ(forward.size(), std::size(kCases));
+  for (const char *schedule : {"reverse", "random:3"})
+    EXPECT_EQ(runAll(schedule), forward)
+        << "schedule " << schedule << " changed a result";
+}
+
+TEST(FusedAttention, CompilesForSm90WithoutSpills) {
+  const cuda::Nvrtc *nvrtc = nullptr;
+  if (!cuda::loadNvrtc(nvrtc).isOk())
+    GTEST_SKIP() << "no NVRTC on this machine";
+  CompiledCubin cubin;
+  Status st = xlnetc::rt::testing::compileForSm90("fused-attention-test.cu",
+                                                 moduleText(), cubin);
+  ASSERT_TRUE(st) << st.message();
+  int kernels = 0;
+  for (const KernelResourceUsage &u : parsePtxasLog(cubin.log)) {
+    if (!u.entry)
+      continue;
+    ++kernels;
+    EXPECT_EQ(u.spillStores + u.spillLoads, 0) << u.kernel;
+  }
+  EXPECT_EQ(kernels, int(std::size(kCases)));
+}
+
+} // namespace
