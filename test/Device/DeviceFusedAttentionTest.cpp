@@ -1,10 +1,12 @@
 //===- DeviceFusedAttentionTest.cpp - The fused attention on emu vs host --===//
 //
-// xl_rel_attention_fused (runtime/device/kernels/xlnetc_k_attention_fused.cuh)
-// on the emulated device against the host's rel_attention fed the dense
-// masks that the compact ones stand for (attn_mask of the rank mask,
+// xl_rel_attention_fused and xl_rel_attention_fused_grad
+// (runtime/device/kernels/xlnetc_k_attention_fused.cuh) on the emulated
+// device against the host's rel_attention and rel_attention_grad fed the
+// dense masks that the compact ones stand for (attn_mask of the rank mask,
 // rel_segment of the segment ids): outputs within 1e-5 of the largest
-// magnitude, the log-sum-exp against a float64 loop, at shapes with tails
+// magnitude, every gradient within 1e-4 of its largest magnitude (from the
+// device forward's out and lse), the log-sum-exp against a float64 loop, at shapes with tails
 // (T and K not multiples of the tiles), memory and none, both streams, two
 // k_r copies, padding slots, a fully masked row, dropatt; the result bitwise
 // equal for every grid size and all three schedule modes. The same module
@@ -87,6 +89,26 @@ XL_EXPORT(fused_{0})
                      c.rows ? 1 : 0, doubleBits(c.scale()),
                      c.dropatt > 0 ? floatBits(c.dropatt) : 0u, c.bq, c.block,
                      c.site);
+  for (const Case &c : kCases)
+    for (int phase = 0; phase < 4; ++phase)
+      s += fmt::format(R"(
+XL_KERNEL void fusedgrad_{0}_{15}(const float *dout, const float *q,
+    const float *k, const float *v, const float *kr, const float *se,
+    const float *rw, const float *rr, const float *rs, const i64 *seg,
+    const i64 *rank, const i64 *rows, const float *o, const float *lse,
+    float *dq, float *dk, float *dv, float *dkr, float *dse, float *drw,
+    float *drr, float *drs, double *ws, int *st, u64 seed) {{
+  xl_rel_attention_fused_grad<{1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9},
+      {10}ull, {11}u, {12}, {15}, {13}>(dout, q, k, v, kr, se, rw, rr, rs, seg,
+      rank, rows, o, lse, dq, dk, dv, dkr, dse, drw, drr, drs, ws, st, {14},
+      seed);
+}}
+XL_EXPORT(fusedgrad_{0}_{15})
+)",
+                       c.name, c.B, c.T, c.N, c.H, c.K(), c.S, c.P, c.R(),
+                       c.rows ? 1 : 0, doubleBits(c.scale()),
+                       c.dropatt > 0 ? floatBits(c.dropatt) : 0u, c.bq,
+                       c.block, c.site, phase);
   return s;
 }
 
@@ -97,7 +119,7 @@ Tensor rnd(std::vector<int64_t> shape, uint32_t seed, float lo = -1.0f,
 
 /// A case's operands: the compact masks, and the dense ones they stand for.
 struct Inputs {
-  Tensor q, k, v, kR, segEmb, rw, rr, rs, segId, rank, rows;
+  Tensor q, k, v, kR, segEmb, rw, rr, rs, segId, rank, rows, dout;
   Tensor segMat, mask; // dense, for the host
 };
 
@@ -111,6 +133,7 @@ Inputs makeInputs(const Case &c, uint32_t seed) {
   in.segEmb = rnd({2, N, H}, seed + 5, -2, 2);
   in.rw = rnd({N, H}, seed + 6), in.rr = rnd({N, H}, seed + 7);
   in.rs = rnd({N, H}, seed + 8);
+  in.dout = rnd({B, T, N, H}, seed + 12, -2, 2);
   std::mt19937 gen(seed + 9);
   in.segId = Tensor::zeros(DType::I64, {B, S});
   for (int64_t i = 0; i < B * S; ++i)
@@ -182,6 +205,93 @@ std::vector<double> referenceLse(const Case &c, const Inputs &in) {
   return out;
 }
 
+/// Launches kernel `name` with the device pointers `args` and the seed.
+void launchOn(Device &dev, Module &mod, const std::string &name, unsigned grid,
+              int block, std::vector<DevPtr> args, size_t dynSmem = 0) {
+  Kernel k;
+  Status st = dev.getKernel(mod, name, k);
+  ASSERT_TRUE(st) << st.message();
+  std::vector<void *> params;
+  for (DevPtr &x : args)
+    params.push_back(&x);
+  unsigned long long seed = kSeed;
+  params.push_back(&seed);
+  LaunchDims dims;
+  dims.grid[0] = grid;
+  dims.block[0] = unsigned(block);
+  dims.dynSmem = dynSmem;
+  st = dev.launch(k, dims, params.data(), name);
+  ASSERT_TRUE(st) << st.message();
+}
+
+/// The fused backward of case `c` (all four phases, at three grid sizes
+/// each, bitwise equal) against the host's relAttentionGrad; returns the
+/// gradients, concatenated.
+template <class Put, class PutT>
+std::vector<float> runGrad(Device &dev, Module &mod, const Case &c,
+                           const Inputs &in, const host::RelAttentionArgs &a,
+                           const std::vector<DevPtr> &operands, DevPtr out,
+                           DevPtr lse, const char *schedule, Put put,
+                           PutT putT) {
+  const int64_t B = c.B, T = c.T, N = c.N, H = c.H, K = c.K();
+  std::vector<Tensor> ref = {
+      Tensor::zeros(DType::F32, {B, T, N, H}),
+      Tensor::zeros(DType::F32, {B, K, N, H}),
+      Tensor::zeros(DType::F32, {B, K, N, H}),
+      Tensor::zeros(DType::F32, {c.P, c.R(), N, H}),
+      Tensor::zeros(DType::F32, {2, N, H}),
+      Tensor::zeros(DType::F32, {N, H}),
+      Tensor::zeros(DType::F32, {N, H}),
+      Tensor::zeros(DType::F32, {N, H})};
+  const char *names[] = {"dq", "dk", "dv", "dk_r", "dseg_embed",
+                         "dr_w_bias", "dr_r_bias", "dr_s_bias"};
+  host::RelAttentionGrads g{&ref[0], &ref[1], &ref[2], &ref[3],
+                            &ref[4], &ref[5], &ref[6], &ref[7]};
+  EXPECT_TRUE(host::relAttentionGrad(in.dout, a, g)) << c.name;
+  const int64_t qTiles = B * N * ((T + c.bq - 1) / c.bq);
+  const int64_t kTiles = B * N * ((K + 31) / 32);
+  const int64_t rTiles = c.P * N * ((c.R() + 31) / 32);
+  const int64_t cols = (N * H + c.block - 1) / c.block;
+  const int64_t full[4] = {qTiles, kTiles, rTiles, cols};
+  DevPtr dout = putT(in.dout);
+  DevPtr ws = put(nullptr, size_t(B * T * N * (2 * H + 2)) * 8);
+  DevPtr status = put(nullptr, 5 * 4);
+  std::vector<float> first;
+  for (unsigned grid : {1u, 2u, 0u}) { // 0: one block per work item
+    std::vector<DevPtr> outs;
+    for (const Tensor &t : ref)
+      outs.push_back(put(nullptr, t.nbytes()));
+    std::vector<DevPtr> args = {dout};
+    args.insert(args.end(), operands.begin(), operands.end());
+    args.insert(args.end(), {out, lse});
+    args.insert(args.end(), outs.begin(), outs.end());
+    args.insert(args.end(), {ws, status});
+    for (int phase = 0; phase < 4; ++phase)
+      launchOn(dev, mod, fmt::format("fusedgrad_{}_{}", c.name, phase),
+               grid ? grid : unsigned(full[phase]), c.block, args);
+    std::vector<float> all;
+    for (size_t x = 0; x < ref.size(); ++x) {
+      std::string what = fmt::format("{} {} grid {} schedule {}", c.name,
+                                     names[x], grid, schedule);
+      std::vector<float> got(size_t(ref[x].numel()));
+      EXPECT_TRUE(dev.download(got.data(), outs[x], ref[x].nbytes()));
+      double maxRef = 0, worst = 0;
+      for (int64_t e = 0; e < ref[x].numel(); ++e) {
+        maxRef = std::max(maxRef, double(std::fabs(ref[x].f32()[e])));
+        worst = std::max(worst, std::fabs(double(got[size_t(e)]) -
+                                          ref[x].f32()[e]));
+      }
+      EXPECT_LE(worst, 1e-4 * std::max(maxRef, 1e-30)) << what;
+      all.insert(all.end(), got.begin(), got.end());
+    }
+    if (first.empty())
+      first = all;
+    else
+      EXPECT_EQ(all, first) << c.name << ": bitwise equal across grids";
+  }
+  return first;
+}
+
 /// Runs every case on an emulated device opened under `schedule`; returns
 /// the outputs and lse of every case (for the cross-schedule comparison).
 std::vector<std::vector<float>> runAll(const char *schedule) {
@@ -229,7 +339,8 @@ std::vector<std::vector<float>> runAll(const char *schedule) {
                                 putT(in.segId),  putT(in.rank),
                                 c.rows ? putT(in.rows) : DevPtr(0)};
     std::vector<float> first;
-    for (unsigned grid : {1u, 3u, unsigned(c.tiles())}) {
+    DevPtr lastOut = 0, lastLse = 0;
+    for (unsigned grid : {1u, 2u, unsigned(c.tiles()) + 1u}) {
       std::string what =
           fmt::format("{} grid {} schedule {}", c.name, grid, schedule);
       DevPtr o = put(nullptr, size_t(ref.numel()) * 4);
@@ -271,7 +382,13 @@ std::vector<std::vector<float>> runAll(const char *schedule) {
         first = got;
       else
         EXPECT_EQ(got, first) << "bitwise equal across grids: " << what;
+      lastOut = o;
+      lastLse = lse;
     }
+    // The backward from the forward's out and lse, against the host.
+    std::vector<float> grads = runGrad(*dev, *mod, c, in, a, args, lastOut,
+                                       lastLse, schedule, put, putT);
+    first.insert(first.end(), grads.begin(), grads.end());
     results.push_back(first);
   }
   for (DevPtr p : live)
@@ -279,7 +396,7 @@ std::vector<std::vector<float>> runAll(const char *schedule) {
   return results;
 }
 
-TEST(FusedAttention, MatchesTheHostOnCompactMasksUnderEverySchedule) {
+TEST(FusedAttention, ForwardAndBackwardMatchTheHostUnderEverySchedule) {
   std::vector<std::vector<float>> forward = runAll("forward");
   ASSERT_EQ(forward.size(), std::size(kCases));
   for (const char *schedule : {"reverse", "random:3"})
@@ -302,7 +419,7 @@ TEST(FusedAttention, CompilesForSm90WithoutSpills) {
     ++kernels;
     EXPECT_EQ(u.spillStores + u.spillLoads, 0) << u.kernel;
   }
-  EXPECT_EQ(kernels, int(std::size(kCases)));
+  EXPECT_EQ(kernels, 5 * int(std::size(kCases)));
 }
 
 } // namespace

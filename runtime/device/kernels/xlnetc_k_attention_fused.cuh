@@ -1,6 +1,7 @@
 //===- xlnetc_k_attention_fused.cuh - Fused relative attention --*- C++ -*-===//
 //
-// The fused relative attention forward (design/cuda.md §5, issue 7 part C):
+// The fused relative attention, forward and backward (design/cuda.md §5,
+// issue 7 part C). The forward:
 // ac + rel-shifted bd + ef, scale, the COMPACT masks, online softmax, dropatt
 // and ·V in one kernel that never writes a score or a probability to global
 // memory — only the output and the per-row log-sum-exp the backward will
@@ -31,8 +32,9 @@
 // Σ_j p_j·factor_j·v_j, factor_j the dropatt keep factor of element
 // ((b·T + t)·N + n)·K + j (bit-identical to the host's mask). At the end
 // out = o / l and lse = m + log(l). A fully masked row gives the uniform
-// average of v (-1e30 absorbs the scores), a padding slot (rows < 0) zeros
-// and lse 0. No atomics; the result does not depend on gridDim.
+// average of v (-1e30 absorbs the scores; its lse is about -1e30, which the
+// backward reads as "uniform"), a padding slot (rows < 0) zeros and lse 0.
+// No atomics; the result does not depend on gridDim.
 //
 // Dynamic shared memory (bytes), with BQ rows per tile and BK = 32:
 //   8 * (BQ*H + BQ*BK + 7*BQ) + 4 * (2*BQ*H + 2*BK*H)
@@ -213,6 +215,400 @@ XL_DEVICE void xl_rel_attention_fused(
               pos[r] < 0 ? 0.0f : static_cast<float>(mrow[r] + log(lrow[r]));
       }
   }
+}
+
+//===----------------------------------------------------------------------===//
+// The fused backward
+//===----------------------------------------------------------------------===//
+
+/// One row's data of the backward, staged in shared memory per query tile.
+/// Scores are recomputed exactly as in the forward; P = exp(s - lse).
+template <int BQ, int H> struct XlAttnGradRows {
+  double ef[BQ][2]; // (q + r_s_bias) . seg_embed[0/1]
+  double lse[BQ];   // the forward's log-sum-exp
+  double dot[BQ];   // D = dout . out
+  xl_i64 pos[BQ];   // position i (-1: padding or past T)
+  xl_i64 qrank[BQ]; // the row's query rank
+  float qw[BQ][H];  // q + r_w_bias (rounded to float, as the host)
+  float qr[BQ][H];  // q + r_r_bias
+  float go[BQ][H];  // dout
+};
+
+/// Stages query rows t0 .. t0+BQ of (b, n); called by the whole block.
+template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 S, int HAS_ROWS, int BQ,
+          int BLOCK>
+XL_DEVICE void xl_attn_grad_stage_rows(
+    XlAttnGradRows<BQ, H> &g, xl_i64 b, int n, xl_i64 t0, const float *q,
+    const float *segEmb, const float *rw, const float *rr, const float *rs,
+    const xl_i64 *permRank, const xl_i64 *rows, const float *out,
+    const float *lse, const float *dout) {
+  constexpr xl_i64 NH = static_cast<xl_i64>(N) * H;
+  for (int r = threadIdx.x; r < BQ; r += BLOCK) {
+    const xl_i64 t = t0 + r;
+    const xl_i64 i =
+        t < T ? xl_attn_position<T, S, HAS_ROWS>(rows, b, t, nullptr, false)
+              : -1;
+    g.pos[r] = i;
+    g.qrank[r] = i >= 0 ? permRank[(b * 2) * S + i] : 0;
+    double e0 = 0.0, e1 = 0.0, d = 0.0;
+    if (i >= 0) {
+      const xl_i64 at = ((b * T + t) * N + n) * H;
+      for (int h = 0; h < H; ++h) {
+        const double qs = static_cast<double>(q[at + h]) +
+                          static_cast<double>(rs[n * H + h]);
+        e0 += qs * static_cast<double>(segEmb[n * H + h]);
+        e1 += qs * static_cast<double>(segEmb[NH + n * H + h]);
+        d += static_cast<double>(dout[at + h]) * static_cast<double>(out[at + h]);
+      }
+      g.lse[r] = static_cast<double>(lse[(b * T + t) * N + n]);
+    } else {
+      g.lse[r] = 0.0;
+    }
+    g.ef[r][0] = e0;
+    g.ef[r][1] = e1;
+    g.dot[r] = d;
+  }
+  for (int e = threadIdx.x; e < BQ * H; e += BLOCK) {
+    const int r = e / H, h = e % H;
+    const xl_i64 t = t0 + r;
+    const xl_i64 at = ((b * T + t) * N + n) * H + h;
+    const float qv = t < T ? q[at] : 0.0f;
+    g.qw[r][h] = qv + rw[n * H + h];
+    g.qr[r][h] = qv + rr[n * H + h];
+    g.go[r][h] = t < T ? dout[at] : 0.0f;
+  }
+}
+
+/// The score's pieces for row r of `g` and key j of (b, n): whether it is a
+/// real key of the row, masked, in another segment, its A = P·factor and c.
+struct XlAttnGradEntry {
+  bool valid;
+  bool differ;
+  double a; ///< P_j · dropatt factor (the forward's weight of v_j)
+  double c; ///< d loss / d raw score (0 where masked)
+};
+
+template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int P,
+          xl_i64 R, int HAS_ROWS, xl_u64 SCALE_BITS, unsigned DROP_BITS,
+          int BQ>
+XL_DEVICE XlAttnGradEntry xl_attn_grad_entry(
+    const XlAttnGradRows<BQ, H> &g, int r, xl_i64 b, int n, xl_i64 t,
+    xl_i64 j, const float *kj, const float *vj, const float *kR,
+    const xl_i64 *segId, const xl_i64 *permRank, xl_u64 key) {
+  constexpr xl_i64 MLEN = K - S;
+  XlAttnGradEntry e{false, false, 0.0, 0.0};
+  const xl_i64 i = g.pos[r];
+  if (i < 0 || j < 0 || j >= K)
+    return e;
+  e.valid = true;
+  const xl_i64 p = b / (B / P);
+  const float *krow = kR + ((p * R + (S - i + j)) * N + n) * H;
+  double ac = 0.0, bd = 0.0, dp = 0.0;
+  for (int h = 0; h < H; ++h) {
+    ac += static_cast<double>(g.qw[r][h]) * static_cast<double>(kj[h]);
+    bd += static_cast<double>(g.qr[r][h]) * static_cast<double>(krow[h]);
+    dp += static_cast<double>(g.go[r][h]) * static_cast<double>(vj[h]);
+  }
+  bool masked = false;
+  const xl_i64 segI = segId[b * S + i];
+  if (j < MLEN) {
+    e.differ = segI != 0;
+  } else {
+    const xl_i64 jj = j - MLEN;
+    masked = g.qrank[r] <= permRank[(b * 2 + 1) * S + jj];
+    if (!HAS_ROWS && jj == i)
+      masked = false;
+    e.differ = segI != segId[b * S + jj];
+  }
+  const double scale = __longlong_as_double(static_cast<long long>(SCALE_BITS));
+  const double s = (ac + bd + g.ef[r][e.differ ? 1 : 0]) * scale -
+                   (masked ? 1e30 : 0.0);
+  // A fully masked row (only masked keys: its lse is about -1e30, which a
+  // float cannot hold to the ulp the scores need) is the uniform softmax.
+  const double prob =
+      g.lse[r] < -1e29 ? 1.0 / static_cast<double>(K) : exp(s - g.lse[r]);
+  const double factor = xl_attn_drop_factor<DROP_BITS>(
+      key, static_cast<xl_u64>(((b * T + t) * N + n) * K + j));
+  e.a = prob * factor;
+  e.c = masked ? 0.0 : prob * (dp * factor - g.dot[r]) * scale;
+  return e;
+}
+
+/// The fused backward of xl_rel_attention_fused, four launches of the same
+/// template (PHASE 0..3), same arguments, no atomics; every value is summed
+/// by one thread (or one block tree) in a fixed order:
+///   PHASE 0  query tiles (grid-stride over (b, n, tile)): recompute each
+///            row's probabilities from lse, write dq, and the row's stats to
+///            the workspace: c0, c1 (Σ c over keys of the same / another
+///            segment), Σ c·k [H], Σ c·k_r [H];
+///   PHASE 1  key tiles of 32 (grid-stride over (b, n, tile)): dv_j = Σ_t
+///            A_tj dout_t and dk_j = Σ_t c_tj (q + r_w_bias)_t, query rows in
+///            order;
+///   PHASE 2  k_r rows (grid-stride over (p, n, r)): dk_r[p, r] = Σ over the
+///            batch rows of copy p and their query rows of c·(q + r_r_bias)
+///            at the key j = r - S + i each row reads there;
+///   PHASE 3  the N·H bias columns: d r_w_bias, d r_r_bias, d r_s_bias,
+///            d seg_embed from the row stats, rows in order.
+/// Arguments: dout, q, k, v, k_r, seg_embed, r_w_bias, r_r_bias, r_s_bias,
+/// seg_id, perm_rank, rows, out, lse (the forward's), then dq, dk, dv, dk_r,
+/// dseg_embed, dr_w_bias, dr_r_bias, dr_s_bias, workspace, status, site,
+/// seed. Workspace: 8 * B*T*N * (2*H + 2) bytes (row stats; no S×K). Static
+/// shared memory: the staged rows (about 12·BQ·H + 48·BQ bytes), the
+/// entries of a tile (17·BQ·32 bytes) and, in PHASES 0 and 1, a key tile
+/// (2·32·H floats): 37 KiB for BQ 16, H 64. Each thread keeps its output
+/// elements' sums in registers (BQ·H/BLOCK or 32·H/BLOCK of them).
+template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int P,
+          xl_i64 R, int HAS_ROWS, xl_u64 SCALE_BITS, unsigned DROP_BITS,
+          int BQ, int PHASE, int BLOCK>
+XL_DEVICE void xl_rel_attention_fused_grad(
+    const float *XL_RESTRICT dout, const float *XL_RESTRICT q,
+    const float *XL_RESTRICT k, const float *XL_RESTRICT v,
+    const float *XL_RESTRICT kR, const float *XL_RESTRICT segEmb,
+    const float *XL_RESTRICT rw, const float *XL_RESTRICT rr,
+    const float *XL_RESTRICT rs, const xl_i64 *XL_RESTRICT segId,
+    const xl_i64 *XL_RESTRICT permRank, const xl_i64 *XL_RESTRICT rows,
+    const float *XL_RESTRICT out, const float *XL_RESTRICT lse,
+    float *XL_RESTRICT dq, float *XL_RESTRICT dk, float *XL_RESTRICT dv,
+    float *XL_RESTRICT dkR, float *XL_RESTRICT dsegEmb,
+    float *XL_RESTRICT drw, float *XL_RESTRICT drr, float *XL_RESTRICT drs,
+    double *XL_RESTRICT workspace, int *status, xl_i64 site,
+    unsigned long long seed) {
+  static_assert(PHASE >= 0 && PHASE <= 3, "PHASE is 0..3");
+  static_assert(B % P == 0 && R == K + S && K >= S, "bad shapes");
+  static_assert(BLOCK % 32 == 0 && BLOCK <= 1024, "BLOCK: multiple of 32");
+  (void)status;
+  constexpr xl_i64 NH = static_cast<xl_i64>(N) * H;
+  constexpr xl_i64 kRows = B * T * N, kStat = 2 * H + 2;
+  constexpr xl_i64 kQTiles = (T + BQ - 1) / BQ;
+  constexpr int kBK = 32;
+  constexpr xl_i64 kKTiles = (K + kBK - 1) / kBK;
+  const xl_u64 key = xl_dropout_key(seed, site);
+  // Row stats: [c0, c1, Σ c·k (H), Σ c·k_r (H)] per row ((b*T + t)*N + n).
+  auto stats = [&](xl_i64 b, xl_i64 t, int n) {
+    return workspace + ((b * T + t) * N + n) * kStat;
+  };
+
+  // Every (row, key) entry is computed once per phase, by one thread, into
+  // shared memory; then the threads that own output elements (row or key,
+  // h) sum over it in order.
+  XL_SHARED XlAttnGradRows<BQ, H> g;
+  XL_SHARED double ec[BQ][kBK]; // c of the entry
+  XL_SHARED double ea[BQ][kBK]; // A of the entry (PHASE 1)
+  XL_SHARED unsigned char ed[BQ][kBK]; // the entry's key is in another segment
+  constexpr int kSlotsQ = (BQ * H + BLOCK - 1) / BLOCK;
+  constexpr int kSlotsK = (kBK * H + BLOCK - 1) / BLOCK;
+  if constexpr (PHASE == 0) {
+    XL_SHARED float kt[kBK][H];
+    XL_SHARED float vt[kBK][H];
+    XL_SHARED double c01[BQ][2];
+    for (xl_i64 tile = blockIdx.x; tile < B * N * kQTiles; tile += gridDim.x) {
+      const xl_i64 t0 = (tile % kQTiles) * BQ;
+      const int n = static_cast<int>((tile / kQTiles) % N);
+      const xl_i64 b = tile / kQTiles / N;
+      const xl_i64 p = b / (B / P);
+      __syncthreads();
+      xl_attn_grad_stage_rows<B, T, N, H, S, HAS_ROWS, BQ, BLOCK>(
+          g, b, n, t0, q, segEmb, rw, rr, rs, permRank, rows, out, lse, dout);
+      for (int r = threadIdx.x; r < BQ; r += BLOCK)
+        c01[r][0] = c01[r][1] = 0.0;
+      double sk[kSlotsQ], skr[kSlotsQ]; // thread's (r, h): Σ c·k, Σ c·k_r
+      for (int x = 0; x < kSlotsQ; ++x)
+        sk[x] = skr[x] = 0.0;
+      for (xl_i64 j0 = 0; j0 < K; j0 += kBK) {
+        __syncthreads();
+        for (int e = threadIdx.x; e < kBK * H; e += BLOCK) {
+          const int c = e / H, h = e % H;
+          const xl_i64 j = j0 + c;
+          const xl_i64 at = ((b * K + j) * N + n) * H + h;
+          kt[c][h] = j < K ? k[at] : 0.0f;
+          vt[c][h] = j < K ? v[at] : 0.0f;
+        }
+        __syncthreads();
+        for (int e = threadIdx.x; e < BQ * kBK; e += BLOCK) {
+          const int r = e / kBK, c = e % kBK;
+          const XlAttnGradEntry x =
+              xl_attn_grad_entry<B, T, N, H, K, S, P, R, HAS_ROWS, SCALE_BITS,
+                                 DROP_BITS, BQ>(g, r, b, n, t0 + r, j0 + c,
+                                                kt[c], vt[c], kR, segId,
+                                                permRank, key);
+          ec[r][c] = x.c;
+          ed[r][c] = x.differ ? 1 : 0;
+        }
+        __syncthreads();
+        int slot = 0;
+        for (int e = threadIdx.x; e < BQ * H; e += BLOCK, ++slot) {
+          const int r = e / H, h = e % H;
+          const xl_i64 i = g.pos[r];
+          if (i < 0)
+            continue;
+          double a = sk[slot], ar = skr[slot];
+          for (int c = 0; c < kBK && j0 + c < K; ++c) {
+            a += ec[r][c] * static_cast<double>(kt[c][h]);
+            ar += ec[r][c] * static_cast<double>(
+                                 kR[((p * R + (S - i + j0 + c)) * N + n) * H + h]);
+          }
+          sk[slot] = a;
+          skr[slot] = ar;
+        }
+        for (int r = threadIdx.x; r < BQ; r += BLOCK)
+          for (int c = 0; c < kBK; ++c)
+            c01[r][ed[r][c]] += ec[r][c];
+      }
+      __syncthreads();
+      int slot = 0;
+      for (int e = threadIdx.x; e < BQ * H; e += BLOCK, ++slot) {
+        const int r = e / H, h = e % H;
+        const xl_i64 t = t0 + r;
+        if (t >= T)
+          continue;
+        const double se0 = segEmb[n * H + h], se1 = segEmb[NH + n * H + h];
+        dq[((b * T + t) * N + n) * H + h] = static_cast<float>(
+            sk[slot] + skr[slot] + c01[r][0] * se0 + c01[r][1] * se1);
+        double *st = stats(b, t, n);
+        st[2 + h] = sk[slot];
+        st[2 + H + h] = skr[slot];
+        if (h == 0) {
+          st[0] = c01[r][0];
+          st[1] = c01[r][1];
+        }
+      }
+    }
+  } else if constexpr (PHASE == 1) {
+    XL_SHARED float kt[kBK][H];
+    XL_SHARED float vt[kBK][H];
+    for (xl_i64 tile = blockIdx.x; tile < B * N * kKTiles; tile += gridDim.x) {
+      const xl_i64 j0 = (tile % kKTiles) * kBK;
+      const int n = static_cast<int>((tile / kKTiles) % N);
+      const xl_i64 b = tile / kKTiles / N;
+      __syncthreads();
+      for (int e = threadIdx.x; e < kBK * H; e += BLOCK) {
+        const int c = e / H, h = e % H;
+        const xl_i64 j = j0 + c;
+        const xl_i64 at = ((b * K + j) * N + n) * H + h;
+        kt[c][h] = j < K ? k[at] : 0.0f;
+        vt[c][h] = j < K ? v[at] : 0.0f;
+      }
+      double sdk[kSlotsK], sdv[kSlotsK]; // thread's (c, h)
+      for (int x = 0; x < kSlotsK; ++x)
+        sdk[x] = sdv[x] = 0.0;
+      for (xl_i64 t0 = 0; t0 < T; t0 += BQ) {
+        __syncthreads();
+        xl_attn_grad_stage_rows<B, T, N, H, S, HAS_ROWS, BQ, BLOCK>(
+            g, b, n, t0, q, segEmb, rw, rr, rs, permRank, rows, out, lse,
+            dout);
+        __syncthreads();
+        for (int e = threadIdx.x; e < BQ * kBK; e += BLOCK) {
+          const int r = e / kBK, c = e % kBK;
+          const XlAttnGradEntry x =
+              xl_attn_grad_entry<B, T, N, H, K, S, P, R, HAS_ROWS, SCALE_BITS,
+                                 DROP_BITS, BQ>(g, r, b, n, t0 + r, j0 + c,
+                                                kt[c], vt[c], kR, segId,
+                                                permRank, key);
+          ec[r][c] = x.c;
+          ea[r][c] = x.a;
+        }
+        __syncthreads();
+        int slot = 0;
+        for (int e = threadIdx.x; e < kBK * H; e += BLOCK, ++slot) {
+          const int c = e / H, h = e % H;
+          double ak = sdk[slot], av = sdv[slot];
+          for (int r = 0; r < BQ; ++r) {
+            ak += ec[r][c] * static_cast<double>(g.qw[r][h]);
+            av += ea[r][c] * static_cast<double>(g.go[r][h]);
+          }
+          sdk[slot] = ak;
+          sdv[slot] = av;
+        }
+      }
+      int slot = 0;
+      for (int e = threadIdx.x; e < kBK * H; e += BLOCK, ++slot) {
+        const int c = e / H, h = e % H;
+        const xl_i64 j = j0 + c;
+        if (j < K) {
+          dk[((b * K + j) * N + n) * H + h] = static_cast<float>(sdk[slot]);
+          dv[((b * K + j) * N + n) * H + h] = static_cast<float>(sdv[slot]);
+        }
+      }
+    }
+  } else if constexpr (PHASE == 2) {
+    // Tile of 32 k_r rows of (p, n); entry (row, rr) is the key
+    // j = r0 + rr - S + i that query row reads at k_r row r0 + rr.
+    constexpr xl_i64 kPerCopy = B / P;
+    constexpr xl_i64 kRTiles = (R + kBK - 1) / kBK;
+    for (xl_i64 tile = blockIdx.x; tile < P * N * kRTiles; tile += gridDim.x) {
+      const xl_i64 r0 = (tile % kRTiles) * kBK;
+      const int n = static_cast<int>((tile / kRTiles) % N);
+      const xl_i64 p = tile / kRTiles / N;
+      double acc[kSlotsK]; // thread's (rr, h)
+      for (int x = 0; x < kSlotsK; ++x)
+        acc[x] = 0.0;
+      for (xl_i64 bb = 0; bb < kPerCopy; ++bb) {
+        const xl_i64 b = p * kPerCopy + bb;
+        for (xl_i64 t0 = 0; t0 < T; t0 += BQ) {
+          __syncthreads();
+          xl_attn_grad_stage_rows<B, T, N, H, S, HAS_ROWS, BQ, BLOCK>(
+              g, b, n, t0, q, segEmb, rw, rr, rs, permRank, rows, out, lse,
+              dout);
+          __syncthreads();
+          for (int e = threadIdx.x; e < BQ * kBK; e += BLOCK) {
+            const int r = e / kBK, c = e % kBK;
+            const xl_i64 i = g.pos[r], j = r0 + c - S + i;
+            double cv = 0.0;
+            if (i >= 0 && j >= 0 && j < K && r0 + c < R) {
+              const float *kj = k + ((b * K + j) * N + n) * H;
+              const float *vj = v + ((b * K + j) * N + n) * H;
+              cv = xl_attn_grad_entry<B, T, N, H, K, S, P, R, HAS_ROWS,
+                                      SCALE_BITS, DROP_BITS, BQ>(
+                       g, r, b, n, t0 + r, j, kj, vj, kR, segId, permRank, key)
+                       .c;
+            }
+            ec[r][c] = cv;
+          }
+          __syncthreads();
+          int slot = 0;
+          for (int e = threadIdx.x; e < kBK * H; e += BLOCK, ++slot) {
+            const int c = e / H, h = e % H;
+            double a = acc[slot];
+            for (int r = 0; r < BQ; ++r)
+              a += ec[r][c] * static_cast<double>(g.qr[r][h]);
+            acc[slot] = a;
+          }
+        }
+      }
+      int slot = 0;
+      for (int e = threadIdx.x; e < kBK * H; e += BLOCK, ++slot) {
+        const int c = e / H, h = e % H;
+        if (r0 + c < R)
+          dkR[((p * R + r0 + c) * N + n) * H + h] = static_cast<float>(acc[slot]);
+      }
+    }
+  } else {
+    // Column (n, h): the bias and seg_embed gradients, rows in order.
+    for (xl_i64 col = static_cast<xl_i64>(blockIdx.x) * BLOCK + threadIdx.x;
+         col < NH; col += static_cast<xl_i64>(gridDim.x) * BLOCK) {
+      const int n = static_cast<int>(col / H), h = static_cast<int>(col % H);
+      const double se0 = segEmb[col], se1 = segEmb[NH + col];
+      double aw = 0.0, ar = 0.0, as = 0.0, ds0 = 0.0, ds1 = 0.0;
+      for (xl_i64 b = 0; b < B; ++b)
+        for (xl_i64 t = 0; t < T; ++t) {
+          const double *st = stats(b, t, n);
+          const double qs =
+              static_cast<double>(q[((b * T + t) * N + n) * H + h]) +
+              static_cast<double>(rs[col]);
+          aw += st[2 + h];
+          ar += st[2 + H + h];
+          as += st[0] * se0 + st[1] * se1;
+          ds0 += st[0] * qs;
+          ds1 += st[1] * qs;
+        }
+      drw[col] = static_cast<float>(aw);
+      drr[col] = static_cast<float>(ar);
+      drs[col] = static_cast<float>(as);
+      dsegEmb[col] = static_cast<float>(ds0);
+      dsegEmb[NH + col] = static_cast<float>(ds1);
+    }
+  }
+  (void)kRows;
 }
 
 #endif // XLNETC_K_ATTENTION_FUSED_CUH
