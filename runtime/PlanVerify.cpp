@@ -170,14 +170,22 @@ Status verifyRelAttentionOperands(const Rule &r, size_t o, AttnDims &dims) {
   int64_t K = r.dim(o + 1, 1);
   XLNETC_RETURN_IF_ERROR(r.operandType(o + 1, {F32, {B, K, N, H}}));
   XLNETC_RETURN_IF_ERROR(r.operandType(o + 2, {F32, {B, K, N, H}}));
-  XLNETC_RETURN_IF_ERROR(r.operand(o + 8, Bool, 3));
+  // The masks: dense (seg_mat, mask bool [B,S,K]) or compact (seg_id i64
+  // [B,S], perm_rank i64 [B,2,S]; docs/Plan.md "Compact masks").
+  const bool compact = r.in(o + 8).dtype == I64;
+  XLNETC_RETURN_IF_ERROR(r.operand(o + 8, compact ? I64 : Bool, compact ? 2 : 3));
   int64_t S = r.dim(o + 8, 1);
   if (S > K)
     return Status::error(fmt::format(
         "{} has S = {} query rows but k has only K = {} keys", r.name(o + 8),
         S, K));
-  XLNETC_RETURN_IF_ERROR(r.operandType(o + 8, {Bool, {B, S, K}}));
-  XLNETC_RETURN_IF_ERROR(r.operandType(o + 9, {Bool, {B, S, K}}));
+  if (compact) {
+    XLNETC_RETURN_IF_ERROR(r.operandType(o + 8, {I64, {B, S}}));
+    XLNETC_RETURN_IF_ERROR(r.operandType(o + 9, {I64, {B, 2, S}}));
+  } else {
+    XLNETC_RETURN_IF_ERROR(r.operandType(o + 8, {Bool, {B, S, K}}));
+    XLNETC_RETURN_IF_ERROR(r.operandType(o + 9, {Bool, {B, S, K}}));
+  }
   XLNETC_RETURN_IF_ERROR(r.operand(o + 3, F32, 4));
   int64_t P = r.dim(o + 3, 0);
   if (P != 1 && P != 2)

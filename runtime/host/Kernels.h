@@ -110,6 +110,11 @@ void gemm(const Tensor &x, const Tensor &w, const Tensor *bias, int kRank,
 float activate(Activation act, float x);
 
 /// Operands of rel_attention (see docs/Plan.md); rows may be null.
+/// The operands of rel_attention(_grad) (docs/Plan.md). The masks are dense
+/// (segMat, mask: bool [B,S,K]) or compact (segMat = seg_id i64 [B,S], mask
+/// = perm_rank i64 [B,2,S]: key j >= mlen masked when query_rank[i] <=
+/// key_rank[j - mlen], memory columns visible, and without rows — the
+/// content stream — a position sees itself); the dtype tells which.
 struct RelAttentionArgs {
   const Tensor *q, *k, *v, *kR, *segEmbed, *rwBias, *rrBias, *rsBias,
       *segMat, *mask, *rows;

@@ -15,8 +15,12 @@ Operands::Operands(const RelAttentionArgs &a)
       K(a.k->shape[1]), S(a.segMat->shape[1]), P(a.kR->shape[0]),
       R(a.kR->shape[1]), NH(N * H), q(a.q->f32()), k(a.k->f32()), v(a.v->f32()),
       kR(a.kR->f32()), segEmb(a.segEmbed->f32()), rw(a.rwBias->f32()),
-      rr(a.rrBias->f32()), rs(a.rsBias->f32()), segMat(a.segMat->b8()),
-      mask(a.mask->b8()), rows(a.rows ? a.rows->i64() : nullptr),
+      rr(a.rrBias->f32()), rs(a.rsBias->f32()),
+      segMat(a.segMat->dtype == DType::Bool ? a.segMat->b8() : nullptr),
+      mask(a.mask->dtype == DType::Bool ? a.mask->b8() : nullptr),
+      segId(a.segMat->dtype == DType::I64 ? a.segMat->i64() : nullptr),
+      permRank(a.mask->dtype == DType::I64 ? a.mask->i64() : nullptr),
+      rows(a.rows ? a.rows->i64() : nullptr),
       scale(a.scale), drop(a.dropatt > 0.0),
       dropKey(dropoutKey(a.seed, a.dropoutSite)), dropRate(float(a.dropatt)),
       dropScale(a.dropatt > 0.0 ? 1.0 / (1.0 - double(float(a.dropatt)))
@@ -94,13 +98,11 @@ void BlockScores::softmaxRow(const Operands &o, int64_t t, double *qs,
   // The masked, scaled scores; bd reads k_r at S - i + j (XLNet's rel_shift).
   const float *acR = ac.data() + (t - t0) * K;
   const float *bdR = bd.data() + (t - t0) * W + (o.S - i - r0);
-  const uint8_t *segRow = o.segMat + (b * o.S + i) * K;
-  const uint8_t *maskRow = o.mask + (b * o.S + i) * K;
   const double scale = o.scale;
   for (int64_t j = 0; j < K; ++j)
-    prob[j] =
-        (double(acR[j]) + double(bdR[j]) + (segRow[j] ? ef1 : ef0)) * scale -
-        1e30 * double(maskRow[j]);
+    prob[j] = (double(acR[j]) + double(bdR[j]) + (o.differ(b, i, j) ? ef1 : ef0)) *
+                  scale -
+              (o.masked(b, i, j) ? 1e30 : 0.0);
   // The max, in four lanes (the same value in any order: std::max never
   // picks a NaN score, and ±0 give the same exp(s - max)).
   double m4[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};

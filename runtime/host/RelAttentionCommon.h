@@ -8,8 +8,10 @@
 //   qw = q + r_w_bias, qr = q + r_r_bias          [rows, H]   float
 //   AC = qw · k[b,:,n]ᵀ                           [rows, K]   sgemm
 //   BD = qr · k_r[p, r0 : r0 + W, n]ᵀ             [rows, W]   sgemm
-//   s[j] = (AC[t,j] + BD[t, S-i+j - r0] + ef_t[seg_mat[b,i,j]]) · scale
-//          - 1e30 · mask[b,i,j]                               double
+//   s[j] = (AC[t,j] + BD[t, S-i+j - r0] + ef_t[differ(b,i,j)]) · scale
+//          - 1e30 · masked(b,i,j)                              double
+//
+// with the masks dense or compact (Operands::masked, Operands::differ).
 //
 // where [r0, r0 + W) is the smallest window of k_r rows that XLNet's
 // rel_shift (k_r[p, S - i + j]) reads for the block's positions i: a block
@@ -34,7 +36,8 @@ struct Operands {
   int64_t B, T, N, H, K, S, P, R;
   int64_t NH; // row stride of every [.., N, H] operand
   const float *q, *k, *v, *kR, *segEmb, *rw, *rr, *rs;
-  const uint8_t *segMat, *mask;
+  const uint8_t *segMat, *mask;  // dense masks, or null
+  const int64_t *segId, *permRank; // compact masks, or null
   const int64_t *rows; // null: position i = t
   double scale;
   bool drop;
@@ -51,6 +54,25 @@ struct Operands {
   int64_t position(int64_t b, int64_t t) const {
     return rows ? rows[b * T + t] : t;
   }
+  /// Whether query position i of batch row b may not attend to key j.
+  bool masked(int64_t b, int64_t i, int64_t j) const {
+    if (mask)
+      return mask[(b * S + i) * K + j] != 0;
+    const int64_t jj = j - (K - S);
+    if (jj < 0)
+      return false; // memory columns are visible
+    if (!rows && jj == i)
+      return false; // the content stream sees itself
+    return permRank[(b * 2) * S + i] <= permRank[(b * 2 + 1) * S + jj];
+  }
+  /// Whether key j of batch row b is in another segment than position i.
+  bool differ(int64_t b, int64_t i, int64_t j) const {
+    if (segMat)
+      return segMat[(b * S + i) * K + j] != 0;
+    const int64_t jj = j - (K - S);
+    return segId[b * S + i] != (jj < 0 ? 0 : segId[b * S + jj]);
+  }
+
   /// The bi_data copy of k_r that batch row b reads.
   int64_t copy(int64_t b) const { return b / (B / P); }
 

@@ -31,7 +31,7 @@
 // gets P·d·dout). Autodiff of the reference (TF) would instead propagate
 // P_j (dP_j - Σ P dP) through the uniform row as if the -1e30 shift were not
 // absorbed; that is not the derivative of the function docs/Plan.md defines,
-// so this kernel zeroes c_j wherever mask[b,i,j] is set.
+// so this kernel zeroes c_j wherever the mask is set (dense or compact).
 //
 // Parallel over heads: dq[b,t,n], dk[b,:,n], dv[b,:,n], dk_r[p,:,n],
 // dseg_embed[:,n] and the biases [n] are all indexed by n, so one task per
@@ -68,7 +68,6 @@ Status relAttentionGrad(const Tensor &dout, const RelAttentionArgs &a,
     return Status::ok();
 
   const float *k = o.k, *v = o.v, *kR = o.kR, *segEmb = o.segEmb;
-  const uint8_t *segMat = o.segMat, *mask = o.mask;
   const float *go = dout.f32();
   float *dq = g.dq->f32(), *dk = g.dk->f32(), *dv = g.dv->f32(),
         *dkR = g.dkR->f32(), *dse = g.dsegEmbed->f32(), *drw = g.drwBias->f32(),
@@ -131,8 +130,6 @@ Status relAttentionGrad(const Tensor &dout, const RelAttentionArgs &a,
             continue;
           }
           bs.softmaxRow(o, t, qs.data(), prob.data());
-          const uint8_t *segRow = segMat + (b * o.S + i) * K;
-          const uint8_t *maskRow = mask + (b * o.S + i) * K;
           double dot = 0.0; // Σ_l P_l dP'_l
           for (int64_t j = 0; j < K; ++j) {
             // The forward's dropatt decision for prob[b,t,n,j].
@@ -146,10 +143,11 @@ Status relAttentionGrad(const Tensor &dout, const RelAttentionArgs &a,
           double c0 = 0.0, c1 = 0.0;
           for (int64_t j = 0; j < K; ++j) {
             // A masked score is exactly -1e30 in the forward: no gradient.
-            double c = maskRow[j] ? 0.0 : prob[j] * (dprob[j] - dot) * o.scale;
+            double c = o.masked(b, i, j) ? 0.0
+                                         : prob[j] * (dprob[j] - dot) * o.scale;
             dpRow[j] = float(c);
             dbdShift[j] = float(c);
-            (segRow[j] ? c1 : c0) += c;
+            (o.differ(b, i, j) ? c1 : c0) += c;
           }
           for (int64_t h = 0; h < H; ++h) {
             dqsRow[h] = c0 * double(se0[h]) + c1 * double(se1[h]);

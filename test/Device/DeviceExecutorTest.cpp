@@ -249,6 +249,98 @@ TEST_F(DeviceExecutorTest, DGeluBGradFusionOnlyWhenNothingElseNeedsItsInput) {
   }
 }
 
+/// rel_attention and rel_attention_grad with compact masks (seg_id,
+/// perm_rank) become the fused kernels; both streams, against the host.
+TEST_F(DeviceExecutorTest, CompactMaskAttentionRunsTheFusedKernels) {
+  const int64_t B = 2, S = 12, N = 2, H = 8, mlen = 4, K = mlen + S;
+  for (bool query : {false, true}) {
+    const int64_t T = query ? 3 : S;
+    PlanBuilder p;
+    int q = p.buffer("f32", {B, T, N, H}, "input", "q");
+    int k = p.buffer("f32", {B, K, N, H}, "input", "k");
+    int v = p.buffer("f32", {B, K, N, H}, "input", "v");
+    int kr = p.buffer("f32", {1, K + S, N, H}, "input", "k_r");
+    int se = p.buffer("f32", {2, N, H}, "input", "seg_embed");
+    int rw = p.buffer("f32", {N, H}, "input", "rw");
+    int rr = p.buffer("f32", {N, H}, "input", "rr");
+    int rs = p.buffer("f32", {N, H}, "input", "rs");
+    int seg = p.buffer("i64", {B, S}, "input", "seg_id");
+    int rank = p.buffer("i64", {B, 2, S}, "input", "perm_rank");
+    std::vector<int> ops = {q, k, v, kr, se, rw, rr, rs, seg, rank};
+    if (query)
+      ops.push_back(p.buffer("i64", {B, T}, "input", "rows"));
+    int dout = p.buffer("f32", {B, T, N, H}, "input", "dout");
+    int out = p.buffer("f32", {B, T, N, H}, "temp", "", {"out"});
+    const char *gradNames[] = {"dq", "dk", "dv", "dk_r", "dse", "drw", "drr", "drs"};
+    std::vector<std::vector<int64_t>> gradShapes = {
+        {B, T, N, H}, {B, K, N, H}, {B, K, N, H}, {1, K + S, N, H},
+        {2, N, H},    {N, H},       {N, H},       {N, H}};
+    std::vector<int> grads;
+    for (size_t g = 0; g < 8; ++g)
+      grads.push_back(p.buffer("f32", gradShapes[g], "temp", "", {gradNames[g]}));
+    json attrs = {{"scale", 0.35}, {"dropatt", 0.1}, {"dropout_site", 3}};
+    p.step("rel_attention", ops, {out}, attrs, "attn");
+    std::vector<int> gin = {dout};
+    gin.insert(gin.end(), ops.begin(), ops.end());
+    p.step("rel_attention_grad", gin, grads, attrs, "d attn");
+    Plan plan;
+    Status st = parsePlan(p.text(), plan);
+    ASSERT_TRUE(st) << st.message();
+    plan = withProgram(std::move(plan));
+    EXPECT_NE(plan.device->source.find("xl_rel_attention_fused_grad<"),
+              std::string::npos);
+    using xlnetc::rt::testing::randomF32;
+    TensorMap b{{"q", randomF32({B, T, N, H}, 1, -1, 1)},
+                {"k", randomF32({B, K, N, H}, 2, -1, 1)},
+                {"v", randomF32({B, K, N, H}, 3, -1, 1)},
+                {"k_r", randomF32({1, K + S, N, H}, 4, -1, 1)},
+                {"seg_embed", randomF32({2, N, H}, 5, -1, 1)},
+                {"rw", randomF32({N, H}, 6, -1, 1)},
+                {"rr", randomF32({N, H}, 7, -1, 1)},
+                {"rs", randomF32({N, H}, 8, -1, 1)},
+                {"dout", randomF32({B, T, N, H}, 9, -1, 1)}};
+    std::vector<int64_t> segIds(B * S), ranks(B * 2 * S), rowIds(B * T);
+    for (int64_t i = 0; i < B * S; ++i)
+      segIds[i] = i % 5 < 3 ? 0 : 1;
+    for (int64_t i = 0; i < B * 2 * S; ++i)
+      ranks[i] = (i * 7) % (S + 1) - 1;
+    for (int64_t i = 0; i < B * T; ++i)
+      rowIds[i] = i == 1 ? -1 : (i * 5) % S;
+    b["seg_id"] = Tensor::fromI64({B, S}, segIds);
+    b["perm_rank"] = Tensor::fromI64({B, 2, S}, ranks);
+    if (query)
+      b["rows"] = Tensor::fromI64({B, T}, rowIds);
+    TensorMap host, devOut;
+    ASSERT_TRUE(executeHost(plan, b, host, ExecOptions{11, 0}));
+    st = emu(plan, b, devOut, 11);
+    ASSERT_TRUE(st) << st.message();
+    for (const auto &[name, r] : host) {
+      TensorMap one{{name, r}}, got{{name, devOut.at(name)}};
+      expectClose(got, one, name == "out" ? 1e-5 : 1e-4);
+    }
+  }
+}
+
+TEST_F(DeviceExecutorTest, CompactMasksHaveTheirShapesChecked) {
+  PlanBuilder p;
+  int q = p.buffer("f32", {1, 4, 1, 8}, "input", "q");
+  int k = p.buffer("f32", {1, 4, 1, 8}, "input", "k");
+  int v = p.buffer("f32", {1, 4, 1, 8}, "input", "v");
+  int kr = p.buffer("f32", {1, 8, 1, 8}, "input", "k_r");
+  int se = p.buffer("f32", {2, 1, 8}, "input", "seg_embed");
+  int rw = p.buffer("f32", {1, 8}, "input", "rw");
+  int seg = p.buffer("i64", {1, 4}, "input", "seg_id");
+  int rank = p.buffer("i64", {1, 4}, "input", "perm_rank"); // not [1,2,4]
+  int out = p.buffer("f32", {1, 4, 1, 8}, "temp", "", {"out"});
+  p.step("rel_attention", {q, k, v, kr, se, rw, rw, rw, seg, rank}, {out},
+         {{"scale", 1.0}, {"dropatt", 0.0}}, "attn");
+  Plan plan;
+  Status st = parsePlan(p.text(), plan);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.message().find("must be i64[1, 2, 4]"), std::string::npos)
+      << st.message();
+}
+
 TEST_F(DeviceExecutorTest, APlanWithoutItsDeviceProgramIsRefused) {
   TensorMap out;
   Status st = emu(tinyLmPlan(), tinyBindings(), out);

@@ -5,8 +5,8 @@
 // device against the host's rel_attention and rel_attention_grad fed the
 // dense masks that the compact ones stand for (attn_mask of the rank mask,
 // rel_segment of the segment ids): outputs within 1e-5 of the largest
-// magnitude, every gradient within 1e-4 of its largest magnitude (from the
-// device forward's out and lse), the log-sum-exp against a float64 loop, at shapes with tails
+// magnitude, every gradient within 1e-4 of its largest magnitude, the
+// forward's log-sum-exp against a float64 loop, at shapes with tails
 // (T and K not multiples of the tiles), memory and none, both streams, two
 // k_r copies, padding slots, a fully masked row, dropatt; the result bitwise
 // equal for every grid size and all three schedule modes. The same module
@@ -24,6 +24,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 
 using namespace xlnetc::rt;
@@ -90,18 +91,17 @@ XL_EXPORT(fused_{0})
                      c.dropatt > 0 ? floatBits(c.dropatt) : 0u, c.bq, c.block,
                      c.site);
   for (const Case &c : kCases)
-    for (int phase = 0; phase < 4; ++phase)
+    for (int phase = 0; phase < 5; ++phase)
       s += fmt::format(R"(
 XL_KERNEL void fusedgrad_{0}_{15}(const float *dout, const float *q,
     const float *k, const float *v, const float *kr, const float *se,
     const float *rw, const float *rr, const float *rs, const i64 *seg,
-    const i64 *rank, const i64 *rows, const float *o, const float *lse,
-    float *dq, float *dk, float *dv, float *dkr, float *dse, float *drw,
-    float *drr, float *drs, double *ws, int *st, u64 seed) {{
+    const i64 *rank, const i64 *rows, float *dq, float *dk, float *dv,
+    float *dkr, float *dse, float *drw, float *drr, float *drs, double *ws,
+    int *st, u64 seed) {{
   xl_rel_attention_fused_grad<{1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9},
       {10}ull, {11}u, {12}, {15}, {13}>(dout, q, k, v, kr, se, rw, rr, rs, seg,
-      rank, rows, o, lse, dq, dk, dv, dkr, dse, drw, drr, drs, ws, st, {14},
-      seed);
+      rank, rows, dq, dk, dv, dkr, dse, drw, drr, drs, ws, st, {14}, seed);
 }}
 XL_EXPORT(fusedgrad_{0}_{15})
 )",
@@ -224,15 +224,14 @@ void launchOn(Device &dev, Module &mod, const std::string &name, unsigned grid,
   ASSERT_TRUE(st) << st.message();
 }
 
-/// The fused backward of case `c` (all four phases, at three grid sizes
+/// The fused backward of case `c` (all five phases, at three grid sizes
 /// each, bitwise equal) against the host's relAttentionGrad; returns the
 /// gradients, concatenated.
 template <class Put, class PutT>
 std::vector<float> runGrad(Device &dev, Module &mod, const Case &c,
                            const Inputs &in, const host::RelAttentionArgs &a,
-                           const std::vector<DevPtr> &operands, DevPtr out,
-                           DevPtr lse, const char *schedule, Put put,
-                           PutT putT) {
+                           const std::vector<DevPtr> &operands,
+                           const char *schedule, Put put, PutT putT) {
   const int64_t B = c.B, T = c.T, N = c.N, H = c.H, K = c.K();
   std::vector<Tensor> ref = {
       Tensor::zeros(DType::F32, {B, T, N, H}),
@@ -248,13 +247,27 @@ std::vector<float> runGrad(Device &dev, Module &mod, const Case &c,
   host::RelAttentionGrads g{&ref[0], &ref[1], &ref[2], &ref[3],
                             &ref[4], &ref[5], &ref[6], &ref[7]};
   EXPECT_TRUE(host::relAttentionGrad(in.dout, a, g)) << c.name;
+  {
+    std::vector<Tensor> same;
+    for (const Tensor &t : ref)
+      same.push_back(Tensor::zeros(DType::F32, t.shape));
+    host::RelAttentionArgs compact = a;
+    compact.segMat = &in.segId;
+    compact.mask = &in.rank;
+    host::RelAttentionGrads sg{&same[0], &same[1], &same[2], &same[3],
+                               &same[4], &same[5], &same[6], &same[7]};
+    EXPECT_TRUE(host::relAttentionGrad(in.dout, compact, sg)) << c.name;
+    for (size_t x = 0; x < ref.size(); ++x)
+      EXPECT_EQ(std::memcmp(same[x].bytes(), ref[x].bytes(), ref[x].nbytes()), 0)
+          << c.name << ": host compact vs dense gradient " << x;
+  }
   const int64_t qTiles = B * N * ((T + c.bq - 1) / c.bq);
   const int64_t kTiles = B * N * ((K + 31) / 32);
   const int64_t rTiles = c.P * N * ((c.R() + 31) / 32);
   const int64_t cols = (N * H + c.block - 1) / c.block;
-  const int64_t full[4] = {qTiles, kTiles, rTiles, cols};
+  const int64_t full[5] = {qTiles, qTiles, kTiles, rTiles, cols};
   DevPtr dout = putT(in.dout);
-  DevPtr ws = put(nullptr, size_t(B * T * N * (2 * H + 2)) * 8);
+  DevPtr ws = put(nullptr, size_t(B * T * N * (2 * H + 4)) * 8);
   DevPtr status = put(nullptr, 5 * 4);
   std::vector<float> first;
   for (unsigned grid : {1u, 2u, 0u}) { // 0: one block per work item
@@ -263,10 +276,9 @@ std::vector<float> runGrad(Device &dev, Module &mod, const Case &c,
       outs.push_back(put(nullptr, t.nbytes()));
     std::vector<DevPtr> args = {dout};
     args.insert(args.end(), operands.begin(), operands.end());
-    args.insert(args.end(), {out, lse});
     args.insert(args.end(), outs.begin(), outs.end());
     args.insert(args.end(), {ws, status});
-    for (int phase = 0; phase < 4; ++phase)
+    for (int phase = 0; phase < 5; ++phase)
       launchOn(dev, mod, fmt::format("fusedgrad_{}_{}", c.name, phase),
                grid ? grid : unsigned(full[phase]), c.block, args);
     std::vector<float> all;
@@ -328,6 +340,16 @@ std::vector<std::vector<float>> runAll(const char *schedule) {
     a.scale = c.scale(), a.dropatt = c.dropatt, a.dropoutSite = c.site;
     a.seed = kSeed;
     EXPECT_TRUE(host::relAttention(a, ref)) << c.name;
+    // The host's compact form (seg_id, perm_rank) computes the same bits.
+    {
+      host::RelAttentionArgs compact = a;
+      compact.segMat = &in.segId;
+      compact.mask = &in.rank;
+      Tensor same = Tensor::zeros(DType::F32, ref.shape);
+      EXPECT_TRUE(host::relAttention(compact, same)) << c.name;
+      EXPECT_EQ(std::memcmp(same.bytes(), ref.bytes(), ref.nbytes()), 0)
+          << c.name << ": host compact vs dense";
+    }
     std::vector<double> refLse = referenceLse(c, in);
     double maxRef = 0;
     for (int64_t x = 0; x < ref.numel(); ++x)
@@ -339,7 +361,6 @@ std::vector<std::vector<float>> runAll(const char *schedule) {
                                 putT(in.segId),  putT(in.rank),
                                 c.rows ? putT(in.rows) : DevPtr(0)};
     std::vector<float> first;
-    DevPtr lastOut = 0, lastLse = 0;
     for (unsigned grid : {1u, 2u, unsigned(c.tiles()) + 1u}) {
       std::string what =
           fmt::format("{} grid {} schedule {}", c.name, grid, schedule);
@@ -382,12 +403,10 @@ std::vector<std::vector<float>> runAll(const char *schedule) {
         first = got;
       else
         EXPECT_EQ(got, first) << "bitwise equal across grids: " << what;
-      lastOut = o;
-      lastLse = lse;
     }
     // The backward from the forward's out and lse, against the host.
-    std::vector<float> grads = runGrad(*dev, *mod, c, in, a, args, lastOut,
-                                       lastLse, schedule, put, putT);
+    std::vector<float> grads =
+        runGrad(*dev, *mod, c, in, a, args, schedule, put, putT);
     first.insert(first.end(), grads.begin(), grads.end());
     results.push_back(first);
   }
@@ -419,7 +438,7 @@ TEST(FusedAttention, CompilesForSm90WithoutSpills) {
     ++kernels;
     EXPECT_EQ(u.spillStores + u.spillLoads, 0) << u.kernel;
   }
-  EXPECT_EQ(kernels, 5 * int(std::size(kCases)));
+  EXPECT_EQ(kernels, 6 * int(std::size(kCases)));
 }
 
 } // namespace

@@ -181,6 +181,10 @@ private:
   Status emitStep();
   Status emitGemm();
   void emitRelAttention(bool grad);
+  void emitFusedRelAttention(bool grad, std::vector<std::string> targs,
+                             std::vector<Param> params, int64_t B, int64_t T,
+                             int64_t N, int64_t H, int64_t K, int64_t P,
+                             int64_t R);
   void emitAdamRun();
   void emitGlobalNorm();
 
@@ -401,6 +405,10 @@ void Emitter::emitRelAttention(bool grad) {
   for (size_t i = 0; i < step_->out.size(); ++i)
     params.push_back(outP(i));
   int64_t rows = B * T * N;
+  if (buf(in(o + 8)).dtype == DType::I64) {
+    emitFusedRelAttention(grad, targs, params, B, T, N, H, K, P, R);
+    return;
+  }
   uint32_t rowSmem = static_cast<uint32_t>(K * 8);
   if (!grad) {
     params.push_back(status());
@@ -426,6 +434,48 @@ void Emitter::emitRelAttention(bool grad) {
            "xl_rel_attention_grad", t, params,
            phase == 0 ? gridFor(rows) : gridFor(ceilDiv(phase1, kAttnBlock)),
            kAttnBlock, phase == 0 ? 2 * rowSmem : 0);
+  }
+}
+
+/// rel_attention(_grad) with compact masks: the fused kernels of
+/// xlnetc_k_attention_fused.cuh (`targs` and `params` are the operands and
+/// shapes the simple kernels take, up to the outputs).
+void Emitter::emitFusedRelAttention(bool grad, std::vector<std::string> targs,
+                                    std::vector<Param> params, int64_t B,
+                                    int64_t T, int64_t N, int64_t H, int64_t K,
+                                    int64_t P, int64_t R) {
+  const StepAttrs &a = step_->attrs;
+  const int bq = H <= 64 ? 16 : 8, bk = 32;
+  targs.push_back(std::to_string(bq));
+  const int64_t qTiles = B * N * ceilDiv(T, bq);
+  if (!grad) {
+    params.push_back(null("float *")); // the log-sum-exp is not kept
+    params.push_back(status());
+    params.push_back(site(a.dropoutSite));
+    params.push_back(seed());
+    targs.push_back(std::to_string(bk));
+    targs.push_back(std::to_string(kAttnBlock));
+    uint32_t smem = static_cast<uint32_t>(8 * (bq * H + bq * bk + 7 * bq) +
+                                          4 * (2 * bq * H + 2 * bk * H));
+    kernel("rel_attention_fused", "xl_rel_attention_fused", targs, params,
+           gridFor(qTiles), kAttnBlock, smem);
+    return;
+  }
+  needWorkspace(8 * B * T * N * (2 * H + 4));
+  params.push_back(workspace("double *"));
+  params.push_back(status());
+  params.push_back(site(a.dropoutSite));
+  params.push_back(seed());
+  const int64_t grids[5] = {qTiles, qTiles, B * N * ceilDiv(K, bk),
+                            P * N * ceilDiv(R, bk),
+                            ceilDiv(N * H, kAttnBlock)};
+  for (int phase = 0; phase < 5; ++phase) {
+    std::vector<std::string> t = targs;
+    t.push_back(std::to_string(phase));
+    t.push_back(std::to_string(kAttnBlock));
+    kernel(fmt::format("rel_attention_fused_grad_p{}", phase),
+           "xl_rel_attention_fused_grad", t, params, gridFor(grids[phase]),
+           kAttnBlock);
   }
 }
 
@@ -767,6 +817,7 @@ Status Emitter::run(const CudaEmitOptions &options) {
       plan_.steps.size(), launches_, kernels_, gemms_);
   src += "#include \"xlnetc_prelude.cuh\"\n"
          "#include \"xlnetc_k_attention.cuh\"\n"
+         "#include \"xlnetc_k_attention_fused.cuh\"\n"
          "#include \"xlnetc_k_elementwise.cuh\"\n"
          "#include \"xlnetc_k_gather.cuh\"\n"
          "#include \"xlnetc_k_loss.cuh\"\n"

@@ -235,13 +235,15 @@ template <int BQ, int H> struct XlAttnGradRows {
 };
 
 /// Stages query rows t0 .. t0+BQ of (b, n); called by the whole block.
+/// `stats` is the workspace of the backward (per row: lse, D, ...); with
+/// WITH_STATS false (the statistics phase itself) lse and D are left 0.
 template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 S, int HAS_ROWS, int BQ,
-          int BLOCK>
+          int BLOCK, bool WITH_STATS>
 XL_DEVICE void xl_attn_grad_stage_rows(
     XlAttnGradRows<BQ, H> &g, xl_i64 b, int n, xl_i64 t0, const float *q,
     const float *segEmb, const float *rw, const float *rr, const float *rs,
-    const xl_i64 *permRank, const xl_i64 *rows, const float *out,
-    const float *lse, const float *dout) {
+    const xl_i64 *permRank, const xl_i64 *rows, const float *dout,
+    const double *stats, xl_i64 statStride) {
   constexpr xl_i64 NH = static_cast<xl_i64>(N) * H;
   for (int r = threadIdx.x; r < BQ; r += BLOCK) {
     const xl_i64 t = t0 + r;
@@ -250,7 +252,9 @@ XL_DEVICE void xl_attn_grad_stage_rows(
               : -1;
     g.pos[r] = i;
     g.qrank[r] = i >= 0 ? permRank[(b * 2) * S + i] : 0;
-    double e0 = 0.0, e1 = 0.0, d = 0.0;
+    double e0 = 0.0, e1 = 0.0;
+    g.lse[r] = 0.0;
+    g.dot[r] = 0.0;
     if (i >= 0) {
       const xl_i64 at = ((b * T + t) * N + n) * H;
       for (int h = 0; h < H; ++h) {
@@ -258,15 +262,15 @@ XL_DEVICE void xl_attn_grad_stage_rows(
                           static_cast<double>(rs[n * H + h]);
         e0 += qs * static_cast<double>(segEmb[n * H + h]);
         e1 += qs * static_cast<double>(segEmb[NH + n * H + h]);
-        d += static_cast<double>(dout[at + h]) * static_cast<double>(out[at + h]);
       }
-      g.lse[r] = static_cast<double>(lse[(b * T + t) * N + n]);
-    } else {
-      g.lse[r] = 0.0;
+      if constexpr (WITH_STATS) {
+        const double *st = stats + ((b * T + t) * N + n) * statStride;
+        g.lse[r] = st[0];
+        g.dot[r] = st[1];
+      }
     }
     g.ef[r][0] = e0;
     g.ef[r][1] = e1;
-    g.dot[r] = d;
   }
   for (int e = threadIdx.x; e < BQ * H; e += BLOCK) {
     const int r = e / H, h = e % H;
@@ -284,8 +288,11 @@ XL_DEVICE void xl_attn_grad_stage_rows(
 struct XlAttnGradEntry {
   bool valid;
   bool differ;
-  double a; ///< P_j · dropatt factor (the forward's weight of v_j)
-  double c; ///< d loss / d raw score (0 where masked)
+  double s;      ///< the masked, scaled score
+  double dpf;    ///< (dout · v_j) · dropatt factor
+  double factor; ///< the dropatt factor
+  double a;      ///< P_j · dropatt factor (the forward's weight of v_j)
+  double c;      ///< d loss / d raw score (0 where masked)
 };
 
 template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int P,
@@ -296,7 +303,7 @@ XL_DEVICE XlAttnGradEntry xl_attn_grad_entry(
     xl_i64 j, const float *kj, const float *vj, const float *kR,
     const xl_i64 *segId, const xl_i64 *permRank, xl_u64 key) {
   constexpr xl_i64 MLEN = K - S;
-  XlAttnGradEntry e{false, false, 0.0, 0.0};
+  XlAttnGradEntry e{false, false, 0.0, 0.0, 0.0, 0.0, 0.0};
   const xl_i64 i = g.pos[r];
   if (i < 0 || j < 0 || j >= K)
     return e;
@@ -329,32 +336,40 @@ XL_DEVICE XlAttnGradEntry xl_attn_grad_entry(
       g.lse[r] < -1e29 ? 1.0 / static_cast<double>(K) : exp(s - g.lse[r]);
   const double factor = xl_attn_drop_factor<DROP_BITS>(
       key, static_cast<xl_u64>(((b * T + t) * N + n) * K + j));
+  e.s = s;
+  e.factor = factor;
+  e.dpf = dp * factor;
   e.a = prob * factor;
-  e.c = masked ? 0.0 : prob * (dp * factor - g.dot[r]) * scale;
+  e.c = masked ? 0.0 : prob * (e.dpf - g.dot[r]) * scale;
   return e;
 }
 
-/// The fused backward of xl_rel_attention_fused, four launches of the same
-/// template (PHASE 0..3), same arguments, no atomics; every value is summed
-/// by one thread (or one block tree) in a fixed order:
-///   PHASE 0  query tiles (grid-stride over (b, n, tile)): recompute each
-///            row's probabilities from lse, write dq, and the row's stats to
-///            the workspace: c0, c1 (Σ c over keys of the same / another
-///            segment), Σ c·k [H], Σ c·k_r [H];
-///   PHASE 1  key tiles of 32 (grid-stride over (b, n, tile)): dv_j = Σ_t
+/// The fused backward of xl_rel_attention_fused: rel_attention_grad's
+/// operands (docs/Plan.md; no saved forward state), five launches of the
+/// same template (PHASE 0..4), same arguments, no atomics; every value is
+/// summed by one thread (or one warp tree) in a fixed order:
+///   PHASE 0  query tiles (grid-stride over (b, n, tile)): each row's
+///            softmax statistics, the forward's lse and D = Σ_j P_j·
+///            factor_j·(dout·v_j), by an online pass over the keys, to the
+///            workspace;
+///   PHASE 1  query tiles: recompute each row's probabilities from lse,
+///            write dq, and the row's stats to the workspace: c0, c1 (Σ c
+///            over keys of the same / another segment), Σ c·k [H],
+///            Σ c·k_r [H];
+///   PHASE 2  key tiles of 32 (grid-stride over (b, n, tile)): dv_j = Σ_t
 ///            A_tj dout_t and dk_j = Σ_t c_tj (q + r_w_bias)_t, query rows in
 ///            order;
-///   PHASE 2  k_r rows (grid-stride over (p, n, r)): dk_r[p, r] = Σ over the
+///   PHASE 3  k_r rows (grid-stride over (p, n, r)): dk_r[p, r] = Σ over the
 ///            batch rows of copy p and their query rows of c·(q + r_r_bias)
 ///            at the key j = r - S + i each row reads there;
-///   PHASE 3  the N·H bias columns: d r_w_bias, d r_r_bias, d r_s_bias,
+///   PHASE 4  the N·H bias columns: d r_w_bias, d r_r_bias, d r_s_bias,
 ///            d seg_embed from the row stats, rows in order.
 /// Arguments: dout, q, k, v, k_r, seg_embed, r_w_bias, r_r_bias, r_s_bias,
-/// seg_id, perm_rank, rows, out, lse (the forward's), then dq, dk, dv, dk_r,
-/// dseg_embed, dr_w_bias, dr_r_bias, dr_s_bias, workspace, status, site,
-/// seed. Workspace: 8 * B*T*N * (2*H + 2) bytes (row stats; no S×K). Static
+/// seg_id, perm_rank, rows, then dq, dk, dv, dk_r, dseg_embed, dr_w_bias,
+/// dr_r_bias, dr_s_bias, workspace, status, site, seed. Workspace:
+/// 8 * B*T*N * (2*H + 4) bytes (row statistics; nothing of size S×K). Static
 /// shared memory: the staged rows (about 12·BQ·H + 48·BQ bytes), the
-/// entries of a tile (17·BQ·32 bytes) and, in PHASES 0 and 1, a key tile
+/// entries of a tile (17·BQ·32 bytes) and, in PHASES 0-2, a key tile
 /// (2·32·H floats): 37 KiB for BQ 16, H 64. Each thread keeps its output
 /// elements' sums in registers (BQ·H/BLOCK or 32·H/BLOCK of them).
 template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int P,
@@ -367,23 +382,23 @@ XL_DEVICE void xl_rel_attention_fused_grad(
     const float *XL_RESTRICT rw, const float *XL_RESTRICT rr,
     const float *XL_RESTRICT rs, const xl_i64 *XL_RESTRICT segId,
     const xl_i64 *XL_RESTRICT permRank, const xl_i64 *XL_RESTRICT rows,
-    const float *XL_RESTRICT out, const float *XL_RESTRICT lse,
     float *XL_RESTRICT dq, float *XL_RESTRICT dk, float *XL_RESTRICT dv,
     float *XL_RESTRICT dkR, float *XL_RESTRICT dsegEmb,
     float *XL_RESTRICT drw, float *XL_RESTRICT drr, float *XL_RESTRICT drs,
     double *XL_RESTRICT workspace, int *status, xl_i64 site,
     unsigned long long seed) {
-  static_assert(PHASE >= 0 && PHASE <= 3, "PHASE is 0..3");
+  static_assert(PHASE >= 0 && PHASE <= 4, "PHASE is 0..4");
   static_assert(B % P == 0 && R == K + S && K >= S, "bad shapes");
   static_assert(BLOCK % 32 == 0 && BLOCK <= 1024, "BLOCK: multiple of 32");
   (void)status;
   constexpr xl_i64 NH = static_cast<xl_i64>(N) * H;
-  constexpr xl_i64 kRows = B * T * N, kStat = 2 * H + 2;
+  constexpr xl_i64 kRows = B * T * N, kStat = 2 * H + 4;
   constexpr xl_i64 kQTiles = (T + BQ - 1) / BQ;
   constexpr int kBK = 32;
   constexpr xl_i64 kKTiles = (K + kBK - 1) / kBK;
   const xl_u64 key = xl_dropout_key(seed, site);
-  // Row stats: [c0, c1, Σ c·k (H), Σ c·k_r (H)] per row ((b*T + t)*N + n).
+  // Row stats: [lse, D, c0, c1, Σ c·k (H), Σ c·k_r (H)] per row
+  // ((b*T + t)*N + n).
   auto stats = [&](xl_i64 b, xl_i64 t, int n) {
     return workspace + ((b * T + t) * N + n) * kStat;
   };
@@ -398,6 +413,76 @@ XL_DEVICE void xl_rel_attention_fused_grad(
   constexpr int kSlotsQ = (BQ * H + BLOCK - 1) / BLOCK;
   constexpr int kSlotsK = (kBK * H + BLOCK - 1) / BLOCK;
   if constexpr (PHASE == 0) {
+    // Row statistics: the forward's lse and D = Σ_j P_j·factor_j·(dout·v_j)
+    // (= dout · out), by an online pass over the keys as in the forward.
+    XL_SHARED float kt[kBK][H];
+    XL_SHARED float vt[kBK][H];
+    XL_SHARED double ms[BQ], ls[BQ], ds[BQ];
+    constexpr int kWarps = BLOCK / 32;
+    const double kNegInf = -__longlong_as_double(0x7ff0000000000000ll);
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    for (xl_i64 tile = blockIdx.x; tile < B * N * kQTiles; tile += gridDim.x) {
+      const xl_i64 t0 = (tile % kQTiles) * BQ;
+      const int n = static_cast<int>((tile / kQTiles) % N);
+      const xl_i64 b = tile / kQTiles / N;
+      __syncthreads();
+      xl_attn_grad_stage_rows<B, T, N, H, S, HAS_ROWS, BQ, BLOCK, false>(
+          g, b, n, t0, q, segEmb, rw, rr, rs, permRank, rows, dout, nullptr,
+          0);
+      for (int r = threadIdx.x; r < BQ; r += BLOCK) {
+        ms[r] = kNegInf;
+        ls[r] = 0.0;
+        ds[r] = 0.0;
+      }
+      for (xl_i64 j0 = 0; j0 < K; j0 += kBK) {
+        __syncthreads();
+        for (int e = threadIdx.x; e < kBK * H; e += BLOCK) {
+          const int c = e / H, h = e % H;
+          const xl_i64 j = j0 + c;
+          const xl_i64 at = ((b * K + j) * N + n) * H + h;
+          kt[c][h] = j < K ? k[at] : 0.0f;
+          vt[c][h] = j < K ? v[at] : 0.0f;
+        }
+        __syncthreads();
+        for (int e = threadIdx.x; e < BQ * kBK; e += BLOCK) {
+          const int r = e / kBK, c = e % kBK;
+          const XlAttnGradEntry x =
+              xl_attn_grad_entry<B, T, N, H, K, S, P, R, HAS_ROWS, SCALE_BITS,
+                                 DROP_BITS, BQ>(g, r, b, n, t0 + r, j0 + c,
+                                                kt[c], vt[c], kR, segId,
+                                                permRank, key);
+          ec[r][c] = x.valid ? x.s : kNegInf;
+          ea[r][c] = x.dpf;
+        }
+        __syncthreads();
+        for (int r = warp; r < BQ; r += kWarps) {
+          const double sv = ec[r][lane];
+          const double tileMax = xl_warp_reduce(sv, XlMaxOp());
+          const double mOld = ms[r];
+          const double mNew = mOld > tileMax ? mOld : tileMax;
+          const double e = sv == kNegInf ? 0.0 : exp(sv - mNew);
+          const double tileSum = xl_warp_sum(e);
+          const double tileDot = xl_warp_sum(e * ea[r][lane]);
+          if (lane == 0 && mNew != kNegInf) {
+            const double a = mOld == kNegInf ? 0.0 : exp(mOld - mNew);
+            ls[r] = ls[r] * a + tileSum;
+            ds[r] = ds[r] * a + tileDot;
+            ms[r] = mNew;
+          }
+        }
+      }
+      __syncthreads();
+      for (int r = threadIdx.x; r < BQ; r += BLOCK) {
+        const xl_i64 t = t0 + r;
+        if (t >= T)
+          continue;
+        double *st = stats(b, t, n);
+        const bool real = g.pos[r] >= 0 && ls[r] > 0.0;
+        st[0] = real ? ms[r] + log(ls[r]) : 0.0;
+        st[1] = real ? ds[r] / ls[r] : 0.0;
+      }
+    }
+  } else if constexpr (PHASE == 1) {
     XL_SHARED float kt[kBK][H];
     XL_SHARED float vt[kBK][H];
     XL_SHARED double c01[BQ][2];
@@ -407,8 +492,9 @@ XL_DEVICE void xl_rel_attention_fused_grad(
       const xl_i64 b = tile / kQTiles / N;
       const xl_i64 p = b / (B / P);
       __syncthreads();
-      xl_attn_grad_stage_rows<B, T, N, H, S, HAS_ROWS, BQ, BLOCK>(
-          g, b, n, t0, q, segEmb, rw, rr, rs, permRank, rows, out, lse, dout);
+      xl_attn_grad_stage_rows<B, T, N, H, S, HAS_ROWS, BQ, BLOCK, true>(
+          g, b, n, t0, q, segEmb, rw, rr, rs, permRank, rows, dout, workspace,
+          kStat);
       for (int r = threadIdx.x; r < BQ; r += BLOCK)
         c01[r][0] = c01[r][1] = 0.0;
       double sk[kSlotsQ], skr[kSlotsQ]; // thread's (r, h): Σ c·k, Σ c·k_r
@@ -465,15 +551,15 @@ XL_DEVICE void xl_rel_attention_fused_grad(
         dq[((b * T + t) * N + n) * H + h] = static_cast<float>(
             sk[slot] + skr[slot] + c01[r][0] * se0 + c01[r][1] * se1);
         double *st = stats(b, t, n);
-        st[2 + h] = sk[slot];
-        st[2 + H + h] = skr[slot];
+        st[4 + h] = sk[slot];
+        st[4 + H + h] = skr[slot];
         if (h == 0) {
-          st[0] = c01[r][0];
-          st[1] = c01[r][1];
+          st[2] = c01[r][0];
+          st[3] = c01[r][1];
         }
       }
     }
-  } else if constexpr (PHASE == 1) {
+  } else if constexpr (PHASE == 2) {
     XL_SHARED float kt[kBK][H];
     XL_SHARED float vt[kBK][H];
     for (xl_i64 tile = blockIdx.x; tile < B * N * kKTiles; tile += gridDim.x) {
@@ -493,9 +579,9 @@ XL_DEVICE void xl_rel_attention_fused_grad(
         sdk[x] = sdv[x] = 0.0;
       for (xl_i64 t0 = 0; t0 < T; t0 += BQ) {
         __syncthreads();
-        xl_attn_grad_stage_rows<B, T, N, H, S, HAS_ROWS, BQ, BLOCK>(
-            g, b, n, t0, q, segEmb, rw, rr, rs, permRank, rows, out, lse,
-            dout);
+        xl_attn_grad_stage_rows<B, T, N, H, S, HAS_ROWS, BQ, BLOCK, true>(
+            g, b, n, t0, q, segEmb, rw, rr, rs, permRank, rows, dout,
+            workspace, kStat);
         __syncthreads();
         for (int e = threadIdx.x; e < BQ * kBK; e += BLOCK) {
           const int r = e / kBK, c = e % kBK;
@@ -530,7 +616,7 @@ XL_DEVICE void xl_rel_attention_fused_grad(
         }
       }
     }
-  } else if constexpr (PHASE == 2) {
+  } else if constexpr (PHASE == 3) {
     // Tile of 32 k_r rows of (p, n); entry (row, rr) is the key
     // j = r0 + rr - S + i that query row reads at k_r row r0 + rr.
     constexpr xl_i64 kPerCopy = B / P;
@@ -546,9 +632,9 @@ XL_DEVICE void xl_rel_attention_fused_grad(
         const xl_i64 b = p * kPerCopy + bb;
         for (xl_i64 t0 = 0; t0 < T; t0 += BQ) {
           __syncthreads();
-          xl_attn_grad_stage_rows<B, T, N, H, S, HAS_ROWS, BQ, BLOCK>(
-              g, b, n, t0, q, segEmb, rw, rr, rs, permRank, rows, out, lse,
-              dout);
+          xl_attn_grad_stage_rows<B, T, N, H, S, HAS_ROWS, BQ, BLOCK, true>(
+              g, b, n, t0, q, segEmb, rw, rr, rs, permRank, rows, dout,
+              workspace, kStat);
           __syncthreads();
           for (int e = threadIdx.x; e < BQ * kBK; e += BLOCK) {
             const int r = e / kBK, c = e % kBK;
@@ -595,11 +681,11 @@ XL_DEVICE void xl_rel_attention_fused_grad(
           const double qs =
               static_cast<double>(q[((b * T + t) * N + n) * H + h]) +
               static_cast<double>(rs[col]);
-          aw += st[2 + h];
-          ar += st[2 + H + h];
-          as += st[0] * se0 + st[1] * se1;
-          ds0 += st[0] * qs;
-          ds1 += st[1] * qs;
+          aw += st[4 + h];
+          ar += st[4 + H + h];
+          as += st[2] * se0 + st[3] * se1;
+          ds0 += st[2] * qs;
+          ds1 += st[3] * qs;
         }
       drw[col] = static_cast<float>(aw);
       drr[col] = static_cast<float>(ar);
