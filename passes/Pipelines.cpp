@@ -20,7 +20,9 @@ void xlnet::buildLoweringPipeline(OpPassManager &pm, Stage until,
   pm.addPass(createCSEPass());
   if (until == Stage::Decomposed)
     return;
-  // 2. Model-level ops -> kernel-level ops (one op = one plan step).
+  // 2. Model-level ops -> kernel-level ops (one op = one plan step); the
+  //    attention reads segment ids and ranks instead of [B,S,K] masks.
+  pm.addNestedPass<func::FuncOp>(createCompactMasksPass());
   pm.addNestedPass<func::FuncOp>(createLowerToKernelsPass());
   pm.addPass(createCSEPass());
   if (until == Stage::Kernels)

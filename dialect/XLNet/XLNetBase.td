@@ -83,6 +83,9 @@ class XLNet_Op<string mnemonic, list<Trait> traits = []>
 def XLNet_F32Tensor : RankedTensorOf<[F32]>;
 def XLNet_I64Tensor : RankedTensorOf<[I64]>;
 def XLNet_MaskTensor : RankedTensorOf<[I1]>;
+// A mask operand of rel_attention(_grad): dense (i1 [B,S,K]) or compact
+// (i64: seg_id [B,S], perm_rank [B,2,S]).
+def XLNet_AttnMaskOperand : RankedTensorOf<[I1, I64]>;
 def XLNet_ScalarF32 : 0DTensorOf<[F32]>;
 def XLNet_ScalarI64 : 0DTensorOf<[I64]>;
 

@@ -196,6 +196,15 @@ LogicalResult AttnMaskOp::verify() {
   return d.expect("K", add(d.get("S"), getMlenAttr().getInt()), "mlen + S");
 }
 
+LogicalResult RankMaskOp::verify() {
+  DimBinder d(*this);
+  if (failed(checkNonNegative(*this, "mlen", getMlenAttr().getInt())) ||
+      failed(d.bind(getPermRank(), "perm_rank", {"B", "2", "S"})) ||
+      failed(d.bind(getResult(), "result", {"B", "S", "K"})))
+    return failure();
+  return d.expect("K", add(d.get("S"), getMlenAttr().getInt()), "mlen + S");
+}
+
 LogicalResult TargetPositionsOp::verify() {
   DimBinder d(*this);
   return success(
@@ -258,9 +267,22 @@ static LogicalResult verifyRelAttentionOperands(OpT op, DimBinder &d) {
       failed(d.bind(op.getRWBias(), "r_w_bias", {"N", "H"})) ||
       failed(d.bind(op.getRRBias(), "r_r_bias", {"N", "H"})) ||
       failed(d.bind(op.getRSBias(), "r_s_bias", {"N", "H"})) ||
-      failed(d.bind(op.getSegMat(), "seg_mat", {"B", "S", "K"})) ||
-      failed(d.bind(op.getMask(), "mask", {"B", "S", "K"})) ||
       (op.getRows() && failed(d.bind(op.getRows(), "rows", {"B", "T"}))))
+    return failure();
+  // The masks: both dense (i1 [B,S,K]) or both compact (seg_id i64 [B,S],
+  // perm_rank i64 [B,2,S]).
+  auto elementType = [](Value v) {
+    return cast<ShapedType>(v.getType()).getElementType();
+  };
+  bool compact = elementType(op.getSegMat()).isInteger(64);
+  if (compact != elementType(op.getMask()).isInteger(64))
+    return op.emitOpError()
+           << "'seg_mat' and 'mask' must both be dense (i1) or both compact "
+              "(i64 segment ids and ranks)";
+  if (compact ? failed(d.bind(op.getSegMat(), "seg_mat", {"B", "S"})) ||
+                    failed(d.bind(op.getMask(), "mask", {"B", "2", "S"}))
+              : failed(d.bind(op.getSegMat(), "seg_mat", {"B", "S", "K"})) ||
+                    failed(d.bind(op.getMask(), "mask", {"B", "S", "K"})))
     return failure();
   if (failed(d.expect("R", add(d.get("K"), d.get("S")), "K + S")))
     return failure();

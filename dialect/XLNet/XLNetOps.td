@@ -121,6 +121,31 @@ def XLNet_AttnMaskOp : XLNet_Op<"attn_mask", [Pure]> {
   }];
 }
 
+def XLNet_RankMaskOp : XLNet_Op<"rank_mask", [Pure]> {
+  let summary = "attention mask of a stream from the permutation's rank vectors";
+  let description = [{
+    The compact permutation mask (docs/DataPipeline.md): `perm_rank`
+    (`[B, 2, S]`) holds per batch row the query ranks (row 0) and the key
+    ranks (row 1), and key `j` of the non-memory block is masked for query
+    `i` when `perm_rank[b, 0, i] <= perm_rank[b, 1, j]`. The result is the
+    dense `[B, S, K]` mask of the `query` or `content` stream exactly as
+    `xlnet.attn_mask` builds it: the `mlen` memory columns visible, the
+    content stream seeing itself. `--xlnet-compact-masks` folds it (with
+    `xlnet.rel_segment`) into the attention ops, which then read the ranks.
+
+    ```mlir
+    %mask_h = xlnet.rank_mask content %perm_rank mlen = 8
+        : (tensor<2x2x16xi64>) -> tensor<2x16x24xi1>
+    ```
+  }];
+  let arguments = (ins XLNet_StreamAttr:$stream, XLNet_I64Tensor:$perm_rank,
+                       I64Attr:$mlen);
+  let results = (outs XLNet_MaskTensor:$result);
+  let assemblyFormat = [{
+    `` $stream $perm_rank `mlen` `=` $mlen attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 def XLNet_TargetPositionsOp : XLNet_Op<"target_positions", [Pure]> {
   let summary = "position of each prediction slot from the one-hot target_mapping";
   let description = [{
@@ -220,6 +245,11 @@ def XLNet_RelAttentionOp : XLNet_Op<"rel_attention", [Pure]> {
     `p` selects the bi_data half of the batch. With `rows`, only the `T`
     prediction slots are computed (query stream) and a slot with `i < 0`
     (padding) produces 0; without `rows`, `T = S` (content stream).
+
+    The masks are dense (`seg_mat`, `mask`: `i1 [B, S, K]`) or compact
+    (`seg_mat` the segment ids `i64 [B, S]`, `mask` the ranks
+    `i64 [B, 2, S]` of `xlnet.rank_mask`, for the stream the presence of
+    `rows` says); `--xlnet-compact-masks` makes them compact.
     `site` (optional) fixes the dropatt random stream, as for `xlnet.dropout`.
 
     ```mlir
@@ -235,8 +265,8 @@ def XLNet_RelAttentionOp : XLNet_Op<"rel_attention", [Pure]> {
   let arguments = (ins XLNet_F32Tensor:$q, XLNet_F32Tensor:$k, XLNet_F32Tensor:$v,
                        XLNet_F32Tensor:$k_r, XLNet_F32Tensor:$seg_embed,
                        XLNet_F32Tensor:$r_w_bias, XLNet_F32Tensor:$r_r_bias,
-                       XLNet_F32Tensor:$r_s_bias, XLNet_MaskTensor:$seg_mat,
-                       XLNet_MaskTensor:$mask, Optional<XLNet_I64Tensor>:$rows,
+                       XLNet_F32Tensor:$r_s_bias, XLNet_AttnMaskOperand:$seg_mat,
+                       XLNet_AttnMaskOperand:$mask, Optional<XLNet_I64Tensor>:$rows,
                        F64Attr:$scale, F64Attr:$dropatt,
                        OptionalAttr<I64Attr>:$site);
   let results = (outs XLNet_F32Tensor:$result);
@@ -605,8 +635,8 @@ def XLNet_RelAttentionGradOp : XLNet_Op<"rel_attention_grad", [Pure]> {
                        XLNet_F32Tensor:$k, XLNet_F32Tensor:$v,
                        XLNet_F32Tensor:$k_r, XLNet_F32Tensor:$seg_embed,
                        XLNet_F32Tensor:$r_w_bias, XLNet_F32Tensor:$r_r_bias,
-                       XLNet_F32Tensor:$r_s_bias, XLNet_MaskTensor:$seg_mat,
-                       XLNet_MaskTensor:$mask, Optional<XLNet_I64Tensor>:$rows,
+                       XLNet_F32Tensor:$r_s_bias, XLNet_AttnMaskOperand:$seg_mat,
+                       XLNet_AttnMaskOperand:$mask, Optional<XLNet_I64Tensor>:$rows,
                        F64Attr:$scale, F64Attr:$dropatt,
                        OptionalAttr<I64Attr>:$site);
   let results = (outs XLNet_F32Tensor:$dq, XLNet_F32Tensor:$dk,

@@ -45,8 +45,8 @@ namespace {
 /// Ops that carry no gradient: their float results depend on no parameter
 /// (positions, masks) or are stop-gradient (the memory cache).
 bool isNonDifferentiable(Operation *op) {
-  return isa<RelPosEncodingOp, RelSegmentOp, AttnMaskOp, TargetPositionsOp,
-             MemCacheOp>(op);
+  return isa<RelPosEncodingOp, RelSegmentOp, AttnMaskOp, RankMaskOp,
+             TargetPositionsOp, MemCacheOp>(op);
 }
 
 /// Gives every random op a `site`, in op order after the largest existing

@@ -93,6 +93,7 @@ Status deriveBatchFromRaw(const TensorMap &raw, int64_t reuseLen,
         Status::error(fmt::format("num_predict {} is negative", numPredict)));
 
   Tensor permMask = Tensor::zeros(DType::F32, {B, S, S});
+  Tensor permRank = Tensor::zeros(DType::I64, {B, 2, S});
   Tensor mapping = Tensor::zeros(DType::F32, {B, numPredict, S});
   Tensor tgt = Tensor::zeros(DType::I64, {B, numPredict});
   Tensor tgtMask = Tensor::zeros(DType::F32, {B, numPredict});
@@ -115,6 +116,8 @@ Status deriveBatchFromRaw(const TensorMap &raw, int64_t reuseLen,
         !s)
       return fail(s.withPrefix(rowPrefix));
     std::copy(r.permMask.begin(), r.permMask.end(), permMask.f32() + b * S * S);
+    std::copy(r.queryRank.begin(), r.queryRank.end(), permRank.i64() + b * 2 * S);
+    std::copy(r.keyRank.begin(), r.keyRank.end(), permRank.i64() + (b * 2 + 1) * S);
     std::copy(t.targetMapping.begin(), t.targetMapping.end(),
               mapping.f32() + b * numPredict * S);
     std::copy(t.target.begin(), t.target.end(), tgt.i64() + b * numPredict);
@@ -126,9 +129,44 @@ Status deriveBatchFromRaw(const TensorMap &raw, int64_t reuseLen,
   out["input_k"] = std::move(inputK);
   out["seg_id"] = std::move(seg);
   out["perm_mask"] = std::move(permMask);
+  out["perm_rank"] = std::move(permRank);
   out["target_mapping"] = std::move(mapping);
   out["target"] = std::move(tgt);
   out["target_mask"] = std::move(tgtMask);
+  return Status::ok();
+}
+
+Status permRankFromMask(const Tensor &permMask, Tensor &permRank) {
+  if (permMask.dtype != DType::F32 || permMask.shape.size() != 3 ||
+      permMask.shape[1] != permMask.shape[2])
+    return Status::error(fmt::format("perm_mask must be f32 [B, S, S], got {}",
+                                     permMask.typeStr()));
+  int64_t B = permMask.shape[0], S = permMask.shape[1];
+  permRank = Tensor::zeros(DType::I64, {B, 2, S});
+  std::vector<int64_t> q, k;
+  for (int64_t b = 0; b < B; ++b) {
+    if (!permMaskRanks(permMask.f32() + b * S * S, S, q, k))
+      return Status::error(fmt::format(
+          "perm_mask row b={} has no rank form: the sets of keys its query "
+          "rows may not attend to are not nested, which every mask of the "
+          "official pipeline is (docs/DataPipeline.md \"The compact form of "
+          "perm_mask\"); such masks are not supported",
+          b));
+    std::copy(q.begin(), q.end(), permRank.i64() + b * 2 * S);
+    std::copy(k.begin(), k.end(), permRank.i64() + (b * 2 + 1) * S);
+  }
+  return Status::ok();
+}
+
+Status ensurePermRank(TensorMap &batch) {
+  if (batch.count("perm_rank"))
+    return Status::ok();
+  auto it = batch.find("perm_mask");
+  if (it == batch.end())
+    return Status::ok(); // the step reports the missing input
+  Tensor rank;
+  XLNETC_RETURN_IF_ERROR(permRankFromMask(it->second, rank));
+  batch["perm_rank"] = std::move(rank);
   return Status::ok();
 }
 

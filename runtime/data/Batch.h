@@ -25,16 +25,26 @@ inline constexpr const char *kRawTarget = "raw.target";
 inline constexpr const char *kRawIsMasked = "raw.is_masked";
 inline constexpr const char *kRawPermIndex = "raw.perm_index";
 
-/// Derives input_k, seg_id, perm_mask, target_mapping, target and
+/// Derives input_k, seg_id, perm_mask, perm_rank (its compact form: query
+/// ranks, key ranks per row, i64 [B,2,S]), target_mapping, target and
 /// target_mask from `raw` (the four raw.* tensors and seg_id; raw.is_masked
 /// may be i64 or bool, the rest i64) with permuteExample and
 /// buildPredictionTargets. Each row of raw.perm_index must be a permutation
-/// of 0..reuseLen-1 followed by one of 0..S-reuseLen-1. The six tensors are
+/// of 0..reuseLen-1 followed by one of 0..S-reuseLen-1. The seven tensors are
 /// written into `out` (other entries are left alone). Errors name the tensor
 /// and row: missing tensors, wrong dtypes or shapes, a bad permutation, more
 /// targets than numPredict.
 Status deriveBatchFromRaw(const TensorMap &raw, int64_t reuseLen,
                           int64_t numPredict, TensorMap &out);
+
+/// The compact form of a dense perm_mask f32 [B,S,S]: perm_rank i64 [B,2,S]
+/// (row 0 the query ranks, row 1 the key ranks; permMaskRanks). A row
+/// without the rank form is an error naming it.
+Status permRankFromMask(const Tensor &permMask, Tensor &permRank);
+
+/// Adds `perm_rank` (what the compiled step reads) from `perm_mask` when the
+/// batch has only the dense form (a golden or user batch).
+Status ensurePermRank(TensorMap &batch);
 
 } // namespace xlnetc::rt::data
 

@@ -91,12 +91,13 @@ TEST(BatchStreamTest, TensorsHaveTheGoldenLayout) {
   expect("input_k", DType::I64, {4, 32});
   expect("seg_id", DType::I64, {4, 32});
   expect("perm_mask", DType::F32, {4, 32, 32});
+  expect("perm_rank", DType::I64, {4, 2, 32});
   expect("target_mapping", DType::F32, {4, 8, 32});
   expect("target", DType::I64, {4, 8});
   expect("target_mask", DType::F32, {4, 8});
   for (const char *raw : {kRawInput, kRawTarget, kRawIsMasked, kRawPermIndex})
     expect(raw, DType::I64, {4, 32});
-  EXPECT_EQ(t.size(), 10u);
+  EXPECT_EQ(t.size(), 11u);
   EXPECT_EQ(b.labels.size(), 4u);
   // Each real slot predicts the token at its mapped position, and the
   // derived tensors are exactly deriveBatchFromRaw of the raw ones.

@@ -4992,3 +4992,47 @@ func.func @adam_update_clip_nan(
       -> (tensor<32xf32>, tensor<32xf32>, tensor<32xf32>)
   return
 }
+
+// -----
+
+func.func @rank_mask_wrong_rank_rows(%r: tensor<2x3x16xi64>) -> tensor<2x16x24xi1> {
+  // expected-error @+1 {{'perm_rank' dim 1 must be 2, got 3}}
+  %0 = xlnet.rank_mask query %r mlen = 8 : (tensor<2x3x16xi64>) -> tensor<2x16x24xi1>
+  return %0 : tensor<2x16x24xi1>
+}
+
+// -----
+
+func.func @rank_mask_wrong_klen(%r: tensor<2x2x16xi64>) -> tensor<2x16x20xi1> {
+  // expected-error @+1 {{K}}
+  %0 = xlnet.rank_mask query %r mlen = 8 : (tensor<2x2x16xi64>) -> tensor<2x16x20xi1>
+  return %0 : tensor<2x16x20xi1>
+}
+
+// -----
+
+func.func @rel_attention_mixed_masks(%q: tensor<2x16x2x16xf32>, %k: tensor<2x24x2x16xf32>,
+    %v: tensor<2x24x2x16xf32>, %kr: tensor<1x40x2x16xf32>, %se: tensor<2x2x16xf32>,
+    %rw: tensor<2x16xf32>, %seg_id: tensor<2x16xi64>, %mask: tensor<2x16x24xi1>) -> tensor<2x16x2x16xf32> {
+  // expected-error @+1 {{'seg_mat' and 'mask' must both be dense (i1) or both compact (i64 segment ids and ranks)}}
+  %0 = xlnet.rel_attention q(%q) k(%k) v(%v) k_r(%kr) seg_embed(%se) biases(%rw, %rw, %rw)
+      seg_mat(%seg_id) mask(%mask) scale = 2.500000e-01 dropatt = 0.000000e+00
+      : (tensor<2x16x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>, tensor<1x40x2x16xf32>,
+         tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>,
+         tensor<2x16xi64>, tensor<2x16x24xi1>) -> tensor<2x16x2x16xf32>
+  return %0 : tensor<2x16x2x16xf32>
+}
+
+// -----
+
+func.func @rel_attention_compact_bad_ranks(%q: tensor<2x16x2x16xf32>, %k: tensor<2x24x2x16xf32>,
+    %v: tensor<2x24x2x16xf32>, %kr: tensor<1x40x2x16xf32>, %se: tensor<2x2x16xf32>,
+    %rw: tensor<2x16xf32>, %seg_id: tensor<2x16xi64>, %rank: tensor<2x16xi64>) -> tensor<2x16x2x16xf32> {
+  // expected-error @+1 {{'mask' must have rank 3}}
+  %0 = xlnet.rel_attention q(%q) k(%k) v(%v) k_r(%kr) seg_embed(%se) biases(%rw, %rw, %rw)
+      seg_mat(%seg_id) mask(%rank) scale = 2.500000e-01 dropatt = 0.000000e+00
+      : (tensor<2x16x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>, tensor<1x40x2x16xf32>,
+         tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>,
+         tensor<2x16xi64>, tensor<2x16xi64>) -> tensor<2x16x2x16xf32>
+  return %0 : tensor<2x16x2x16xf32>
+}

@@ -89,6 +89,16 @@ func.func @attn_mask_query(%perm_mask: tensor<2x16x16xf32>) -> tensor<2x16x24xi1
   return %0 : tensor<2x16x24xi1>
 }
 
+// The mask of a stream from the permutation's ranks [B, 2, S].
+// CHECK-LABEL: func.func @rank_mask_query(
+// CHECK-SAME:    %[[RANK:[^:]+]]: tensor<2x2x16xi64>)
+// CHECK:         %[[MASK:.+]] = xlnet.rank_mask query %[[RANK]] mlen = 8 : (tensor<2x2x16xi64>) -> tensor<2x16x24xi1>
+// CHECK:         return %[[MASK]]
+func.func @rank_mask_query(%perm_rank: tensor<2x2x16xi64>) -> tensor<2x16x24xi1> {
+  %0 = xlnet.rank_mask query %perm_rank mlen = 8 : (tensor<2x2x16xi64>) -> tensor<2x16x24xi1>
+  return %0 : tensor<2x16x24xi1>
+}
+
 // The content-stream mask; mlen = 0 (no memory) gives K = S.
 // CHECK-LABEL: func.func @attn_mask_content(
 // CHECK-SAME:    %[[PERM:[^:]+]]: tensor<2x16x16xf32>)
@@ -789,4 +799,19 @@ func.func @adam_update_weight_decay(
 func.func @mem_cache_without_mems(%h: tensor<2x16x32xf32>) -> tensor<4x2x32xf32> {
   %0 = xlnet.mem_cache %h reuse_len = 4 mem_len = 8 : (tensor<2x16x32xf32>) -> tensor<4x2x32xf32>
   return %0 : tensor<4x2x32xf32>
+}
+
+// The attention with compact masks: segment ids [B, S] and ranks [B, 2, S].
+// CHECK-LABEL: func.func @rel_attention_compact(
+// CHECK:         xlnet.rel_attention {{.*}} seg_mat(%{{.+}}) mask(%{{.+}}) rows(%{{.+}}) scale = 2.500000e-01 dropatt = 0.000000e+00 : ({{.*}}tensor<2x16xi64>, tensor<2x2x16xi64>, tensor<2x5xi64>) -> tensor<2x5x2x16xf32>
+func.func @rel_attention_compact(%q: tensor<2x5x2x16xf32>, %k: tensor<2x24x2x16xf32>,
+    %v: tensor<2x24x2x16xf32>, %kr: tensor<1x40x2x16xf32>, %se: tensor<2x2x16xf32>,
+    %rw: tensor<2x16xf32>, %rr: tensor<2x16xf32>, %rs: tensor<2x16xf32>,
+    %seg_id: tensor<2x16xi64>, %rank: tensor<2x2x16xi64>, %rows: tensor<2x5xi64>) -> tensor<2x5x2x16xf32> {
+  %0 = xlnet.rel_attention q(%q) k(%k) v(%v) k_r(%kr) seg_embed(%se) biases(%rw, %rr, %rs)
+      seg_mat(%seg_id) mask(%rank) rows(%rows) scale = 2.500000e-01 dropatt = 0.000000e+00
+      : (tensor<2x5x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>, tensor<1x40x2x16xf32>,
+         tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>,
+         tensor<2x16xi64>, tensor<2x2x16xi64>, tensor<2x5xi64>) -> tensor<2x5x2x16xf32>
+  return %0 : tensor<2x5x2x16xf32>
 }

@@ -233,10 +233,15 @@ int runRunStep(const RunStepArgs &args) {
                              shape.batch, shape.seqLen, shape.numPredict, shape.mlen,
                              args.seed);
   }
+  // The step reads the compact form of perm_mask (docs/DataPipeline.md).
+  if (rt::Status st = rt::data::ensurePermRank(batch); !st)
+    return fail((args.batch.empty() ? std::string("synthetic batch")
+                                    : args.batch) +
+                ": " + st.message());
   if (!args.dumpBatch.empty()) {
     rt::TensorMap derived;
-    for (const char *name : {"input_k", "seg_id", "perm_mask", "target_mapping",
-                             "target", "target_mask"})
+    for (const char *name : {"input_k", "seg_id", "perm_mask", "perm_rank",
+                             "target_mapping", "target", "target_mask"})
       if (auto it = batch.find(name); it != batch.end())
         derived[name] = it->second;
     if (rt::Status st = rt::writeSafetensors(args.dumpBatch, derived); !st)

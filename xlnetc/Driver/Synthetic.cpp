@@ -47,6 +47,7 @@ rt::Status syntheticBatch(const ModelSpec &spec, const StepShape &shape,
 
   std::vector<int64_t> inputK, segId, target;
   std::vector<float> permMask, targetMapping, targetMask;
+  std::vector<int64_t> permRank;
   for (int64_t b = 0; b < B; ++b) {
     // 1. Record: [reuse | A SEP B SEP CLS], targets are the next tokens.
     std::vector<int64_t> in(S), seg(S, 0), next(S);
@@ -99,6 +100,8 @@ rt::Status syntheticBatch(const ModelSpec &spec, const StepShape &shape,
     inputK.insert(inputK.end(), in.begin(), in.end());
     segId.insert(segId.end(), seg.begin(), seg.end());
     permMask.insert(permMask.end(), perm.permMask.begin(), perm.permMask.end());
+    permRank.insert(permRank.end(), perm.queryRank.begin(), perm.queryRank.end());
+    permRank.insert(permRank.end(), perm.keyRank.begin(), perm.keyRank.end());
     targetMapping.insert(targetMapping.end(), pred.targetMapping.begin(),
                          pred.targetMapping.end());
     target.insert(target.end(), pred.target.begin(), pred.target.end());
@@ -109,6 +112,7 @@ rt::Status syntheticBatch(const ModelSpec &spec, const StepShape &shape,
   batch["input_k"] = rt::Tensor::fromI64({B, S}, inputK);
   batch["seg_id"] = rt::Tensor::fromI64({B, S}, segId);
   batch["perm_mask"] = rt::Tensor::fromF32({B, S, S}, permMask);
+  batch["perm_rank"] = rt::Tensor::fromI64({B, 2, S}, permRank);
   batch["target_mapping"] = rt::Tensor::fromF32({B, NP, S}, targetMapping);
   batch["target"] = rt::Tensor::fromI64({B, NP}, target);
   batch["target_mask"] = rt::Tensor::fromF32({B, NP}, targetMask);

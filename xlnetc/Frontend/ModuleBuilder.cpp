@@ -84,7 +84,10 @@ OwningOpRef<ModuleOp> buildForwardModule(MLIRContext &ctx, const ModelSpec &spec
   Signature sig(ctx);
   unsigned inputK = sig.add("input", "input_k", {B, S}, i64);
   unsigned segId = sig.add("input", "seg_id", {B, S}, i64);
-  unsigned permMask = sig.add("input", "perm_mask", {B, S, S}, f32);
+  // The permutation mask in its compact form (docs/DataPipeline.md): query
+  // and key ranks per batch row; a dense perm_mask is converted by the
+  // runtime before the step.
+  unsigned permRank = sig.add("input", "perm_rank", {B, 2, S}, i64);
   unsigned targetMapping = sig.add("input", "target_mapping", {B, NP, S}, f32);
   unsigned target = sig.add("input", "target", {B, NP}, i64);
   unsigned targetMask = sig.add("input", "target_mask", {B, NP}, f32);
@@ -161,8 +164,8 @@ OwningOpRef<ModuleOp> buildForwardModule(MLIRContext &ctx, const ModelSpec &spec
   Value segMat = b.create<RelSegmentOp>(loc, tensor({B, S, K}, i1), arg(segId),
                                         b.getI64IntegerAttr(M));
   auto mask = [&](Stream stream) -> Value {
-    return b.create<AttnMaskOp>(loc, tensor({B, S, K}, i1),
-                                StreamAttr::get(&ctx, stream), arg(permMask),
+    return b.create<RankMaskOp>(loc, tensor({B, S, K}, i1),
+                                StreamAttr::get(&ctx, stream), arg(permRank),
                                 b.getI64IntegerAttr(M));
   };
   Value maskH = mask(Stream::content), maskG = mask(Stream::query);

@@ -1,0 +1,88 @@
+//===- CompactMasks.cpp - segment ids and ranks into the attention ops ----===//
+//
+// Assumes: the attention ops exist (layers decomposed).
+// Guarantees: no rel_attention(_grad) reads a rel_segment or a rank_mask;
+// those ops are gone unless something else uses a rel_segment. The folded
+// attention ops read seg_id [B,S] and perm_rank [B,2,S] (the compact form of
+// docs/Plan.md), with the same meaning.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialect/XLNet/XLNetOps.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::xlnet {
+#define GEN_PASS_DEF_COMPACTMASKSPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::xlnet
+
+using namespace mlir;
+using namespace mlir::xlnet;
+
+namespace {
+
+/// Folds the masks of one attention op (RelAttentionOp or
+/// RelAttentionGradOp); leaves it alone when they are not rel_segment +
+/// rank_mask.
+template <class AttnOp> LogicalResult fold(AttnOp op) {
+  auto seg = op.getSegMat().template getDefiningOp<RelSegmentOp>();
+  auto mask = op.getMask().template getDefiningOp<RankMaskOp>();
+  if (!seg || !mask)
+    return success();
+  bool queryStream = static_cast<bool>(op.getRows());
+  if ((mask.getStream() == Stream::query) != queryStream)
+    return op.emitOpError()
+           << "reads a rank_mask of the " << stringifyStream(mask.getStream())
+           << " stream but is the "
+           << (queryStream ? "query stream (it has rows)"
+                           : "content stream (no rows)");
+  auto shape = [](Value v) { return cast<ShapedType>(v.getType()).getShape(); };
+  int64_t mlen = shape(op.getK())[1] - shape(op.getSegMat())[1];
+  if (seg.getMlen() != mlen || mask.getMlen() != mlen)
+    return op.emitOpError() << "masks have mlen " << seg.getMlen() << " and "
+                            << mask.getMlen() << " but K - S is " << mlen;
+  op.getSegMatMutable().assign(seg.getSegId());
+  op.getMaskMutable().assign(mask.getPermRank());
+  return success();
+}
+
+struct CompactMasksPass
+    : public xlnet::impl::CompactMasksPassBase<CompactMasksPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    WalkResult walk = func.walk([](Operation *op) {
+      LogicalResult r = success();
+      if (auto a = dyn_cast<RelAttentionOp>(op))
+        r = fold(a);
+      else if (auto g = dyn_cast<RelAttentionGradOp>(op))
+        r = fold(g);
+      return failed(r) ? WalkResult::interrupt() : WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return signalPassFailure();
+    // Erase the mask ops nothing reads any more; a rank_mask that something
+    // else still reads is an error (only the attention reads compact masks).
+    SmallVector<Operation *> dead;
+    bool bad = false;
+    func.walk([&](Operation *op) {
+      if (!isa<RelSegmentOp, RankMaskOp>(op))
+        return;
+      if (op->use_empty())
+        dead.push_back(op);
+      else if (isa<RankMaskOp>(op)) {
+        op->emitOpError() << "is still used by '"
+                          << (*op->getUsers().begin())->getName()
+                          << "', which cannot read compact masks";
+        bad = true;
+      }
+    });
+    if (bad)
+      return signalPassFailure();
+    for (Operation *op : dead)
+      op->erase();
+  }
+};
+
+} // namespace
