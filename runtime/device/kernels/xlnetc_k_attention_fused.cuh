@@ -47,6 +47,20 @@
 
 #include "xlnetc_k_attention.cuh"
 
+/// Stages keys j0 .. j0 + TILE of (b, n) into kt and vt ([TILE][H], row-major;
+/// zeros past K). Called by the whole block, between barriers.
+template <xl_i64 K, int N, int H, int TILE, int BLOCK>
+XL_DEVICE void xl_attn_stage_keys(float *kt, float *vt, xl_i64 b, int n,
+                                  xl_i64 j0, const float *k, const float *v) {
+  for (int e = threadIdx.x; e < TILE * H; e += BLOCK) {
+    const int c = e / H, h = e % H;
+    const xl_i64 j = j0 + c;
+    const xl_i64 at = ((b * K + j) * N + n) * H + h;
+    kt[e] = j < K ? k[at] : 0.0f;
+    vt[e] = j < K ? v[at] : 0.0f;
+  }
+}
+
 template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int P,
           xl_i64 R, int HAS_ROWS, xl_u64 SCALE_BITS, unsigned DROP_BITS,
           int BQ, int BK, int BLOCK>
@@ -126,13 +140,7 @@ XL_DEVICE void xl_rel_attention_fused(
     // 2. Key tiles.
     for (xl_i64 j0 = 0; j0 < K; j0 += BK) {
       __syncthreads(); // the rows are ready; the last tile's V is consumed
-      for (int e = threadIdx.x; e < BK * H; e += BLOCK) {
-        const int c = e / H, h = e % H;
-        const xl_i64 j = j0 + c;
-        const xl_i64 at = ((b * K + j) * N + n) * H + h;
-        kt[e] = j < K ? k[at] : 0.0f;
-        vt[e] = j < K ? v[at] : 0.0f;
-      }
+      xl_attn_stage_keys<K, N, H, BK, BLOCK>(kt, vt, b, n, j0, k, v);
       __syncthreads();
       for (int e = threadIdx.x; e < BQ * BK; e += BLOCK) {
         const int r = e / BK, c = e % BK;
@@ -436,13 +444,8 @@ XL_DEVICE void xl_rel_attention_fused_grad(
       }
       for (xl_i64 j0 = 0; j0 < K; j0 += kBK) {
         __syncthreads();
-        for (int e = threadIdx.x; e < kBK * H; e += BLOCK) {
-          const int c = e / H, h = e % H;
-          const xl_i64 j = j0 + c;
-          const xl_i64 at = ((b * K + j) * N + n) * H + h;
-          kt[c][h] = j < K ? k[at] : 0.0f;
-          vt[c][h] = j < K ? v[at] : 0.0f;
-        }
+        xl_attn_stage_keys<K, N, H, kBK, BLOCK>(&kt[0][0], &vt[0][0], b, n,
+                                                j0, k, v);
         __syncthreads();
         for (int e = threadIdx.x; e < BQ * kBK; e += BLOCK) {
           const int r = e / kBK, c = e % kBK;
@@ -502,13 +505,8 @@ XL_DEVICE void xl_rel_attention_fused_grad(
         sk[x] = skr[x] = 0.0;
       for (xl_i64 j0 = 0; j0 < K; j0 += kBK) {
         __syncthreads();
-        for (int e = threadIdx.x; e < kBK * H; e += BLOCK) {
-          const int c = e / H, h = e % H;
-          const xl_i64 j = j0 + c;
-          const xl_i64 at = ((b * K + j) * N + n) * H + h;
-          kt[c][h] = j < K ? k[at] : 0.0f;
-          vt[c][h] = j < K ? v[at] : 0.0f;
-        }
+        xl_attn_stage_keys<K, N, H, kBK, BLOCK>(&kt[0][0], &vt[0][0], b, n,
+                                                j0, k, v);
         __syncthreads();
         for (int e = threadIdx.x; e < BQ * kBK; e += BLOCK) {
           const int r = e / kBK, c = e % kBK;
@@ -567,13 +565,8 @@ XL_DEVICE void xl_rel_attention_fused_grad(
       const int n = static_cast<int>((tile / kKTiles) % N);
       const xl_i64 b = tile / kKTiles / N;
       __syncthreads();
-      for (int e = threadIdx.x; e < kBK * H; e += BLOCK) {
-        const int c = e / H, h = e % H;
-        const xl_i64 j = j0 + c;
-        const xl_i64 at = ((b * K + j) * N + n) * H + h;
-        kt[c][h] = j < K ? k[at] : 0.0f;
-        vt[c][h] = j < K ? v[at] : 0.0f;
-      }
+      xl_attn_stage_keys<K, N, H, kBK, BLOCK>(&kt[0][0], &vt[0][0], b, n, j0,
+                                              k, v);
       double sdk[kSlotsK], sdv[kSlotsK]; // thread's (c, h)
       for (int x = 0; x < kSlotsK; ++x)
         sdk[x] = sdv[x] = 0.0;
