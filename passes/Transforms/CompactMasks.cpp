@@ -72,9 +72,14 @@ struct CompactMasksPass
       if (op->use_empty())
         dead.push_back(op);
       else if (isa<RankMaskOp>(op)) {
-        op->emitOpError() << "is still used by '"
-                          << (*op->getUsers().begin())->getName()
-                          << "', which cannot read compact masks";
+        Operation *user = *op->getUsers().begin();
+        if (isa<RelAttentionOp, RelAttentionGradOp>(user))
+          op->emitOpError() << "is read by an attention op whose seg_mat is "
+                               "not an xlnet.rel_segment (the masks fold "
+                               "together or not at all)";
+        else
+          op->emitOpError() << "is still used by '" << user->getName()
+                            << "', which cannot read compact masks";
         bad = true;
       }
     });

@@ -159,9 +159,32 @@ Status permRankFromMask(const Tensor &permMask, Tensor &permRank) {
 }
 
 Status ensurePermRank(TensorMap &batch) {
-  if (batch.count("perm_rank"))
-    return Status::ok();
   auto it = batch.find("perm_mask");
+  auto given = batch.find("perm_rank");
+  if (given != batch.end()) {
+    // Both given: they must say the same (a stale perm_rank would win
+    // silently otherwise).
+    if (it != batch.end() && given->second.dtype == DType::I64 &&
+        given->second.shape.size() == 3 && given->second.shape[1] == 2 &&
+        it->second.dtype == DType::F32 && it->second.shape.size() == 3 &&
+        it->second.shape[0] == given->second.shape[0] &&
+        it->second.shape[1] == given->second.shape[2]) {
+      int64_t B = it->second.shape[0], S = it->second.shape[1];
+      for (int64_t b = 0; b < B; ++b) {
+        const int64_t *r = given->second.i64() + b * 2 * S;
+        std::vector<float> dense = permMaskFromRanks(
+            std::vector<int64_t>(r, r + S), std::vector<int64_t>(r + S, r + 2 * S));
+        const float *m = it->second.f32() + b * S * S;
+        for (int64_t x = 0; x < S * S; ++x)
+          if ((m[x] > 0.0f) != (dense[size_t(x)] > 0.0f))
+            return Status::error(fmt::format(
+                "perm_rank and perm_mask disagree at batch row b={}, query "
+                "{}, key {}",
+                b, x / S, x % S));
+      }
+    }
+    return Status::ok();
+  }
   if (it == batch.end())
     return Status::ok(); // the step reports the missing input
   Tensor rank;

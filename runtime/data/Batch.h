@@ -43,7 +43,8 @@ Status deriveBatchFromRaw(const TensorMap &raw, int64_t reuseLen,
 Status permRankFromMask(const Tensor &permMask, Tensor &permRank);
 
 /// Adds `perm_rank` (what the compiled step reads) from `perm_mask` when the
-/// batch has only the dense form (a golden or user batch).
+/// batch has only the dense form (a golden or user batch); when it has both,
+/// checks that they agree.
 Status ensurePermRank(TensorMap &batch);
 
 } // namespace xlnetc::rt::data

@@ -194,7 +194,8 @@ int runRunStep(const RunStepArgs &args) {
   }
   if (!checkShape(spec, shape, args.batch.empty() ? args.model : args.batch, error))
     return fail(error);
-  if (!args.batch.empty() && (args.fromRaw || !batch.count("perm_mask"))) {
+  if (!args.batch.empty() &&
+      (args.fromRaw || (!batch.count("perm_mask") && !batch.count("perm_rank")))) {
     // The raw form: build the masks and targets with our own pipeline.
     rt::TensorMap derived;
     int64_t reuseLen = shape.reuseLen > 0 ? shape.reuseLen : shape.seqLen;
@@ -203,7 +204,7 @@ int runRunStep(const RunStepArgs &args) {
       return fail(args.batch + ": " + st.message());
     for (auto &[name, tensor] : derived)
       batch[name] = std::move(tensor);
-    std::cerr << "xlnetc: derived input_k, perm_mask, target_mapping, target, target_mask "
+    std::cerr << "xlnetc: derived input_k, perm_mask, perm_rank, target_mapping, target, target_mask "
                  "from the raw.* tensors\n";
   }
 

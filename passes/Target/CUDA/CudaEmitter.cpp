@@ -180,8 +180,8 @@ private:
 
   Status emitStep();
   Status emitGemm();
-  void emitRelAttention(bool grad);
-  void emitFusedRelAttention(bool grad, std::vector<std::string> targs,
+  Status emitRelAttention(bool grad);
+  Status emitFusedRelAttention(bool grad, std::vector<std::string> targs,
                              std::vector<Param> params, int64_t B, int64_t T,
                              int64_t N, int64_t H, int64_t K, int64_t P,
                              int64_t R);
@@ -384,7 +384,7 @@ Status Emitter::emitGemm() {
 }
 
 /// rel_attention and rel_attention_grad (xlnetc_k_attention.cuh).
-void Emitter::emitRelAttention(bool grad) {
+Status Emitter::emitRelAttention(bool grad) {
   const StepAttrs &a = step_->attrs;
   size_t o = grad ? 1 : 0; // rel_attention's operands start here
   int64_t B = inDim(o + 0, 0), T = inDim(o + 0, 1), N = inDim(o + 0, 2),
@@ -405,10 +405,8 @@ void Emitter::emitRelAttention(bool grad) {
   for (size_t i = 0; i < step_->out.size(); ++i)
     params.push_back(outP(i));
   int64_t rows = B * T * N;
-  if (buf(in(o + 8)).dtype == DType::I64) {
-    emitFusedRelAttention(grad, targs, params, B, T, N, H, K, P, R);
-    return;
-  }
+  if (buf(in(o + 8)).dtype == DType::I64)
+    return emitFusedRelAttention(grad, targs, params, B, T, N, H, K, P, R);
   uint32_t rowSmem = static_cast<uint32_t>(K * 8);
   if (!grad) {
     params.push_back(status());
@@ -417,7 +415,7 @@ void Emitter::emitRelAttention(bool grad) {
     targs.push_back(std::to_string(kAttnBlock));
     kernel("rel_attention", "xl_rel_attention", targs, params, gridFor(rows),
            kAttnBlock, rowSmem);
-    return;
+    return Status::ok();
   }
   needWorkspace(8 * rows * (2 * H + 2 + K));
   params.push_back(workspace("double *"));
@@ -435,17 +433,30 @@ void Emitter::emitRelAttention(bool grad) {
            phase == 0 ? gridFor(rows) : gridFor(ceilDiv(phase1, kAttnBlock)),
            kAttnBlock, phase == 0 ? 2 * rowSmem : 0);
   }
+  return Status::ok();
 }
 
 /// rel_attention(_grad) with compact masks: the fused kernels of
 /// xlnetc_k_attention_fused.cuh (`targs` and `params` are the operands and
 /// shapes the simple kernels take, up to the outputs).
-void Emitter::emitFusedRelAttention(bool grad, std::vector<std::string> targs,
+Status Emitter::emitFusedRelAttention(bool grad, std::vector<std::string> targs,
                                     std::vector<Param> params, int64_t B,
                                     int64_t T, int64_t N, int64_t H, int64_t K,
                                     int64_t P, int64_t R) {
   const StepAttrs &a = step_->attrs;
-  const int bq = H <= 64 ? 16 : 8, bk = 32;
+  const int bk = 32;
+  // The backward's static shared memory (xlnetc_k_attention_fused.cuh):
+  // staged rows, a tile's entries and a key tile; it must fit in 48 KiB.
+  auto gradSmem = [&](int64_t bq) {
+    return 84 * bq + 12 * bq * H + 17 * bk * bq + 8 * bk * H;
+  };
+  int bq = H <= 64 ? 16 : 4;
+  if (gradSmem(bq) > 48 * 1024)
+    return Status::error(fmt::format(
+        "d_head {} is too large for the fused attention: its backward would "
+        "need {} bytes of static shared memory per block, over 48 KiB "
+        "(heads up to 153 fit)",
+        H, gradSmem(bq)));
   targs.push_back(std::to_string(bq));
   const int64_t qTiles = B * N * ceilDiv(T, bq);
   if (!grad) {
@@ -459,7 +470,7 @@ void Emitter::emitFusedRelAttention(bool grad, std::vector<std::string> targs,
                                           4 * (2 * bq * H + 2 * bk * H));
     kernel("rel_attention_fused", "xl_rel_attention_fused", targs, params,
            gridFor(qTiles), kAttnBlock, smem);
-    return;
+    return Status::ok();
   }
   needWorkspace(8 * B * T * N * (2 * H + 4));
   params.push_back(workspace("double *"));
@@ -477,6 +488,7 @@ void Emitter::emitFusedRelAttention(bool grad, std::vector<std::string> targs,
            "xl_rel_attention_fused_grad", t, params, gridFor(grids[phase]),
            kAttnBlock);
   }
+  return Status::ok();
 }
 
 void Emitter::emitGlobalNorm() {
@@ -637,11 +649,9 @@ Status Emitter::emitStep() {
   case OpKind::GemmWgrad:
     return emitGemm();
   case OpKind::RelAttention:
-    emitRelAttention(false);
-    return Status::ok();
+    return emitRelAttention(false);
   case OpKind::RelAttentionGrad:
-    emitRelAttention(true);
-    return Status::ok();
+    return emitRelAttention(true);
   case OpKind::AddLayerNorm: {
     int64_t D = shapeOf(in(0)).back();
     if (D <= 0)

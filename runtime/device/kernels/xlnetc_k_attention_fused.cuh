@@ -25,8 +25,8 @@
 // over blockIdx.x (b, n, query tile). Keys go by in tiles of BK = 32, one
 // warp lane per key: the tile's K and V rows are staged in shared memory;
 // each score is (ac + bd + ef) * scale - 1e30 * masked with ac and bd dots
-// over H in double (the host's precision; the tensor-core bf16 path is issue
-// 8), bd reading k_r[p, S - i + j] (XLNet's rel_shift); then, per row, a warp
+// over H in double (at least the host's precision: its dots are float
+// sgemms; the tensor-core bf16 path is issue 8), bd reading k_r[p, S - i + j] (XLNet's rel_shift); then, per row, a warp
 // updates the running max m and sum l (fixed shuffle trees: deterministic)
 // and the row's output accumulator o (double) is rescaled and increased by
 // Σ_j p_j·factor_j·v_j, factor_j the dropatt keep factor of element
@@ -38,7 +38,7 @@
 //
 // Dynamic shared memory (bytes), with BQ rows per tile and BK = 32:
 //   8 * (BQ*H + BQ*BK + 7*BQ) + 4 * (2*BQ*H + 2*BK*H)
-// (37.8 KiB for BQ 16, H 64.)
+// (36.9 KiB for BQ 16, H 64.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -378,7 +378,8 @@ XL_DEVICE XlAttnGradEntry xl_attn_grad_entry(
 /// 8 * B*T*N * (2*H + 4) bytes (row statistics; nothing of size S×K). Static
 /// shared memory: the staged rows (about 12·BQ·H + 48·BQ bytes), the
 /// entries of a tile (17·BQ·32 bytes) and, in PHASES 0-2, a key tile
-/// (2·32·H floats): 37 KiB for BQ 16, H 64. Each thread keeps its output
+/// (2·32·H floats): 37.6 KiB for BQ 16, H 64 (static: the emitter picks BQ
+/// so that it stays within 48 KiB, or refuses the head size). Each thread keeps its output
 /// elements' sums in registers (BQ·H/BLOCK or 32·H/BLOCK of them).
 template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int P,
           xl_i64 R, int HAS_ROWS, xl_u64 SCALE_BITS, unsigned DROP_BITS,
