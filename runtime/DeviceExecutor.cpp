@@ -104,7 +104,9 @@ DeviceExecutor::~DeviceExecutor() = default;
 
 Status DeviceExecutor::module(const DeviceProgram &program,
                               LoadedModule *&out) {
-  std::string key = Sha256::hexHash(program.source);
+  const std::string key = program.sourceDigest.empty()
+                              ? Sha256::hexHash(program.source)
+                              : program.sourceDigest;
   auto it = modules_.find(key);
   if (it == modules_.end()) {
     LoadedModule loaded;

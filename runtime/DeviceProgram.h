@@ -81,6 +81,9 @@ struct DeviceStep {
 struct DeviceProgram {
   std::string moduleName; ///< e.g. "xlnet-train.cu" (messages, cache)
   std::string source;     ///< the generated CUDA C++ (includes the prelude)
+  /// SHA-256 of `source` (hex), set by the emitter: the executor keys its
+  /// loaded modules by it without hashing the source on every step.
+  std::string sourceDigest;
   std::vector<DeviceStep> steps;
   std::vector<DeviceTable> tables;
 };

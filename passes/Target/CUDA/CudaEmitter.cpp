@@ -14,6 +14,7 @@
 
 #include "runtime/device/FloatBits.h"
 #include "runtime/device/GemmLowering.h"
+#include "runtime/device/Sha256.h"
 
 #include <fmt/format.h>
 
@@ -446,7 +447,8 @@ Status Emitter::emitFusedRelAttention(bool grad, std::vector<std::string> targs,
   const StepAttrs &a = step_->attrs;
   const int bk = 32;
   // The backward's static shared memory (xlnetc_k_attention_fused.cuh):
-  // staged rows, a tile's entries and a key tile; it must fit in 48 KiB.
+  // staged rows, a tile's entries and a key tile, an upper bound (38720
+  // bytes for BQ 16, H 64, where ptxas reports 38016); it must fit in 48 KiB.
   auto gradSmem = [&](int64_t bq) {
     return 84 * bq + 12 * bq * H + 17 * bk * bq + 8 * bk * H;
   };
@@ -834,6 +836,7 @@ Status Emitter::run(const CudaEmitOptions &options) {
          "#include \"xlnetc_k_norm.cuh\"\n"
          "#include \"xlnetc_k_optim.cuh\"\n\n";
   src += body_;
+  prog_.sourceDigest = Sha256::hexHash(src);
   return Status::ok();
 }
 

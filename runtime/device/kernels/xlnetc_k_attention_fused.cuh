@@ -47,6 +47,27 @@
 
 #include "xlnetc_k_attention.cuh"
 
+/// The compact masks at query position i (>= 0, query rank `qrank`) and key
+/// j of batch row b (file comment): whether the key is masked, and whether
+/// it is in another segment than the query.
+template <xl_i64 K, xl_i64 S, int HAS_ROWS>
+XL_DEVICE void xl_attn_compact_mask(xl_i64 b, xl_i64 i, xl_i64 j, xl_i64 qrank,
+                                    const xl_i64 *segId,
+                                    const xl_i64 *permRank, bool &masked,
+                                    bool &differ) {
+  constexpr xl_i64 MLEN = K - S;
+  const xl_i64 segI = segId[b * S + i];
+  if (j < MLEN) { // memory: visible, segment 0
+    masked = false;
+    differ = segI != 0;
+    return;
+  }
+  const xl_i64 jj = j - MLEN;
+  // The content stream (no rows) sees itself.
+  masked = qrank <= permRank[(b * 2 + 1) * S + jj] && (HAS_ROWS || jj != i);
+  differ = segI != segId[b * S + jj];
+}
+
 /// Stages keys j0 .. j0 + TILE of (b, n) into kt and vt ([TILE][H], row-major;
 /// zeros past K). Called by the whole block, between barriers.
 template <xl_i64 K, int N, int H, int TILE, int BLOCK>
@@ -76,7 +97,7 @@ XL_DEVICE void xl_rel_attention_fused(
   static_assert(BK == 32, "one warp lane per key of a tile");
   static_assert(BLOCK % 32 == 0 && BLOCK <= 1024, "BLOCK: multiple of 32");
   static_assert(B % P == 0 && R == K + S && K >= S, "bad shapes");
-  constexpr xl_i64 MLEN = K - S, NH = static_cast<xl_i64>(N) * H;
+  constexpr xl_i64 NH = static_cast<xl_i64>(N) * H;
   constexpr xl_i64 kQTiles = (T + BQ - 1) / BQ;
   constexpr int kWarps = BLOCK / 32;
   const double scale = __longlong_as_double(static_cast<long long>(SCALE_BITS));
@@ -155,17 +176,9 @@ XL_DEVICE void xl_rel_attention_fused(
             bd += static_cast<double>(qr[r * H + h]) *
                   static_cast<double>(krow[h]);
           }
-          bool masked = false, differ;
-          const xl_i64 segI = segId[b * S + i];
-          if (j < MLEN) {
-            differ = segI != 0;
-          } else {
-            const xl_i64 jj = j - MLEN;
-            masked = qrank[r] <= permRank[(b * 2 + 1) * S + jj];
-            if (!HAS_ROWS && jj == i)
-              masked = false; // the content stream sees itself
-            differ = segI != segId[b * S + jj];
-          }
+          bool masked, differ;
+          xl_attn_compact_mask<K, S, HAS_ROWS>(b, i, j, qrank[r], segId,
+                                               permRank, masked, differ);
           s = (ac + bd + ef[2 * r + (differ ? 1 : 0)]) * scale -
               (masked ? 1e30 : 0.0);
         }
@@ -298,7 +311,6 @@ struct XlAttnGradEntry {
   bool differ;
   double s;      ///< the masked, scaled score
   double dpf;    ///< (dout · v_j) · dropatt factor
-  double factor; ///< the dropatt factor
   double a;      ///< P_j · dropatt factor (the forward's weight of v_j)
   double c;      ///< d loss / d raw score (0 where masked)
 };
@@ -310,8 +322,7 @@ XL_DEVICE XlAttnGradEntry xl_attn_grad_entry(
     const XlAttnGradRows<BQ, H> &g, int r, xl_i64 b, int n, xl_i64 t,
     xl_i64 j, const float *kj, const float *vj, const float *kR,
     const xl_i64 *segId, const xl_i64 *permRank, xl_u64 key) {
-  constexpr xl_i64 MLEN = K - S;
-  XlAttnGradEntry e{false, false, 0.0, 0.0, 0.0, 0.0, 0.0};
+  XlAttnGradEntry e{false, false, 0.0, 0.0, 0.0, 0.0};
   const xl_i64 i = g.pos[r];
   if (i < 0 || j < 0 || j >= K)
     return e;
@@ -324,17 +335,9 @@ XL_DEVICE XlAttnGradEntry xl_attn_grad_entry(
     bd += static_cast<double>(g.qr[r][h]) * static_cast<double>(krow[h]);
     dp += static_cast<double>(g.go[r][h]) * static_cast<double>(vj[h]);
   }
-  bool masked = false;
-  const xl_i64 segI = segId[b * S + i];
-  if (j < MLEN) {
-    e.differ = segI != 0;
-  } else {
-    const xl_i64 jj = j - MLEN;
-    masked = g.qrank[r] <= permRank[(b * 2 + 1) * S + jj];
-    if (!HAS_ROWS && jj == i)
-      masked = false;
-    e.differ = segI != segId[b * S + jj];
-  }
+  bool masked;
+  xl_attn_compact_mask<K, S, HAS_ROWS>(b, i, j, g.qrank[r], segId, permRank,
+                                       masked, e.differ);
   const double scale = __longlong_as_double(static_cast<long long>(SCALE_BITS));
   const double s = (ac + bd + g.ef[r][e.differ ? 1 : 0]) * scale -
                    (masked ? 1e30 : 0.0);
@@ -345,7 +348,6 @@ XL_DEVICE XlAttnGradEntry xl_attn_grad_entry(
   const double factor = xl_attn_drop_factor<DROP_BITS>(
       key, static_cast<xl_u64>(((b * T + t) * N + n) * K + j));
   e.s = s;
-  e.factor = factor;
   e.dpf = dp * factor;
   e.a = prob * factor;
   e.c = masked ? 0.0 : prob * (e.dpf - g.dot[r]) * scale;
@@ -378,7 +380,8 @@ XL_DEVICE XlAttnGradEntry xl_attn_grad_entry(
 /// 8 * B*T*N * (2*H + 4) bytes (row statistics; nothing of size S×K). Static
 /// shared memory: the staged rows (about 12·BQ·H + 48·BQ bytes), the
 /// entries of a tile (17·BQ·32 bytes) and, in PHASES 0-2, a key tile
-/// (2·32·H floats): 37.6 KiB for BQ 16, H 64 (static: the emitter picks BQ
+/// (2·32·H floats): about 37 KiB for BQ 16, H 64 (ptxas: 38016 bytes in
+/// PHASE 0; static: the emitter picks BQ
 /// so that it stays within 48 KiB, or refuses the head size). Each thread keeps its output
 /// elements' sums in registers (BQ·H/BLOCK or 32·H/BLOCK of them).
 template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int P,
