@@ -53,17 +53,19 @@ def CompactMasksPass : Pass<"xlnet-compact-masks", "::mlir::func::FuncOp"> {
   let description = [{
     Every `xlnet.rel_attention` (and `rel_attention_grad`) whose `seg_mat` is
     an `xlnet.rel_segment` of the segment ids and whose `mask` is an
-    `xlnet.rank_mask` of the permutation's ranks reads the segment ids
-    (`i64 [B, S]`) and the ranks (`i64 [B, 2, S]`) instead: the kernels
-    compute both masks on the fly (design/cuda.md §3), so no `[B, S, K]`
-    mask is materialized. The `rel_segment` and `rank_mask` ops left without
-    uses are erased. Attention ops with other masks (a dense `attn_mask` of
-    a `perm_mask`) are left as they are.
+    `xlnet.rank_mask` of the permutation's ranks (or an `xlnet.packed_mask`
+    of its bits) reads the segment ids (`i64 [B, S]`) and the ranks
+    (`i64 [B, 2, S]`, or the bits `i64 [B, S, ceil(S/64)]`) instead: the
+    kernels compute both masks on the fly (design/cuda.md §3), so no
+    `[B, S, K]` mask is materialized. The `rel_segment`, `rank_mask` and
+    `packed_mask` ops left without uses are erased. Attention ops with other
+    masks (a dense `attn_mask` of a `perm_mask`) are left as they are.
 
-    Rejected: a `rank_mask` whose stream is not the attention's (`content`
-    without `rows`, `query` with them), masks whose `mlen` is not the
-    attention's `K - S`, and a `rank_mask` still used by another op after
-    the folding (no other op reads compact masks).
+    Rejected: a `rank_mask` or `packed_mask` whose stream is not the
+    attention's (`content` without `rows`, `query` with them), masks whose
+    `mlen` is not the attention's `K - S`, and a `rank_mask` or
+    `packed_mask` still used by another op after the folding (no other op
+    reads compact masks).
   }];
   let dependentDialects = ["::mlir::xlnet::XLNetDialect"];
 }

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/PermMask.h"
 #include "runtime/Plan.h"
 
 #include <fmt/format.h>
@@ -106,7 +107,6 @@ public:
 
   const StepAttrs &attrs() const { return step_.attrs; }
 
-private:
   static bool matches(const Buffer &b, const TypeSpec &spec) {
     if (b.dtype != spec.dtype || b.shape.size() != spec.shape.size())
       return false;
@@ -116,6 +116,7 @@ private:
     return true;
   }
 
+private:
   const Plan &plan_;
   const Step &step_;
   std::vector<const char *> inNames_;
@@ -171,7 +172,8 @@ Status verifyRelAttentionOperands(const Rule &r, size_t o, AttnDims &dims) {
   XLNETC_RETURN_IF_ERROR(r.operandType(o + 1, {F32, {B, K, N, H}}));
   XLNETC_RETURN_IF_ERROR(r.operandType(o + 2, {F32, {B, K, N, H}}));
   // The masks: dense (seg_mat, mask bool [B,S,K]) or compact (seg_id i64
-  // [B,S], perm_rank i64 [B,2,S]; docs/Plan.md "Compact masks").
+  // [B,S], perm_rank i64 [B,2,S] or perm_bits i64 [B,S,W]; docs/Plan.md
+  // "Compact masks", runtime/PermMask.h).
   const bool compact = r.in(o + 8).dtype == I64;
   XLNETC_RETURN_IF_ERROR(r.operand(o + 8, compact ? I64 : Bool, compact ? 2 : 3));
   int64_t S = r.dim(o + 8, 1);
@@ -181,7 +183,11 @@ Status verifyRelAttentionOperands(const Rule &r, size_t o, AttnDims &dims) {
         S, K));
   if (compact) {
     XLNETC_RETURN_IF_ERROR(r.operandType(o + 8, {I64, {B, S}}));
-    XLNETC_RETURN_IF_ERROR(r.operandType(o + 9, {I64, {B, 2, S}}));
+    const TypeSpec ranks{I64, {B, 2, S}}, bits{I64, {B, S, permBitsWords(S)}};
+    if (!Rule::matches(r.in(o + 9), ranks) && !Rule::matches(r.in(o + 9), bits))
+      return Status::error(fmt::format("{} must be {} (perm_rank) or {} (perm_bits), got {}",
+                                       r.name(o + 9), specStr(ranks), specStr(bits),
+                                       bufStr(r.in(o + 9))));
   } else {
     XLNETC_RETURN_IF_ERROR(r.operandType(o + 8, {Bool, {B, S, K}}));
     XLNETC_RETURN_IF_ERROR(r.operandType(o + 9, {Bool, {B, S, K}}));

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dialect/XLNet/XLNetOps.h"
+#include "runtime/PermMask.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -205,6 +206,18 @@ LogicalResult RankMaskOp::verify() {
   return d.expect("K", add(d.get("S"), getMlenAttr().getInt()), "mlen + S");
 }
 
+LogicalResult PackedMaskOp::verify() {
+  DimBinder d(*this);
+  if (failed(checkNonNegative(*this, "mlen", getMlenAttr().getInt())) ||
+      failed(d.bind(getPermBits(), "perm_bits", {"B", "S", "W"})) ||
+      failed(d.bind(getResult(), "result", {"B", "S", "K"})))
+    return failure();
+  if (auto s = d.get("S"); s && failed(d.expect("W", xlnetc::rt::permBitsWords(*s),
+                                                "ceil(S / 64)")))
+    return failure();
+  return d.expect("K", add(d.get("S"), getMlenAttr().getInt()), "mlen + S");
+}
+
 LogicalResult TargetPositionsOp::verify() {
   DimBinder d(*this);
   return success(
@@ -270,7 +283,7 @@ static LogicalResult verifyRelAttentionOperands(OpT op, DimBinder &d) {
       (op.getRows() && failed(d.bind(op.getRows(), "rows", {"B", "T"}))))
     return failure();
   // The masks: both dense (i1 [B,S,K]) or both compact (seg_id i64 [B,S],
-  // perm_rank i64 [B,2,S]).
+  // perm_rank i64 [B,2,S] or perm_bits i64 [B,S,W]; runtime/PermMask.h).
   auto elementType = [](Value v) {
     return cast<ShapedType>(v.getType()).getElementType();
   };
@@ -278,12 +291,29 @@ static LogicalResult verifyRelAttentionOperands(OpT op, DimBinder &d) {
   if (compact != elementType(op.getMask()).isInteger(64))
     return op.emitOpError()
            << "'seg_mat' and 'mask' must both be dense (i1) or both compact "
-              "(i64 segment ids and ranks)";
-  if (compact ? failed(d.bind(op.getSegMat(), "seg_mat", {"B", "S"})) ||
-                    failed(d.bind(op.getMask(), "mask", {"B", "2", "S"}))
-              : failed(d.bind(op.getSegMat(), "seg_mat", {"B", "S", "K"})) ||
-                    failed(d.bind(op.getMask(), "mask", {"B", "S", "K"})))
+              "(i64 segment ids and a perm_rank or perm_bits mask)";
+  if (compact) {
+    if (failed(d.bind(op.getSegMat(), "seg_mat", {"B", "S"})))
+      return failure();
+    // perm_rank unless the shape is not [B, 2, S]: then perm_bits.
+    auto m = cast<ShapedType>(op.getMask().getType());
+    std::optional<int64_t> s = d.get("S");
+    bool bits = m.hasRank() && m.getRank() == 3 &&
+                !(m.getDimSize(1) == 2 &&
+                  (!s || ShapedType::isDynamic(m.getDimSize(2)) ||
+                   m.getDimSize(2) == *s));
+    if (failed(d.bind(op.getMask(), "mask",
+                      bits ? ArrayRef<StringRef>{"B", "S", "W"}
+                           : ArrayRef<StringRef>{"B", "2", "S"})))
+      return failure();
+    if (bits && s &&
+        failed(d.expect("W", xlnetc::rt::permBitsWords(*s),
+                        "ceil(S / 64) (a perm_bits mask's words per row)")))
+      return failure();
+  } else if (failed(d.bind(op.getSegMat(), "seg_mat", {"B", "S", "K"})) ||
+             failed(d.bind(op.getMask(), "mask", {"B", "S", "K"}))) {
     return failure();
+  }
   if (failed(d.expect("R", add(d.get("K"), d.get("S")), "K + S")))
     return failure();
   if (!op.getRows() && failed(d.expect("T", d.get("S"), "S (no rows given)")))

@@ -146,6 +146,30 @@ def XLNet_RankMaskOp : XLNet_Op<"rank_mask", [Pure]> {
   }];
 }
 
+def XLNet_PackedMaskOp : XLNet_Op<"packed_mask", [Pure]> {
+  let summary = "attention mask of a stream from the bit-packed permutation mask";
+  let description = [{
+    The bit-packed permutation mask, for a `perm_mask` that has no rank form
+    (docs/DataPipeline.md): `perm_bits` (`[B, S, W]`, `W = ceil(S / 64)`)
+    holds bit `j % 64` of word `j / 64` of row `(b, i)` set when key `j` of
+    the non-memory block is masked for query `i`. The result is the dense
+    `[B, S, K]` mask of the `query` or `content` stream exactly as
+    `xlnet.attn_mask` builds it, like `xlnet.rank_mask`;
+    `--xlnet-compact-masks` folds it into the attention ops the same way.
+
+    ```mlir
+    %mask_g = xlnet.packed_mask query %perm_bits mlen = 8
+        : (tensor<2x16x1xi64>) -> tensor<2x16x24xi1>
+    ```
+  }];
+  let arguments = (ins XLNet_StreamAttr:$stream, XLNet_I64Tensor:$perm_bits,
+                       I64Attr:$mlen);
+  let results = (outs XLNet_MaskTensor:$result);
+  let assemblyFormat = [{
+    `` $stream $perm_bits `mlen` `=` $mlen attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 def XLNet_TargetPositionsOp : XLNet_Op<"target_positions", [Pure]> {
   let summary = "position of each prediction slot from the one-hot target_mapping";
   let description = [{
@@ -248,8 +272,9 @@ def XLNet_RelAttentionOp : XLNet_Op<"rel_attention", [Pure]> {
 
     The masks are dense (`seg_mat`, `mask`: `i1 [B, S, K]`) or compact
     (`seg_mat` the segment ids `i64 [B, S]`, `mask` the ranks
-    `i64 [B, 2, S]` of `xlnet.rank_mask`, for the stream the presence of
-    `rows` says); `--xlnet-compact-masks` makes them compact.
+    `i64 [B, 2, S]` of `xlnet.rank_mask` or the bits `i64 [B, S, W]` of
+    `xlnet.packed_mask`, for the stream the presence of `rows` says);
+    `--xlnet-compact-masks` makes them compact.
     `site` (optional) fixes the dropatt random stream, as for `xlnet.dropout`.
 
     ```mlir

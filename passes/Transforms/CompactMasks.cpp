@@ -1,10 +1,11 @@
 //===- CompactMasks.cpp - segment ids and ranks into the attention ops ----===//
 //
 // Assumes: the attention ops exist (layers decomposed).
-// Guarantees: no rel_attention(_grad) reads a rel_segment or a rank_mask;
-// those ops are gone unless something else uses a rel_segment. The folded
-// attention ops read seg_id [B,S] and perm_rank [B,2,S] (the compact form of
-// docs/Plan.md), with the same meaning.
+// Guarantees: no rel_attention(_grad) reads a rel_segment, a rank_mask or a
+// packed_mask; those ops are gone unless something else uses a rel_segment.
+// The folded attention ops read seg_id [B,S] and perm_rank [B,2,S] or
+// perm_bits [B,S,W] (the compact forms of docs/Plan.md), with the same
+// meaning.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,28 +24,45 @@ using namespace mlir::xlnet;
 
 namespace {
 
+/// The compact permutation mask a mask op stands for, with its stream and
+/// mlen: the ranks of a rank_mask or the bits of a packed_mask.
+struct CompactPermMask {
+  Operation *op = nullptr;
+  Value source;
+  Stream stream;
+  int64_t mlen;
+};
+
+CompactPermMask compactPermMask(Value mask) {
+  if (auto r = mask.getDefiningOp<RankMaskOp>())
+    return {r, r.getPermRank(), r.getStream(), int64_t(r.getMlen())};
+  if (auto p = mask.getDefiningOp<PackedMaskOp>())
+    return {p, p.getPermBits(), p.getStream(), int64_t(p.getMlen())};
+  return {};
+}
+
 /// Folds the masks of one attention op (RelAttentionOp or
 /// RelAttentionGradOp); leaves it alone when they are not rel_segment +
-/// rank_mask.
+/// rank_mask or packed_mask.
 template <class AttnOp> LogicalResult fold(AttnOp op) {
   auto seg = op.getSegMat().template getDefiningOp<RelSegmentOp>();
-  auto mask = op.getMask().template getDefiningOp<RankMaskOp>();
-  if (!seg || !mask)
+  CompactPermMask mask = compactPermMask(op.getMask());
+  if (!seg || !mask.op)
     return success();
   bool queryStream = static_cast<bool>(op.getRows());
-  if ((mask.getStream() == Stream::query) != queryStream)
+  if ((mask.stream == Stream::query) != queryStream)
     return op.emitOpError()
-           << "reads a rank_mask of the " << stringifyStream(mask.getStream())
-           << " stream but is the "
+           << "reads a " << mask.op->getName().stripDialect() << " of the "
+           << stringifyStream(mask.stream) << " stream but is the "
            << (queryStream ? "query stream (it has rows)"
                            : "content stream (no rows)");
   auto shape = [](Value v) { return cast<ShapedType>(v.getType()).getShape(); };
   int64_t mlen = shape(op.getK())[1] - shape(op.getSegMat())[1];
-  if (seg.getMlen() != mlen || mask.getMlen() != mlen)
+  if (seg.getMlen() != mlen || mask.mlen != mlen)
     return op.emitOpError() << "masks have mlen " << seg.getMlen() << " and "
-                            << mask.getMlen() << " but K - S is " << mlen;
+                            << mask.mlen << " but K - S is " << mlen;
   op.getSegMatMutable().assign(seg.getSegId());
-  op.getMaskMutable().assign(mask.getPermRank());
+  op.getMaskMutable().assign(mask.source);
   return success();
 }
 
@@ -62,16 +80,17 @@ struct CompactMasksPass
     });
     if (walk.wasInterrupted())
       return signalPassFailure();
-    // Erase the mask ops nothing reads any more; a rank_mask that something
-    // else still reads is an error (only the attention reads compact masks).
+    // Erase the mask ops nothing reads any more; a rank_mask or packed_mask
+    // that something else still reads is an error (only the attention reads
+    // compact masks).
     SmallVector<Operation *> dead;
     bool bad = false;
     func.walk([&](Operation *op) {
-      if (!isa<RelSegmentOp, RankMaskOp>(op))
+      if (!isa<RelSegmentOp, RankMaskOp, PackedMaskOp>(op))
         return;
       if (op->use_empty())
         dead.push_back(op);
-      else if (isa<RankMaskOp>(op)) {
+      else if (isa<RankMaskOp, PackedMaskOp>(op)) {
         Operation *user = *op->getUsers().begin();
         if (isa<RelAttentionOp, RelAttentionGradOp>(user))
           op->emitOpError() << "is read by an attention op whose seg_mat is "

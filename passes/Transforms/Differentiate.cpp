@@ -45,7 +45,7 @@ namespace {
 /// Ops that carry no gradient: their float results depend on no parameter
 /// (positions, masks) or are stop-gradient (the memory cache).
 bool isNonDifferentiable(Operation *op) {
-  return isa<RelPosEncodingOp, RelSegmentOp, AttnMaskOp, RankMaskOp,
+  return isa<RelPosEncodingOp, RelSegmentOp, AttnMaskOp, RankMaskOp, PackedMaskOp,
              TargetPositionsOp, MemCacheOp>(op);
 }
 

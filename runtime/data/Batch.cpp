@@ -3,6 +3,7 @@
 #include "runtime/data/Batch.h"
 
 #include "runtime/data/LocalPerm.h"
+#include "runtime/PermMask.h"
 
 #include <fmt/format.h>
 
@@ -136,60 +137,118 @@ Status deriveBatchFromRaw(const TensorMap &raw, int64_t reuseLen,
   return Status::ok();
 }
 
-Status permRankFromMask(const Tensor &permMask, Tensor &permRank) {
+namespace {
+
+Status checkDensePermMask(const Tensor &permMask) {
   if (permMask.dtype != DType::F32 || permMask.shape.size() != 3 ||
       permMask.shape[1] != permMask.shape[2])
     return Status::error(fmt::format("perm_mask must be f32 [B, S, S], got {}",
                                      permMask.typeStr()));
+  return Status::ok();
+}
+
+/// Whether compact mask `given` (perm_rank or perm_bits) stands for the
+/// dense `permMask` of the same batch; the first difference in `error`.
+Status checkAgreement(const Tensor &permMask, const char *name,
+                      const Tensor &given) {
+  XLNETC_RETURN_IF_ERROR(checkDensePermMask(permMask));
   int64_t B = permMask.shape[0], S = permMask.shape[1];
-  permRank = Tensor::zeros(DType::I64, {B, 2, S});
+  bool ranks = std::string(name) == "perm_rank";
+  std::vector<int64_t> want = ranks ? std::vector<int64_t>{B, 2, S}
+                                    : std::vector<int64_t>{B, S, permBitsWords(S)};
+  if (given.dtype != DType::I64 || given.shape != want)
+    return Status::error(fmt::format("{} must be i64 {} for perm_mask {}, got {}",
+                                     name, shapeStr(want), permMask.typeStr(),
+                                     given.typeStr()));
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t i = 0; i < S; ++i)
+      for (int64_t j = 0; j < S; ++j) {
+        const int64_t *g = given.i64();
+        bool compact = ranks ? g[(b * 2) * S + i] <= g[(b * 2 + 1) * S + j]
+                             : permBit(g + (b * S + i) * permBitsWords(S), j);
+        if ((permMask.f32()[(b * S + i) * S + j] > 0.0f) != compact)
+          return Status::error(fmt::format(
+              "{} and perm_mask disagree at batch row b={}, query {}, key {}",
+              name, b, i, j));
+      }
+  return Status::ok();
+}
+
+} // namespace
+
+Status permRankFromMask(const Tensor &permMask, Tensor &permRank,
+                        int64_t *firstWithout) {
+  XLNETC_RETURN_IF_ERROR(checkDensePermMask(permMask));
+  int64_t B = permMask.shape[0], S = permMask.shape[1];
+  Tensor out = Tensor::zeros(DType::I64, {B, 2, S});
   std::vector<int64_t> q, k;
   for (int64_t b = 0; b < B; ++b) {
-    if (!permMaskRanks(permMask.f32() + b * S * S, S, q, k))
+    if (!permMaskRanks(permMask.f32() + b * S * S, S, q, k)) {
+      if (firstWithout) {
+        *firstWithout = b;
+        return Status::ok();
+      }
       return Status::error(fmt::format(
           "perm_mask row b={} has no rank form: the sets of keys its query "
           "rows may not attend to are not nested, which every mask of the "
           "official pipeline is (docs/DataPipeline.md \"The compact form of "
-          "perm_mask\"); such masks are not supported",
+          "perm_mask\")",
           b));
-    std::copy(q.begin(), q.end(), permRank.i64() + b * 2 * S);
-    std::copy(k.begin(), k.end(), permRank.i64() + (b * 2 + 1) * S);
+    }
+    std::copy(q.begin(), q.end(), out.i64() + b * 2 * S);
+    std::copy(k.begin(), k.end(), out.i64() + (b * 2 + 1) * S);
   }
+  if (firstWithout)
+    *firstWithout = -1;
+  permRank = std::move(out);
   return Status::ok();
 }
 
-Status ensurePermRank(TensorMap &batch) {
-  auto it = batch.find("perm_mask");
-  auto given = batch.find("perm_rank");
-  if (given != batch.end()) {
-    // Both given: they must say the same (a stale perm_rank would win
-    // silently otherwise).
-    if (it != batch.end() && given->second.dtype == DType::I64 &&
-        given->second.shape.size() == 3 && given->second.shape[1] == 2 &&
-        it->second.dtype == DType::F32 && it->second.shape.size() == 3 &&
-        it->second.shape[0] == given->second.shape[0] &&
-        it->second.shape[1] == given->second.shape[2]) {
-      int64_t B = it->second.shape[0], S = it->second.shape[1];
-      for (int64_t b = 0; b < B; ++b) {
-        const int64_t *r = given->second.i64() + b * 2 * S;
-        std::vector<float> dense = permMaskFromRanks(
-            std::vector<int64_t>(r, r + S), std::vector<int64_t>(r + S, r + 2 * S));
-        const float *m = it->second.f32() + b * S * S;
-        for (int64_t x = 0; x < S * S; ++x)
-          if ((m[x] > 0.0f) != (dense[size_t(x)] > 0.0f))
-            return Status::error(fmt::format(
-                "perm_rank and perm_mask disagree at batch row b={}, query "
-                "{}, key {}",
-                b, x / S, x % S));
-      }
-    }
+Status permBitsFromMask(const Tensor &permMask, Tensor &permBits) {
+  XLNETC_RETURN_IF_ERROR(checkDensePermMask(permMask));
+  int64_t B = permMask.shape[0], S = permMask.shape[1], W = permBitsWords(S);
+  permBits = Tensor::zeros(DType::I64, {B, S, W});
+  for (int64_t row = 0; row < B * S; ++row)
+    for (int64_t j = 0; j < S; ++j)
+      if (permMask.f32()[row * S + j] > 0.0f)
+        permBits.i64()[row * W + j / 64] = static_cast<int64_t>(
+            static_cast<uint64_t>(permBits.i64()[row * W + j / 64]) |
+            (uint64_t(1) << (j % 64)));
+  return Status::ok();
+}
+
+Status compactPermMask(TensorMap &batch, PermMaskForm &form,
+                       int64_t *firstWithoutRanks) {
+  if (firstWithoutRanks)
+    *firstWithoutRanks = -1;
+  auto dense = batch.find("perm_mask");
+  for (const char *name : {"perm_rank", "perm_bits"}) {
+    auto given = batch.find(name);
+    if (given == batch.end())
+      continue;
+    // Given with the dense mask: they must say the same (a stale compact
+    // mask would win silently otherwise).
+    if (dense != batch.end())
+      XLNETC_RETURN_IF_ERROR(checkAgreement(dense->second, name, given->second));
+    form = std::string(name) == "perm_rank" ? PermMaskForm::Ranks
+                                            : PermMaskForm::Bits;
     return Status::ok();
   }
-  if (it == batch.end())
+  form = PermMaskForm::Ranks;
+  if (dense == batch.end())
     return Status::ok(); // the step reports the missing input
-  Tensor rank;
-  XLNETC_RETURN_IF_ERROR(permRankFromMask(it->second, rank));
-  batch["perm_rank"] = std::move(rank);
+  int64_t without = -1;
+  Tensor compact;
+  XLNETC_RETURN_IF_ERROR(permRankFromMask(dense->second, compact, &without));
+  if (without >= 0) {
+    XLNETC_RETURN_IF_ERROR(permBitsFromMask(dense->second, compact));
+    batch["perm_bits"] = std::move(compact);
+    form = PermMaskForm::Bits;
+    if (firstWithoutRanks)
+      *firstWithoutRanks = without;
+    return Status::ok();
+  }
+  batch["perm_rank"] = std::move(compact);
   return Status::ok();
 }
 

@@ -39,13 +39,27 @@ Status deriveBatchFromRaw(const TensorMap &raw, int64_t reuseLen,
 
 /// The compact form of a dense perm_mask f32 [B,S,S]: perm_rank i64 [B,2,S]
 /// (row 0 the query ranks, row 1 the key ranks; permMaskRanks). A row
-/// without the rank form is an error naming it.
-Status permRankFromMask(const Tensor &permMask, Tensor &permRank);
+/// without the rank form is an error naming it, or, with `firstWithout`,
+/// is reported there (-1: every row has it) and `permRank` is left alone.
+Status permRankFromMask(const Tensor &permMask, Tensor &permRank,
+                        int64_t *firstWithout = nullptr);
 
-/// Adds `perm_rank` (what the compiled step reads) from `perm_mask` when the
-/// batch has only the dense form (a golden or user batch); when it has both,
-/// checks that they agree.
-Status ensurePermRank(TensorMap &batch);
+/// Any dense perm_mask f32 [B,S,S] bit-packed: perm_bits i64
+/// [B,S,ceil(S/64)] (runtime/PermMask.h).
+Status permBitsFromMask(const Tensor &permMask, Tensor &permBits);
+
+/// Which compact form of perm_mask a step reads.
+enum class PermMaskForm { Ranks, Bits };
+
+/// Gives the batch the compact permutation mask the compiled step reads
+/// (docs/DataPipeline.md "The compact form of perm_mask"): a perm_rank or
+/// perm_bits already there is kept (checked against a perm_mask beside it);
+/// else a dense perm_mask becomes perm_rank when every row has the rank
+/// form, and perm_bits otherwise (the first row without ranks in
+/// `firstWithoutRanks`). `form` says which the batch now has (Ranks when it
+/// has no permutation mask at all: the step reports the missing input).
+Status compactPermMask(TensorMap &batch, PermMaskForm &form,
+                       int64_t *firstWithoutRanks = nullptr);
 
 } // namespace xlnetc::rt::data
 

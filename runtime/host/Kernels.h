@@ -109,12 +109,12 @@ void gemm(const Tensor &x, const Tensor &w, const Tensor *bias, int kRank,
 /// Applies `act` to one value (exposed for tests).
 float activate(Activation act, float x);
 
-/// Operands of rel_attention (see docs/Plan.md); rows may be null.
-/// The operands of rel_attention(_grad) (docs/Plan.md). The masks are dense
-/// (segMat, mask: bool [B,S,K]) or compact (segMat = seg_id i64 [B,S], mask
-/// = perm_rank i64 [B,2,S]: key j >= mlen masked when query_rank[i] <=
-/// key_rank[j - mlen], memory columns visible, and without rows — the
-/// content stream — a position sees itself); the dtype tells which.
+/// The operands of rel_attention(_grad) (docs/Plan.md); rows may be null.
+/// The masks are dense (segMat, mask: bool [B,S,K]) or compact (segMat =
+/// seg_id i64 [B,S], mask = perm_rank i64 [B,2,S] or perm_bits i64
+/// [B,S,ceil(S/64)] of runtime/PermMask.h: key j >= mlen masked when
+/// perm_mask[i, j - mlen], memory columns visible, and without rows — the
+/// content stream — a position sees itself); the dtype and shape tell which.
 struct RelAttentionArgs {
   const Tensor *q, *k, *v, *kR, *segEmbed, *rwBias, *rrBias, *rsBias,
       *segMat, *mask, *rows;

@@ -19,7 +19,13 @@ Operands::Operands(const RelAttentionArgs &a)
       segMat(a.segMat->dtype == DType::Bool ? a.segMat->b8() : nullptr),
       mask(a.mask->dtype == DType::Bool ? a.mask->b8() : nullptr),
       segId(a.segMat->dtype == DType::I64 ? a.segMat->i64() : nullptr),
-      permRank(a.mask->dtype == DType::I64 ? a.mask->i64() : nullptr),
+      permRank(a.mask->dtype == DType::I64 &&
+                       isPermRankShape(a.mask->shape[1], a.mask->shape[2], S)
+                   ? a.mask->i64()
+                   : nullptr),
+      permBits(a.mask->dtype == DType::I64 && !permRank ? a.mask->i64()
+                                                        : nullptr),
+      W(permBitsWords(S)),
       rows(a.rows ? a.rows->i64() : nullptr),
       scale(a.scale), drop(a.dropatt > 0.0),
       dropKey(dropoutKey(a.seed, a.dropoutSite)), dropRate(float(a.dropatt)),

@@ -24,6 +24,7 @@
 #ifndef XLNETC_RUNTIME_HOST_RELATTENTIONCOMMON_H
 #define XLNETC_RUNTIME_HOST_RELATTENTIONCOMMON_H
 
+#include "runtime/PermMask.h"
 #include "runtime/host/Kernels.h"
 
 #include <cstdint>
@@ -37,7 +38,8 @@ struct Operands {
   int64_t NH; // row stride of every [.., N, H] operand
   const float *q, *k, *v, *kR, *segEmb, *rw, *rr, *rs;
   const uint8_t *segMat, *mask;  // dense masks, or null
-  const int64_t *segId, *permRank; // compact masks, or null
+  const int64_t *segId, *permRank, *permBits; // compact masks, or null
+  int64_t W; // words per row of permBits
   const int64_t *rows; // null: position i = t
   double scale;
   bool drop;
@@ -63,6 +65,8 @@ struct Operands {
       return false; // memory columns are visible
     if (!rows && jj == i)
       return false; // the content stream sees itself
+    if (permBits)
+      return permBit(permBits + (b * S + i) * W, jj);
     return permRank[(b * 2) * S + i] <= permRank[(b * 2 + 1) * S + jj];
   }
   /// Whether key j of batch row b is in another segment than position i.

@@ -147,3 +147,71 @@ TEST(BatchTest, Errors) {
 }
 
 } // namespace
+
+namespace {
+
+/// A dense perm_mask f32 [B,S,S] from a rule.
+template <class F> Tensor denseMask(int64_t B, int64_t S, F masked) {
+  Tensor t = Tensor::zeros(DType::F32, {B, S, S});
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t i = 0; i < S; ++i)
+      for (int64_t j = 0; j < S; ++j)
+        t.f32()[(b * S + i) * S + j] = masked(b, i, j) ? 1.0f : 0.0f;
+  return t;
+}
+
+} // namespace
+
+// The compact form a step reads (docs/DataPipeline.md): ranks when every
+// row has them, else the bits of the whole mask, checked against it entry
+// by entry (two words per row at S = 70).
+TEST(BatchTest, CompactPermMaskRanksOrBits) {
+  const int64_t B = 2, S = 70;
+  TensorMap ranked{{"perm_mask", denseMask(B, S, [](int64_t, int64_t i, int64_t j) {
+                      return (i * 7) % 5 <= (j * 3) % 5;
+                    })}};
+  PermMaskForm form;
+  int64_t without = 7;
+  ASSERT_TRUE(compactPermMask(ranked, form, &without));
+  EXPECT_EQ(form, PermMaskForm::Ranks);
+  EXPECT_EQ(without, -1);
+  EXPECT_EQ(ranked.count("perm_rank"), 1u);
+  EXPECT_EQ(ranked.count("perm_bits"), 0u);
+
+  // Row 1 crossed: query 0 masks key 1 only, query 1 key 0 only.
+  Tensor dense = denseMask(B, S, [](int64_t b, int64_t i, int64_t j) {
+    if (b == 1)
+      return (i == 0 && j == 1) || (i == 1 && j == 0) || (i > 1 && j == 69);
+    return i < j;
+  });
+  TensorMap crossed{{"perm_mask", dense}};
+  ASSERT_TRUE(compactPermMask(crossed, form, &without));
+  EXPECT_EQ(form, PermMaskForm::Bits);
+  EXPECT_EQ(without, 1);
+  ASSERT_EQ(crossed.count("perm_bits"), 1u);
+  const Tensor &bits = crossed.at("perm_bits");
+  ASSERT_EQ(bits.shape, (std::vector<int64_t>{B, S, 2}));
+  for (int64_t row = 0; row < B * S; ++row)
+    for (int64_t j = 0; j < S; ++j) {
+      uint64_t word = uint64_t(bits.i64()[row * 2 + j / 64]);
+      EXPECT_EQ(bool((word >> (j % 64)) & 1u), dense.f32()[row * S + j] > 0.0f)
+          << "row " << row << " key " << j;
+    }
+  // perm_rank alone errs on such a mask, naming the row.
+  Tensor rank;
+  Status st = permRankFromMask(dense, rank);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.message().find("perm_mask row b=1 has no rank form"), std::string::npos);
+
+  // A perm_bits given with a perm_mask that says otherwise is refused.
+  Tensor stale = bits;
+  stale.i64()[(1 * S + 0) * 2] = 0; // row (1, 0): key 1 visible now
+  TensorMap both{{"perm_mask", dense}, {"perm_bits", stale}};
+  st = compactPermMask(both, form);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.message(),
+            "perm_bits and perm_mask disagree at batch row b=1, query 0, key 1");
+  both["perm_bits"] = bits;
+  EXPECT_TRUE(compactPermMask(both, form));
+  EXPECT_EQ(form, PermMaskForm::Bits);
+}

@@ -8,7 +8,8 @@
 // magnitude, every gradient within 1e-4 of its largest magnitude, the
 // forward's log-sum-exp against a float64 loop, at shapes with tails
 // (T and K not multiples of the tiles), memory and none, both streams, two
-// k_r copies, padding slots, a fully masked row, dropatt; the result bitwise
+// k_r copies, padding slots, a fully masked row, dropatt, the bit-packed
+// form of a perm_mask without ranks (one and two words per row); the result bitwise
 // equal for every grid size and all three schedule modes. The same module
 // compiles for sm_90 without spills.
 //
@@ -45,6 +46,7 @@ struct Case {
   double dropatt;
   int64_t site;
   int bq, block;
+  bool bits = false; // perm_bits of a mask without ranks, not perm_rank
   int64_t K() const { return mlen + S; }
   int64_t R() const { return K() + S; }
   double scale() const { return 1.0 / std::sqrt(double(H)); }
@@ -66,6 +68,10 @@ const Case kCases[] = {
     {"q_m5", 2, 5, 2, 12, 5, 37, 2, true, 0.3, 14, 8, 64},
     // the head size of XLNet-Base/Large
     {"c_h64", 1, 40, 1, 64, 24, 40, 1, false, 0.0, 15, 16, 128},
+    // bit-packed masks without ranks: two words per row (S = 70), memory,
+    // dropatt; and the content stream in one word
+    {"q_bits", 2, 6, 2, 8, 3, 70, 1, true, 0.2, 16, 16, 64, true},
+    {"c_bits", 2, 9, 1, 8, 0, 9, 2, false, 0.0, 17, 8, 64, true},
 };
 
 std::string moduleText() {
@@ -81,15 +87,15 @@ XL_KERNEL void fused_{0}(const float *q, const float *k, const float *v,
     const float *rs, const i64 *seg, const i64 *rank, const i64 *rows,
     float *o, float *lse, int *st, u64 seed) {{
   xl_rel_attention_fused<{1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}ull,
-      {11}u, {12}, 32, {13}>(q, k, v, kr, se, rw, rr, rs, seg, rank, rows, o,
-      lse, st, {14}, seed);
+      {11}u, {12}, 32, {13}, {15}>(q, k, v, kr, se, rw, rr, rs, seg, rank, rows,
+      o, lse, st, {14}, seed);
 }}
 XL_EXPORT(fused_{0})
 )",
                      c.name, c.B, c.T, c.N, c.H, c.K(), c.S, c.P, c.R(),
                      c.rows ? 1 : 0, doubleBits(c.scale()),
                      c.dropatt > 0 ? floatBits(c.dropatt) : 0u, c.bq, c.block,
-                     c.site);
+                     c.site, c.bits ? 1 : 0);
   for (const Case &c : kCases)
     for (int phase = 0; phase < 5; ++phase)
       s += fmt::format(R"(
@@ -100,7 +106,7 @@ XL_KERNEL void fusedgrad_{0}_{15}(const float *dout, const float *q,
     float *dkr, float *dse, float *drw, float *drr, float *drs, double *ws,
     int *st, u64 seed) {{
   xl_rel_attention_fused_grad<{1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9},
-      {10}ull, {11}u, {12}, {15}, {13}>(dout, q, k, v, kr, se, rw, rr, rs, seg,
+      {10}ull, {11}u, {12}, {15}, {13}, {16}>(dout, q, k, v, kr, se, rw, rr, rs, seg,
       rank, rows, dq, dk, dv, dkr, dse, drw, drr, drs, ws, st, {14}, seed);
 }}
 XL_EXPORT(fusedgrad_{0}_{15})
@@ -108,7 +114,7 @@ XL_EXPORT(fusedgrad_{0}_{15})
                        c.name, c.B, c.T, c.N, c.H, c.K(), c.S, c.P, c.R(),
                        c.rows ? 1 : 0, doubleBits(c.scale()),
                        c.dropatt > 0 ? floatBits(c.dropatt) : 0u, c.bq,
-                       c.block, c.site, phase);
+                       c.block, c.site, phase, c.bits ? 1 : 0);
   return s;
 }
 
@@ -157,7 +163,21 @@ Inputs makeInputs(const Case &c, uint32_t seed) {
     for (int64_t i = 0; i < S; ++i)
       for (int64_t j = 0; j < S; ++j)
         perm.f32()[(b * S + i) * S + j] =
-            in.rank.i64()[(b * 2) * S + i] <= in.rank.i64()[(b * 2 + 1) * S + j];
+            c.bits ? float(gen() % 2u) // no rank form
+                   : in.rank.i64()[(b * 2) * S + i] <=
+                         in.rank.i64()[(b * 2 + 1) * S + j];
+  if (c.bits) {
+    if (c.rows && c.mlen == 0) // position 2 of row 1 fully masked
+      for (int64_t j = 0; j < S; ++j)
+        perm.f32()[(1 * S + 2) * S + j] = 1.0f;
+    // perm_bits: bit j % 64 of word j / 64 of row (b, i).
+    const int64_t W = (S + 63) / 64;
+    in.rank = Tensor::zeros(DType::I64, {B, S, W});
+    for (int64_t row = 0; row < B * S; ++row)
+      for (int64_t j = 0; j < S; ++j)
+        if (perm.f32()[row * S + j] != 0.0f)
+          in.rank.i64()[row * W + j / 64] |= int64_t(uint64_t(1) << (j % 64));
+  }
   in.segMat = Tensor::zeros(DType::Bool, {B, S, K});
   in.mask = Tensor::zeros(DType::Bool, {B, S, K});
   host::relSegment(in.segId, c.mlen, in.segMat);

@@ -5014,7 +5014,7 @@ func.func @rank_mask_wrong_klen(%r: tensor<2x2x16xi64>) -> tensor<2x16x20xi1> {
 func.func @rel_attention_mixed_masks(%q: tensor<2x16x2x16xf32>, %k: tensor<2x24x2x16xf32>,
     %v: tensor<2x24x2x16xf32>, %kr: tensor<1x40x2x16xf32>, %se: tensor<2x2x16xf32>,
     %rw: tensor<2x16xf32>, %seg_id: tensor<2x16xi64>, %mask: tensor<2x16x24xi1>) -> tensor<2x16x2x16xf32> {
-  // expected-error @+1 {{'seg_mat' and 'mask' must both be dense (i1) or both compact (i64 segment ids and ranks)}}
+  // expected-error @+1 {{'seg_mat' and 'mask' must both be dense (i1) or both compact (i64 segment ids and a perm_rank or perm_bits mask)}}
   %0 = xlnet.rel_attention q(%q) k(%k) v(%v) k_r(%kr) seg_embed(%se) biases(%rw, %rw, %rw)
       seg_mat(%seg_id) mask(%mask) scale = 2.500000e-01 dropatt = 0.000000e+00
       : (tensor<2x16x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>, tensor<1x40x2x16xf32>,
@@ -5034,5 +5034,35 @@ func.func @rel_attention_compact_bad_ranks(%q: tensor<2x16x2x16xf32>, %k: tensor
       : (tensor<2x16x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>, tensor<1x40x2x16xf32>,
          tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>,
          tensor<2x16xi64>, tensor<2x16xi64>) -> tensor<2x16x2x16xf32>
+  return %0 : tensor<2x16x2x16xf32>
+}
+
+// -----
+
+func.func @packed_mask_wrong_words(%b: tensor<2x70x1xi64>) -> tensor<2x70x78xi1> {
+  // expected-error @+1 {{W mismatch: 'perm_bits' dim 2 is 1 but ceil(S / 64) is 2}}
+  %0 = xlnet.packed_mask query %b mlen = 8 : (tensor<2x70x1xi64>) -> tensor<2x70x78xi1>
+  return %0 : tensor<2x70x78xi1>
+}
+
+// -----
+
+func.func @packed_mask_wrong_klen(%b: tensor<2x16x1xi64>) -> tensor<2x16x20xi1> {
+  // expected-error @+1 {{K mismatch: 'result' dim 2 is 20 but mlen + S is 24}}
+  %0 = xlnet.packed_mask query %b mlen = 8 : (tensor<2x16x1xi64>) -> tensor<2x16x20xi1>
+  return %0 : tensor<2x16x20xi1>
+}
+
+// -----
+
+func.func @rel_attention_compact_bad_bits(%q: tensor<2x16x2x16xf32>, %k: tensor<2x24x2x16xf32>,
+    %v: tensor<2x24x2x16xf32>, %kr: tensor<1x40x2x16xf32>, %se: tensor<2x2x16xf32>,
+    %rw: tensor<2x16xf32>, %seg_id: tensor<2x16xi64>, %bits: tensor<2x16x2xi64>) -> tensor<2x16x2x16xf32> {
+  // expected-error @+1 {{W mismatch: 'mask' dim 2 is 2 but ceil(S / 64) (a perm_bits mask's words per row) is 1}}
+  %0 = xlnet.rel_attention q(%q) k(%k) v(%v) k_r(%kr) seg_embed(%se) biases(%rw, %rw, %rw)
+      seg_mat(%seg_id) mask(%bits) scale = 2.500000e-01 dropatt = 0.000000e+00
+      : (tensor<2x16x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>, tensor<1x40x2x16xf32>,
+         tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>,
+         tensor<2x16xi64>, tensor<2x16x2xi64>) -> tensor<2x16x2x16xf32>
   return %0 : tensor<2x16x2x16xf32>
 }

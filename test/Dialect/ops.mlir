@@ -99,6 +99,14 @@ func.func @rank_mask_query(%perm_rank: tensor<2x2x16xi64>) -> tensor<2x16x24xi1>
   return %0 : tensor<2x16x24xi1>
 }
 
+// The mask of a stream from the bit-packed perm_mask [B, S, ceil(S/64)].
+// CHECK-LABEL: func.func @packed_mask(
+// CHECK:         xlnet.packed_mask content %{{.+}} mlen = 8 : (tensor<2x70x2xi64>) -> tensor<2x70x78xi1>
+func.func @packed_mask(%perm_bits: tensor<2x70x2xi64>) -> tensor<2x70x78xi1> {
+  %0 = xlnet.packed_mask content %perm_bits mlen = 8 : (tensor<2x70x2xi64>) -> tensor<2x70x78xi1>
+  return %0 : tensor<2x70x78xi1>
+}
+
 // The content-stream mask; mlen = 0 (no memory) gives K = S.
 // CHECK-LABEL: func.func @attn_mask_content(
 // CHECK-SAME:    %[[PERM:[^:]+]]: tensor<2x16x16xf32>)
@@ -799,6 +807,21 @@ func.func @adam_update_weight_decay(
 func.func @mem_cache_without_mems(%h: tensor<2x16x32xf32>) -> tensor<4x2x32xf32> {
   %0 = xlnet.mem_cache %h reuse_len = 4 mem_len = 8 : (tensor<2x16x32xf32>) -> tensor<4x2x32xf32>
   return %0 : tensor<4x2x32xf32>
+}
+
+// Compact masks with the bits of a perm_mask: [B, S, ceil(S/64)]; with
+// S = 2 the bits [B, 2, 1] are told apart from ranks [B, 2, 2].
+// CHECK-LABEL: func.func @rel_attention_compact_bits(
+// CHECK:         xlnet.rel_attention {{.*}} : ({{.*}}tensor<2x2xi64>, tensor<2x2x1xi64>) -> tensor<2x2x2x16xf32>
+func.func @rel_attention_compact_bits(%q: tensor<2x2x2x16xf32>, %k: tensor<2x10x2x16xf32>,
+    %v: tensor<2x10x2x16xf32>, %kr: tensor<1x12x2x16xf32>, %se: tensor<2x2x16xf32>,
+    %rw: tensor<2x16xf32>, %seg_id: tensor<2x2xi64>, %bits: tensor<2x2x1xi64>) -> tensor<2x2x2x16xf32> {
+  %0 = xlnet.rel_attention q(%q) k(%k) v(%v) k_r(%kr) seg_embed(%se) biases(%rw, %rw, %rw)
+      seg_mat(%seg_id) mask(%bits) scale = 2.500000e-01 dropatt = 0.000000e+00
+      : (tensor<2x2x2x16xf32>, tensor<2x10x2x16xf32>, tensor<2x10x2x16xf32>, tensor<1x12x2x16xf32>,
+         tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>,
+         tensor<2x2xi64>, tensor<2x2x1xi64>) -> tensor<2x2x2x16xf32>
+  return %0 : tensor<2x2x2x16xf32>
 }
 
 // The attention with compact masks: segment ids [B, S] and ranks [B, 2, S].

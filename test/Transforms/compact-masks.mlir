@@ -43,6 +43,27 @@ func.func @query(%q: tensor<2x5x2x16xf32>, %k: tensor<2x24x2x16xf32>,
 
 // -----
 
+// The bit-packed mask of a perm_mask without ranks folds the same way.
+// CHECK-LABEL: func.func @packed(
+// CHECK-SAME:    %[[BITS:[^:]+]]: tensor<2x16x1xi64>, %{{[^:]+}}: tensor<2x5xi64>)
+// CHECK-NOT:     xlnet.packed_mask
+// CHECK:         xlnet.rel_attention {{.*}} mask(%[[BITS]]) rows(%{{[^)]+}})
+// CHECK-SAME:    tensor<2x16xi64>, tensor<2x16x1xi64>, tensor<2x5xi64>) -> tensor<2x5x2x16xf32>
+func.func @packed(%q: tensor<2x5x2x16xf32>, %k: tensor<2x24x2x16xf32>,
+    %v: tensor<2x24x2x16xf32>, %kr: tensor<1x40x2x16xf32>, %se: tensor<2x2x16xf32>,
+    %rw: tensor<2x16xf32>, %seg_id: tensor<2x16xi64>, %bits: tensor<2x16x1xi64>, %rows: tensor<2x5xi64>) -> tensor<2x5x2x16xf32> {
+  %seg = xlnet.rel_segment %seg_id mlen = 8 : (tensor<2x16xi64>) -> tensor<2x16x24xi1>
+  %mask = xlnet.packed_mask query %bits mlen = 8 : (tensor<2x16x1xi64>) -> tensor<2x16x24xi1>
+  %0 = xlnet.rel_attention q(%q) k(%k) v(%v) k_r(%kr) seg_embed(%se) biases(%rw, %rw, %rw)
+      seg_mat(%seg) mask(%mask) rows(%rows) scale = 2.500000e-01 dropatt = 0.000000e+00
+      : (tensor<2x5x2x16xf32>, tensor<2x24x2x16xf32>, tensor<2x24x2x16xf32>, tensor<1x40x2x16xf32>,
+         tensor<2x2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>,
+         tensor<2x16x24xi1>, tensor<2x16x24xi1>, tensor<2x5xi64>) -> tensor<2x5x2x16xf32>
+  return %0 : tensor<2x5x2x16xf32>
+}
+
+// -----
+
 // A dense mask from a perm_mask (attn_mask) is left as it is.
 // CHECK-LABEL: func.func @dense(
 // CHECK:         %[[SEG:.+]] = xlnet.rel_segment

@@ -208,6 +208,27 @@ int runRunStep(const RunStepArgs &args) {
                  "from the raw.* tensors\n";
   }
 
+  if (args.batch.empty()) {
+    if (rt::Status st = syntheticBatch(spec, shape, args.seed, batch); !st)
+      return fail("cannot build a synthetic batch: " + st.message());
+    std::cerr << fmt::format("xlnetc: no --batch: synthetic batch (B={} S={} NP={} M={}, seed {})\n",
+                             shape.batch, shape.seqLen, shape.numPredict, shape.mlen,
+                             args.seed);
+  }
+  // The step reads a compact form of perm_mask (docs/DataPipeline.md): the
+  // ranks, or the packed bits of a mask without them.
+  rt::data::PermMaskForm maskForm;
+  int64_t withoutRanks = -1;
+  if (rt::Status st = rt::data::compactPermMask(batch, maskForm, &withoutRanks); !st)
+    return fail((args.batch.empty() ? std::string("synthetic batch") : args.batch) + ": " +
+                st.message());
+  shape.permBits = maskForm == rt::data::PermMaskForm::Bits;
+  if (withoutRanks >= 0)
+    std::cerr << fmt::format("xlnetc: perm_mask row b={} has no rank form (its rows' masked "
+                             "keys are not nested): the step reads the mask bit-packed "
+                             "(perm_bits)\n",
+                             withoutRanks);
+
   // 2. Compile to a plan and hand it to the runtime as text.
   std::string planText;
   rt::Plan plan;
@@ -227,21 +248,9 @@ int runRunStep(const RunStepArgs &args) {
     std::cerr << "xlnetc: no --weights: random init (normal, std " << spec.initRange
               << ", seed " << args.seed << ")\n";
   }
-  if (args.batch.empty()) {
-    if (rt::Status st = syntheticBatch(spec, shape, args.seed, batch); !st)
-      return fail("cannot build a synthetic batch: " + st.message());
-    std::cerr << fmt::format("xlnetc: no --batch: synthetic batch (B={} S={} NP={} M={}, seed {})\n",
-                             shape.batch, shape.seqLen, shape.numPredict, shape.mlen,
-                             args.seed);
-  }
-  // The step reads the compact form of perm_mask (docs/DataPipeline.md).
-  if (rt::Status st = rt::data::ensurePermRank(batch); !st)
-    return fail((args.batch.empty() ? std::string("synthetic batch")
-                                    : args.batch) +
-                ": " + st.message());
   if (!args.dumpBatch.empty()) {
     rt::TensorMap derived;
-    for (const char *name : {"input_k", "seg_id", "perm_mask", "perm_rank",
+    for (const char *name : {"input_k", "seg_id", "perm_mask", "perm_rank", "perm_bits",
                              "target_mapping", "target", "target_mask"})
       if (auto it = batch.find(name); it != batch.end())
         derived[name] = it->second;

@@ -9,6 +9,7 @@
 #include "xlnetc/Frontend/ModuleBuilder.h"
 
 #include "dialect/XLNet/XLNetOps.h"
+#include "runtime/PermMask.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -85,9 +86,13 @@ OwningOpRef<ModuleOp> buildForwardModule(MLIRContext &ctx, const ModelSpec &spec
   unsigned inputK = sig.add("input", "input_k", {B, S}, i64);
   unsigned segId = sig.add("input", "seg_id", {B, S}, i64);
   // The permutation mask in its compact form (docs/DataPipeline.md): query
-  // and key ranks per batch row; a dense perm_mask is converted by the
+  // and key ranks per batch row, or the packed bits of a perm_mask without
+  // ranks (runtime/PermMask.h); a dense perm_mask is converted by the
   // runtime before the step.
-  unsigned permRank = sig.add("input", "perm_rank", {B, 2, S}, i64);
+  unsigned permMask =
+      shape.permBits
+          ? sig.add("input", "perm_bits", {B, S, xlnetc::rt::permBitsWords(S)}, i64)
+          : sig.add("input", "perm_rank", {B, 2, S}, i64);
   unsigned targetMapping = sig.add("input", "target_mapping", {B, NP, S}, f32);
   unsigned target = sig.add("input", "target", {B, NP}, i64);
   unsigned targetMask = sig.add("input", "target_mask", {B, NP}, f32);
@@ -164,8 +169,12 @@ OwningOpRef<ModuleOp> buildForwardModule(MLIRContext &ctx, const ModelSpec &spec
   Value segMat = b.create<RelSegmentOp>(loc, tensor({B, S, K}, i1), arg(segId),
                                         b.getI64IntegerAttr(M));
   auto mask = [&](Stream stream) -> Value {
+    if (shape.permBits)
+      return b.create<PackedMaskOp>(loc, tensor({B, S, K}, i1),
+                                    StreamAttr::get(&ctx, stream),
+                                    arg(permMask), b.getI64IntegerAttr(M));
     return b.create<RankMaskOp>(loc, tensor({B, S, K}, i1),
-                                StreamAttr::get(&ctx, stream), arg(permRank),
+                                StreamAttr::get(&ctx, stream), arg(permMask),
                                 b.getI64IntegerAttr(M));
   };
   Value maskH = mask(Stream::content), maskG = mask(Stream::query);

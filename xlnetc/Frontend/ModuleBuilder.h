@@ -23,6 +23,9 @@ struct StepShape {
   int64_t numPredict = 0; ///< NP
   int64_t mlen = 0;       ///< incoming memory length M (0: no memory)
   int64_t reuseLen = 0;   ///< cached prefix of the segment (0: all of it)
+  /// The step reads perm_bits (a perm_mask without ranks) instead of
+  /// perm_rank (runtime/PermMask.h).
+  bool permBits = false;
 };
 
 /// The step shape a spec implies: batch train_batch_size, mlen = mem_len

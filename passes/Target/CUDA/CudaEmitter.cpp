@@ -12,6 +12,7 @@
 
 #include "passes/Target/CUDA/CudaEmitter.h"
 
+#include "runtime/PermMask.h"
 #include "runtime/device/FloatBits.h"
 #include "runtime/device/GemmLowering.h"
 #include "runtime/device/Sha256.h"
@@ -460,6 +461,10 @@ Status Emitter::emitFusedRelAttention(bool grad, std::vector<std::string> targs,
         "(heads up to 153 fit)",
         H, gradSmem(bq)));
   targs.push_back(std::to_string(bq));
+  // The permutation mask's form (runtime/PermMask.h): ranks or bits.
+  const std::vector<int64_t> &mask = buf(in(grad ? 10 : 9)).shape;
+  const std::string maskBits =
+      isPermRankShape(mask[1], mask[2], /*S=*/R - K) ? "0" : "1";
   const int64_t qTiles = B * N * ceilDiv(T, bq);
   if (!grad) {
     params.push_back(null("float *")); // the log-sum-exp is not kept
@@ -468,6 +473,7 @@ Status Emitter::emitFusedRelAttention(bool grad, std::vector<std::string> targs,
     params.push_back(seed());
     targs.push_back(std::to_string(bk));
     targs.push_back(std::to_string(kAttnBlock));
+    targs.push_back(maskBits);
     uint32_t smem = static_cast<uint32_t>(8 * (bq * H + bq * bk + 7 * bq) +
                                           4 * (2 * bq * H + 2 * bk * H));
     kernel("rel_attention_fused", "xl_rel_attention_fused", targs, params,
@@ -486,6 +492,7 @@ Status Emitter::emitFusedRelAttention(bool grad, std::vector<std::string> targs,
     std::vector<std::string> t = targs;
     t.push_back(std::to_string(phase));
     t.push_back(std::to_string(kAttnBlock));
+    t.push_back(maskBits);
     kernel(fmt::format("rel_attention_fused_grad_p{}", phase),
            "xl_rel_attention_fused_grad", t, params, gridFor(grids[phase]),
            kAttnBlock);

@@ -19,7 +19,11 @@
 //                            except that without HAS_ROWS (the content
 //                            stream) a position always sees itself.
 // This is exactly attn_mask(perm_mask) and rel_segment of docs/Plan.md when
-// perm_mask[b,i,j] = query_rank[b,i] <= key_rank[b,j].
+// perm_mask[b,i,j] = query_rank[b,i] <= key_rank[b,j]. A perm_mask without
+// that form comes bit-packed instead (MASK_BITS = 1):
+//   perm_bits i64 [B,S,W]    W = ceil(S/64); bit j % 64 of word j / 64 of
+//                            row (b, i) is perm_mask[b,i,j] (same rules for
+//                            memory columns and the content stream).
 //
 // Work: one tile = BQ query rows of one (b, n), tiles in a grid-stride loop
 // over blockIdx.x (b, n, query tile). Keys go by in tiles of BK = 32, one
@@ -47,13 +51,24 @@
 
 #include "xlnetc_k_attention.cuh"
 
-/// The compact masks at query position i (>= 0, query rank `qrank`) and key
-/// j of batch row b (file comment): whether the key is masked, and whether
-/// it is in another segment than the query.
-template <xl_i64 K, xl_i64 S, int HAS_ROWS>
-XL_DEVICE void xl_attn_compact_mask(xl_i64 b, xl_i64 i, xl_i64 j, xl_i64 qrank,
+/// The permutation mask's row key of query position i (>= 0) of batch row
+/// b, read once per row: its query rank (ranks), or the offset of its first
+/// word (bits).
+template <xl_i64 S, int MASK_BITS>
+XL_DEVICE xl_i64 xl_attn_row_key(const xl_i64 *permMask, xl_i64 b, xl_i64 i) {
+  if constexpr (MASK_BITS)
+    return (b * S + i) * ((S + 63) / 64);
+  else
+    return permMask[(b * 2) * S + i];
+}
+
+/// The compact masks at query position i (>= 0, row key `rowKey` of
+/// xl_attn_row_key) and key j of batch row b (file comment): whether the key
+/// is masked, and whether it is in another segment than the query.
+template <xl_i64 K, xl_i64 S, int HAS_ROWS, int MASK_BITS>
+XL_DEVICE void xl_attn_compact_mask(xl_i64 b, xl_i64 i, xl_i64 j, xl_i64 rowKey,
                                     const xl_i64 *segId,
-                                    const xl_i64 *permRank, bool &masked,
+                                    const xl_i64 *permMask, bool &masked,
                                     bool &differ) {
   constexpr xl_i64 MLEN = K - S;
   const xl_i64 segI = segId[b * S + i];
@@ -63,8 +78,13 @@ XL_DEVICE void xl_attn_compact_mask(xl_i64 b, xl_i64 i, xl_i64 j, xl_i64 qrank,
     return;
   }
   const xl_i64 jj = j - MLEN;
+  bool perm;
+  if constexpr (MASK_BITS)
+    perm = (static_cast<xl_u64>(permMask[rowKey + jj / 64]) >> (jj % 64)) & 1u;
+  else
+    perm = rowKey <= permMask[(b * 2 + 1) * S + jj];
   // The content stream (no rows) sees itself.
-  masked = qrank <= permRank[(b * 2 + 1) * S + jj] && (HAS_ROWS || jj != i);
+  masked = perm && (HAS_ROWS || jj != i);
   differ = segI != segId[b * S + jj];
 }
 
@@ -84,7 +104,7 @@ XL_DEVICE void xl_attn_stage_keys(float *kt, float *vt, xl_i64 b, int n,
 
 template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int P,
           xl_i64 R, int HAS_ROWS, xl_u64 SCALE_BITS, unsigned DROP_BITS,
-          int BQ, int BK, int BLOCK>
+          int BQ, int BK, int BLOCK, int MASK_BITS = 0>
 XL_DEVICE void xl_rel_attention_fused(
     const float *XL_RESTRICT q, const float *XL_RESTRICT k,
     const float *XL_RESTRICT v, const float *XL_RESTRICT kR,
@@ -133,7 +153,7 @@ XL_DEVICE void xl_rel_attention_fused(
           t < T ? xl_attn_position<T, S, HAS_ROWS>(rows, b, t, status, n == 0)
                 : -1;
       pos[r] = i;
-      qrank[r] = i >= 0 ? permRank[(b * 2) * S + i] : 0;
+      qrank[r] = i >= 0 ? xl_attn_row_key<S, MASK_BITS>(permRank, b, i) : 0;
       mrow[r] = kNegInf;
       lrow[r] = 0.0;
       double e0 = 0.0, e1 = 0.0;
@@ -177,7 +197,7 @@ XL_DEVICE void xl_rel_attention_fused(
                   static_cast<double>(krow[h]);
           }
           bool masked, differ;
-          xl_attn_compact_mask<K, S, HAS_ROWS>(b, i, j, qrank[r], segId,
+          xl_attn_compact_mask<K, S, HAS_ROWS, MASK_BITS>(b, i, j, qrank[r], segId,
                                                permRank, masked, differ);
           s = (ac + bd + ef[2 * r + (differ ? 1 : 0)]) * scale -
               (masked ? 1e30 : 0.0);
@@ -249,7 +269,7 @@ template <int BQ, int H> struct XlAttnGradRows {
   double lse[BQ];   // the forward's log-sum-exp
   double dot[BQ];   // D = dout . out
   xl_i64 pos[BQ];   // position i (-1: padding or past T)
-  xl_i64 qrank[BQ]; // the row's query rank
+  xl_i64 qrank[BQ]; // the row key of its permutation mask (xl_attn_row_key)
   float qw[BQ][H];  // q + r_w_bias (rounded to float, as the host)
   float qr[BQ][H];  // q + r_r_bias
   float go[BQ][H];  // dout
@@ -258,8 +278,8 @@ template <int BQ, int H> struct XlAttnGradRows {
 /// Stages query rows t0 .. t0+BQ of (b, n); called by the whole block.
 /// `stats` is the workspace of the backward (per row: lse, D, ...); with
 /// WITH_STATS false (the statistics phase itself) lse and D are left 0.
-template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 S, int HAS_ROWS, int BQ,
-          int BLOCK, bool WITH_STATS>
+template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 S, int HAS_ROWS,
+          int MASK_BITS, int BQ, int BLOCK, bool WITH_STATS>
 XL_DEVICE void xl_attn_grad_stage_rows(
     XlAttnGradRows<BQ, H> &g, xl_i64 b, int n, xl_i64 t0, const float *q,
     const float *segEmb, const float *rw, const float *rr, const float *rs,
@@ -272,7 +292,7 @@ XL_DEVICE void xl_attn_grad_stage_rows(
         t < T ? xl_attn_position<T, S, HAS_ROWS>(rows, b, t, nullptr, false)
               : -1;
     g.pos[r] = i;
-    g.qrank[r] = i >= 0 ? permRank[(b * 2) * S + i] : 0;
+    g.qrank[r] = i >= 0 ? xl_attn_row_key<S, MASK_BITS>(permRank, b, i) : 0;
     double e0 = 0.0, e1 = 0.0;
     g.lse[r] = 0.0;
     g.dot[r] = 0.0;
@@ -317,7 +337,7 @@ struct XlAttnGradEntry {
 
 template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int P,
           xl_i64 R, int HAS_ROWS, xl_u64 SCALE_BITS, unsigned DROP_BITS,
-          int BQ>
+          int BQ, int MASK_BITS>
 XL_DEVICE XlAttnGradEntry xl_attn_grad_entry(
     const XlAttnGradRows<BQ, H> &g, int r, xl_i64 b, int n, xl_i64 t,
     xl_i64 j, const float *kj, const float *vj, const float *kR,
@@ -336,7 +356,7 @@ XL_DEVICE XlAttnGradEntry xl_attn_grad_entry(
     dp += static_cast<double>(g.go[r][h]) * static_cast<double>(vj[h]);
   }
   bool masked;
-  xl_attn_compact_mask<K, S, HAS_ROWS>(b, i, j, g.qrank[r], segId, permRank,
+  xl_attn_compact_mask<K, S, HAS_ROWS, MASK_BITS>(b, i, j, g.qrank[r], segId, permRank,
                                        masked, e.differ);
   const double scale = __longlong_as_double(static_cast<long long>(SCALE_BITS));
   const double s = (ac + bd + g.ef[r][e.differ ? 1 : 0]) * scale -
@@ -386,7 +406,7 @@ XL_DEVICE XlAttnGradEntry xl_attn_grad_entry(
 /// elements' sums in registers (BQ·H/BLOCK or 32·H/BLOCK of them).
 template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int P,
           xl_i64 R, int HAS_ROWS, xl_u64 SCALE_BITS, unsigned DROP_BITS,
-          int BQ, int PHASE, int BLOCK>
+          int BQ, int PHASE, int BLOCK, int MASK_BITS = 0>
 XL_DEVICE void xl_rel_attention_fused_grad(
     const float *XL_RESTRICT dout, const float *XL_RESTRICT q,
     const float *XL_RESTRICT k, const float *XL_RESTRICT v,
@@ -438,7 +458,7 @@ XL_DEVICE void xl_rel_attention_fused_grad(
       const int n = static_cast<int>((tile / kQTiles) % N);
       const xl_i64 b = tile / kQTiles / N;
       __syncthreads();
-      xl_attn_grad_stage_rows<B, T, N, H, S, HAS_ROWS, BQ, BLOCK, false>(
+      xl_attn_grad_stage_rows<B, T, N, H, S, HAS_ROWS, MASK_BITS, BQ, BLOCK, false>(
           g, b, n, t0, q, segEmb, rw, rr, rs, permRank, rows, dout, nullptr,
           0);
       for (int r = threadIdx.x; r < BQ; r += BLOCK) {
@@ -455,7 +475,7 @@ XL_DEVICE void xl_rel_attention_fused_grad(
           const int r = e / kBK, c = e % kBK;
           const XlAttnGradEntry x =
               xl_attn_grad_entry<B, T, N, H, K, S, P, R, HAS_ROWS, SCALE_BITS,
-                                 DROP_BITS, BQ>(g, r, b, n, t0 + r, j0 + c,
+                                 DROP_BITS, BQ, MASK_BITS>(g, r, b, n, t0 + r, j0 + c,
                                                 kt[c], vt[c], kR, segId,
                                                 permRank, key);
           ec[r][c] = x.valid ? x.s : kNegInf;
@@ -499,7 +519,7 @@ XL_DEVICE void xl_rel_attention_fused_grad(
       const xl_i64 b = tile / kQTiles / N;
       const xl_i64 p = b / (B / P);
       __syncthreads();
-      xl_attn_grad_stage_rows<B, T, N, H, S, HAS_ROWS, BQ, BLOCK, true>(
+      xl_attn_grad_stage_rows<B, T, N, H, S, HAS_ROWS, MASK_BITS, BQ, BLOCK, true>(
           g, b, n, t0, q, segEmb, rw, rr, rs, permRank, rows, dout, workspace,
           kStat);
       for (int r = threadIdx.x; r < BQ; r += BLOCK)
@@ -516,7 +536,7 @@ XL_DEVICE void xl_rel_attention_fused_grad(
           const int r = e / kBK, c = e % kBK;
           const XlAttnGradEntry x =
               xl_attn_grad_entry<B, T, N, H, K, S, P, R, HAS_ROWS, SCALE_BITS,
-                                 DROP_BITS, BQ>(g, r, b, n, t0 + r, j0 + c,
+                                 DROP_BITS, BQ, MASK_BITS>(g, r, b, n, t0 + r, j0 + c,
                                                 kt[c], vt[c], kR, segId,
                                                 permRank, key);
           ec[r][c] = x.c;
@@ -576,7 +596,7 @@ XL_DEVICE void xl_rel_attention_fused_grad(
         sdk[x] = sdv[x] = 0.0;
       for (xl_i64 t0 = 0; t0 < T; t0 += BQ) {
         __syncthreads();
-        xl_attn_grad_stage_rows<B, T, N, H, S, HAS_ROWS, BQ, BLOCK, true>(
+        xl_attn_grad_stage_rows<B, T, N, H, S, HAS_ROWS, MASK_BITS, BQ, BLOCK, true>(
             g, b, n, t0, q, segEmb, rw, rr, rs, permRank, rows, dout,
             workspace, kStat);
         __syncthreads();
@@ -584,7 +604,7 @@ XL_DEVICE void xl_rel_attention_fused_grad(
           const int r = e / kBK, c = e % kBK;
           const XlAttnGradEntry x =
               xl_attn_grad_entry<B, T, N, H, K, S, P, R, HAS_ROWS, SCALE_BITS,
-                                 DROP_BITS, BQ>(g, r, b, n, t0 + r, j0 + c,
+                                 DROP_BITS, BQ, MASK_BITS>(g, r, b, n, t0 + r, j0 + c,
                                                 kt[c], vt[c], kR, segId,
                                                 permRank, key);
           ec[r][c] = x.c;
@@ -629,7 +649,7 @@ XL_DEVICE void xl_rel_attention_fused_grad(
         const xl_i64 b = p * kPerCopy + bb;
         for (xl_i64 t0 = 0; t0 < T; t0 += BQ) {
           __syncthreads();
-          xl_attn_grad_stage_rows<B, T, N, H, S, HAS_ROWS, BQ, BLOCK, true>(
+          xl_attn_grad_stage_rows<B, T, N, H, S, HAS_ROWS, MASK_BITS, BQ, BLOCK, true>(
               g, b, n, t0, q, segEmb, rw, rr, rs, permRank, rows, dout,
               workspace, kStat);
           __syncthreads();
@@ -641,7 +661,7 @@ XL_DEVICE void xl_rel_attention_fused_grad(
               const float *kj = k + ((b * K + j) * N + n) * H;
               const float *vj = v + ((b * K + j) * N + n) * H;
               cv = xl_attn_grad_entry<B, T, N, H, K, S, P, R, HAS_ROWS,
-                                      SCALE_BITS, DROP_BITS, BQ>(
+                                      SCALE_BITS, DROP_BITS, BQ, MASK_BITS>(
                        g, r, b, n, t0 + r, j, kj, vj, kR, segId, permRank, key)
                        .c;
             }
