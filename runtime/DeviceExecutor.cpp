@@ -2,6 +2,7 @@
 
 #include "runtime/DeviceExecutor.h"
 
+#include "runtime/MemoryPlan.h"
 #include "runtime/device/Sha256.h"
 
 #include <fmt/format.h>
@@ -12,8 +13,7 @@ namespace xlnetc::rt {
 
 namespace {
 
-/// XL_STATUS_WORDS and the codes of runtime/device/kernels/xlnetc_k_common.cuh.
-constexpr int kStatusWords = 5;
+/// The codes of runtime/device/kernels/xlnetc_k_common.cuh.
 enum StatusCode {
   kErrEmbeddingId = 1,
   kErrTargetValue = 2,
@@ -28,13 +28,13 @@ struct NormEntry {
   uint64_t data;
   int64_t count, chunkBegin;
 };
-static_assert(sizeof(NormEntry) == 24, "XlNormEntry layout");
+static_assert(sizeof(NormEntry) == kNormEntryBytes, "XlNormEntry layout");
 struct AdamEntry {
   uint64_t param, grad, m, v, paramOut, mOut, vOut;
   int64_t count, chunkBegin;
   int32_t decay, pad;
 };
-static_assert(sizeof(AdamEntry) == 80, "XlAdamEntry layout");
+static_assert(sizeof(AdamEntry) == kAdamEntryBytes, "XlAdamEntry layout");
 
 /// Device allocations released on every path.
 class Allocations {
@@ -138,23 +138,29 @@ Status DeviceExecutor::execute(const Plan &plan, const DeviceProgram &program,
   LoadedModule *mod = nullptr;
   XLNETC_RETURN_IF_ERROR(module(program, mod));
 
-  // 2. Device memory: every buffer, the largest step workspace, the status
+  // 2. Device memory: every input and parameter, one arena for the temps
+  //    (the program's memory plan), the largest step workspace, the status
   //    words of the reporting steps, the tables.
+  MemoryPlan local;
+  const MemoryPlan *memory = &program.memory;
+  if (memory->offset.size() != n) { // a program built without its plan
+    local = planMemory(plan, &program);
+    memory = &local;
+  }
   Allocations allocs(device_);
   std::vector<dev::DevPtr> addr(n, 0);
+  dev::DevPtr arena = 0;
+  XLNETC_RETURN_IF_ERROR(allocs.alloc(size_t(memory->arenaBytes), arena).withPrefix(
+      fmt::format("the arena of the temporaries ({} bytes): ", memory->arenaBytes)));
   for (const Buffer &b : plan.buffers) {
+    if (b.role == Buffer::Temp) {
+      addr[b.id] = arena + dev::DevPtr(memory->offset[size_t(b.id)]);
+      continue;
+    }
     size_t bytes = static_cast<size_t>(numelOf(b.shape)) * dtypeSize(b.dtype);
     XLNETC_RETURN_IF_ERROR(allocs.alloc(bytes, addr[b.id]).withPrefix(
-        fmt::format("buffer {} ({}): ", b.id,
-                    b.name.empty() ? std::string("temp") : b.name)));
-    // Temps start as zeros, as the host executor hands them to its kernels
-    // (a kernel may leave elements alone, e.g. rel_pos_encoding's last
-    // column for an odd D); device memory is not zeroed by allocation.
-    if (b.role != Buffer::Temp)
-      XLNETC_RETURN_IF_ERROR(
-          device_.upload(addr[b.id], bound[b.id]->storage.data(), bytes));
-    else if (bytes > 0)
-      XLNETC_RETURN_IF_ERROR(device_.memset(addr[b.id], 0, bytes));
+        fmt::format("buffer {} ({}): ", b.id, b.name)));
+    XLNETC_RETURN_IF_ERROR(device_.upload(addr[b.id], bound[b.id]->storage.data(), bytes));
   }
   int64_t workspaceBytes = 0;
   std::vector<int> statusSlot(plan.steps.size(), -1);
@@ -202,6 +208,15 @@ Status DeviceExecutor::execute(const Plan &plan, const DeviceProgram &program,
         statusSlot[i] < 0 ? 0
                           : status + size_t(statusSlot[i]) * kStatusWords *
                                          sizeof(int);
+    // Temps start as zeros, as the host executor hands them to its kernels
+    // (a kernel may leave elements alone, e.g. rel_pos_encoding's last
+    // column for an odd D); the arena's memory was another temp's before.
+    for (int id : memory->firstTouched[i]) {
+      const Buffer &b = plan.buffers[size_t(id)];
+      size_t bytes = static_cast<size_t>(numelOf(b.shape)) * dtypeSize(b.dtype);
+      if (bytes > 0)
+        XLNETC_RETURN_IF_ERROR(device_.memset(addr[size_t(id)], 0, bytes).withPrefix(where));
+    }
     for (const DeviceLaunch &l : program.steps[i].launches) {
       if (l.kind == DeviceLaunch::Gemm) {
         dev::GemmOperands ops;

@@ -13,6 +13,7 @@
 #ifndef XLNETC_RUNTIME_DEVICEPROGRAM_H
 #define XLNETC_RUNTIME_DEVICEPROGRAM_H
 
+#include "runtime/MemoryPlan.h"
 #include "runtime/device/Gemm.h"
 
 #include <cstdint>
@@ -37,6 +38,11 @@ struct KernelArg {
   /// Workspace: the byte offset; Immediate: the value.
   int64_t value = 0;
 };
+
+/// XL_STATUS_WORDS of xlnetc_k_common.cuh: the ints of one step's status.
+constexpr int kStatusWords = 5;
+/// Bytes of one XlNormEntry / XlAdamEntry (xlnetc_k_optim.cuh).
+constexpr int64_t kNormEntryBytes = 24, kAdamEntryBytes = 80;
 
 /// A multi-tensor table (xlnetc_k_optim.cuh XlNormEntry / XlAdamEntry): the
 /// executor fills in the addresses of each entry's buffers and uploads it.
@@ -86,6 +92,8 @@ struct DeviceProgram {
   std::string sourceDigest;
   std::vector<DeviceStep> steps;
   std::vector<DeviceTable> tables;
+  /// The arena of the plan's temps (planMemory, run by the emitter).
+  MemoryPlan memory;
 };
 
 } // namespace xlnetc::rt

@@ -58,11 +58,12 @@ int main(int argc, char **argv) {
   compileCmd->add_option("--emit", compile.emit,
                          "What to print: mlir (model-level IR), decomposed, "
                          "kernels (kernel-level forward), grads (+ backward), "
-                         "train (+ optimizer), plan (JSON of --step) or cuda "
-                         "(the CUDA C++ of --step's device program)")
+                         "train (+ optimizer), plan (JSON of --step), cuda "
+                         "(the CUDA C++ of --step's device program) or memory "
+                         "(--step's device bytes by category, from its memory plan)")
       ->capture_default_str();
   compileCmd->add_option("--step", compile.step,
-                         "Step of --emit=plan and --emit=cuda: forward, grads "
+                         "Step of --emit=plan, cuda and memory: forward, grads "
                          "or train")
       ->capture_default_str();
   compileCmd->add_option("-o,--output", compile.output, "Output file (default: stdout)");

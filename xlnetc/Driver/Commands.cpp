@@ -77,7 +77,7 @@ int runCompile(const CompileArgs &args) {
   std::optional<Emit> emit = parseEmit(args.emit);
   if (!emit)
     return fail("unknown --emit value '" + args.emit +
-                "' (expected mlir, decomposed, kernels, grads, train, plan or cuda)");
+                "' (expected mlir, decomposed, kernels, grads, train, plan, cuda or memory)");
   std::optional<StepKind> step = parseStepKind(args.step);
   if (!step)
     return fail("unknown --step value '" + args.step +

@@ -34,6 +34,8 @@ std::optional<Emit> parseEmit(const std::string &name) {
     return Emit::Plan;
   if (name == "cuda")
     return Emit::Cuda;
+  if (name == "memory")
+    return Emit::Memory;
   return std::nullopt;
 }
 
@@ -61,6 +63,7 @@ static xlnet::Stage stageFor(const CompileOptions &options) {
     return xlnet::Stage::Optimized;
   case Emit::Plan:
   case Emit::Cuda:
+  case Emit::Memory:
     break;
   }
   switch (options.step) {
@@ -129,7 +132,8 @@ bool compileStep(const ModelSpec &spec, const StepShape &shape,
     return false;
 
   llvm::raw_string_ostream os(out);
-  if (options.emit != Emit::Plan && options.emit != Emit::Cuda) {
+  if (options.emit != Emit::Plan && options.emit != Emit::Cuda &&
+      options.emit != Emit::Memory) {
     module->print(os);
     os << "\n"; // as mlir-opt prints it
     return true;
@@ -138,7 +142,8 @@ bool compileStep(const ModelSpec &spec, const StepShape &shape,
   if (options.emit == Emit::Plan)
     return succeeded(xlnet::emitPlan(func, os));
 
-  // --emit=cuda: the plan, then its device program's source.
+  // --emit=cuda and --emit=memory: the plan, then its device program's
+  // source or memory plan.
   std::string planText;
   llvm::raw_string_ostream planOs(planText);
   if (failed(xlnet::emitPlan(func, planOs)))
@@ -156,7 +161,20 @@ bool compileStep(const ModelSpec &spec, const StepShape &shape,
     errors << "error: " << st.message() << "\n";
     return false;
   }
-  os << program.source;
+  if (options.emit == Emit::Cuda) {
+    os << program.source;
+    return true;
+  }
+  const char *stepName = options.step == StepKind::Train   ? "train"
+                         : options.step == StepKind::Grads ? "grads"
+                                                           : "forward";
+  os << fmt::format("{} step of {}: batch {}, seq {}, mem {}, num_predict {}, fp32; "
+                    "{} plan steps, {} temporaries\n",
+                    stepName, spec.sourcePath, shape.batch, shape.seqLen, shape.mlen,
+                    shape.numPredict, plan.steps.size(),
+                    std::count_if(plan.buffers.begin(), plan.buffers.end(),
+                                  [](const rt::Buffer &b) { return b.role == rt::Buffer::Temp; }))
+     << rt::formatMemoryPlan(program.memory, shape.batch);
   return true;
 }
 

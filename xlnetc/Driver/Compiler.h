@@ -19,7 +19,7 @@ namespace xlnetc {
 
 /// What `--emit=` prints: the IR after a pipeline stage, the plan, or the
 /// CUDA C++ of the plan's device program.
-enum class Emit { Mlir, Decomposed, Kernels, Grads, Train, Plan, Cuda };
+enum class Emit { Mlir, Decomposed, Kernels, Grads, Train, Plan, Cuda, Memory };
 
 /// Parses an `--emit=` value ("mlir", "decomposed", "kernels", "grads",
 /// "train", "plan", "cuda").

@@ -12,6 +12,7 @@
 
 #include "passes/Target/CUDA/CudaEmitter.h"
 
+#include "runtime/MemoryPlan.h"
 #include "runtime/PermMask.h"
 #include "runtime/device/FloatBits.h"
 #include "runtime/device/GemmLowering.h"
@@ -852,7 +853,11 @@ Status Emitter::run(const CudaEmitOptions &options) {
 Status emitDeviceProgram(const Plan &plan, const CudaEmitOptions &options,
                          DeviceProgram &out) {
   Emitter e(plan, out);
-  return e.run(options);
+  XLNETC_RETURN_IF_ERROR(e.run(options));
+  // The memory-plan pass: the arena of the temps from what each launch
+  // touches.
+  out.memory = planMemory(plan, &out);
+  return Status::ok();
 }
 
 } // namespace xlnetc::cuda

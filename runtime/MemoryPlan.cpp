@@ -1,0 +1,196 @@
+//===- MemoryPlan.cpp - One arena for a step's temporaries ----------------===//
+
+#include "runtime/MemoryPlan.h"
+
+#include "runtime/DeviceProgram.h"
+#include "runtime/Plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+namespace xlnetc::rt {
+
+namespace {
+
+int64_t alignUp(int64_t bytes) {
+  return (bytes + MemoryPlan::kAlign - 1) / MemoryPlan::kAlign * MemoryPlan::kAlign;
+}
+
+int64_t bufferBytes(const Buffer &b) {
+  return numelOf(b.shape) * int64_t(dtypeSize(b.dtype));
+}
+
+bool startsWith(const std::string &s, const char *prefix) {
+  return s.rfind(prefix, 0) == 0;
+}
+
+/// Calls `touch(buffer)` for every buffer step `i` reads or writes: the
+/// plan step's operands and, with a program, every launch's.
+template <class F>
+void forEachTouched(const Plan &plan, const DeviceProgram *program, size_t i, F touch) {
+  for (int id : plan.steps[i].in)
+    touch(id);
+  for (int id : plan.steps[i].out)
+    touch(id);
+  if (!program)
+    return;
+  for (const DeviceLaunch &l : program->steps[i].launches) {
+    if (l.kind == DeviceLaunch::Gemm) {
+      for (int id : {l.a, l.b, l.bias, l.d, l.aux})
+        if (id >= 0)
+          touch(id);
+      continue;
+    }
+    for (const KernelArg &a : l.args) {
+      if (a.kind == KernelArg::Buffer)
+        touch(a.index);
+      else if (a.kind == KernelArg::Table)
+        for (const DeviceTable::Entry &e : program->tables[size_t(a.index)].entries)
+          for (int id : e.buffers)
+            touch(id);
+    }
+  }
+}
+
+} // namespace
+
+MemoryPlan planMemory(const Plan &plan, const DeviceProgram *program) {
+  const size_t n = plan.buffers.size(), steps = plan.steps.size();
+  if (program && program->steps.size() != steps)
+    program = nullptr; // not this plan's program: the plan alone
+  MemoryPlan m;
+  m.offset.assign(n, -1);
+  m.firstTouched.assign(steps, {});
+
+  // 1. Lifetimes: [first, last] step touching each temp; returned temps
+  //    live to the end.
+  std::vector<int64_t> first(n, -1), last(n, -1);
+  for (size_t i = 0; i < steps; ++i)
+    forEachTouched(plan, program, i, [&](int id) {
+      if (id < 0 || size_t(id) >= n)
+        return;
+      if (first[size_t(id)] < 0)
+        first[size_t(id)] = int64_t(i);
+      last[size_t(id)] = int64_t(i);
+    });
+  std::vector<int> temps;
+  for (const Buffer &b : plan.buffers) {
+    const size_t id = size_t(b.id);
+    if (b.role == Buffer::Param) {
+      m.parameterBytes += bufferBytes(b);
+      continue;
+    }
+    if (b.role == Buffer::Input) {
+      (startsWith(b.name, "adam_m.") || startsWith(b.name, "adam_v.")
+           ? m.optimizerBytes
+           : m.inputBytes) += bufferBytes(b);
+      continue;
+    }
+    if (first[id] < 0) // never touched: keep it valid for the whole step
+      first[id] = 0, last[id] = int64_t(steps) - 1;
+    if (!b.outputs.empty()) {
+      last[id] = int64_t(steps) - 1;
+      m.outputBytes += bufferBytes(b);
+    }
+    temps.push_back(b.id);
+    if (steps > 0)
+      m.firstTouched[size_t(first[id])].push_back(b.id);
+  }
+
+  // 2. The categories the lifetimes give: the live sum per step (its peak
+  //    bounds any arena from below) and what crosses into the backward.
+  std::vector<int64_t> live(steps + 1, 0);
+  for (int id : temps) {
+    live[size_t(first[size_t(id)])] += alignUp(bufferBytes(plan.buffers[size_t(id)]));
+    live[size_t(last[size_t(id)]) + 1] -= alignUp(bufferBytes(plan.buffers[size_t(id)]));
+  }
+  for (size_t i = 0, sum = 0; i < steps; ++i) {
+    sum += size_t(live[i]);
+    m.peakLiveBytes = std::max(m.peakLiveBytes, int64_t(sum));
+  }
+  int64_t backward = -1;
+  for (size_t i = 0; i < steps && backward < 0; ++i)
+    if (plan.steps[i].kind == OpKind::LmLossGrad)
+      backward = int64_t(i);
+  if (backward >= 0)
+    for (int id : temps)
+      if (first[size_t(id)] < backward && last[size_t(id)] >= backward &&
+          plan.buffers[size_t(id)].outputs.empty())
+        m.keptForBackwardBytes += bufferBytes(plan.buffers[size_t(id)]);
+
+  // 3. Placement: largest first, each at the lowest offset free during its
+  //    lifetime.
+  std::stable_sort(temps.begin(), temps.end(), [&](int a, int b) {
+    int64_t sa = bufferBytes(plan.buffers[size_t(a)]), sb = bufferBytes(plan.buffers[size_t(b)]);
+    if (sa != sb)
+      return sa > sb;
+    return first[size_t(a)] < first[size_t(b)];
+  });
+  struct Placed {
+    int64_t begin, end, first, last;
+  };
+  std::vector<Placed> placed;
+  std::vector<Placed> overlapping;
+  for (int id : temps) {
+    const int64_t size = alignUp(std::max<int64_t>(bufferBytes(plan.buffers[size_t(id)]), 1));
+    const int64_t f = first[size_t(id)], l = last[size_t(id)];
+    overlapping.clear();
+    for (const Placed &p : placed)
+      if (p.first <= l && f <= p.last)
+        overlapping.push_back(p);
+    std::sort(overlapping.begin(), overlapping.end(),
+              [](const Placed &a, const Placed &b) { return a.begin < b.begin; });
+    int64_t at = 0;
+    for (const Placed &p : overlapping) {
+      if (p.begin - at >= size)
+        break;
+      at = std::max(at, p.end);
+    }
+    m.offset[size_t(id)] = at;
+    placed.push_back({at, at + size, f, l});
+    m.arenaBytes = std::max(m.arenaBytes, at + size);
+  }
+
+  // 4. The device program's scratch.
+  if (program) {
+    int64_t workspace = 0, statusSteps = 0, tables = 0;
+    for (const DeviceStep &s : program->steps) {
+      workspace = std::max(workspace, s.workspaceBytes);
+      statusSteps += s.status ? 1 : 0;
+    }
+    for (const DeviceTable &t : program->tables)
+      tables += alignUp(int64_t(t.entries.size()) *
+                        (t.kind == DeviceTable::Norm ? kNormEntryBytes : kAdamEntryBytes));
+    m.workspaceBytes = alignUp(workspace) +
+                       alignUp(statusSteps * kStatusWords * int64_t(sizeof(int))) + tables;
+  }
+  return m;
+}
+
+std::string formatMemoryPlan(const MemoryPlan &m, int64_t batchRows) {
+  auto mib = [](int64_t bytes) { return double(bytes) / (1024.0 * 1024.0); };
+  std::string out = fmt::format("{:<44} {:>16} {:>12}", "device memory of the step", "bytes", "MiB");
+  if (batchRows > 0)
+    out += fmt::format(" {:>14}", "MiB/sequence");
+  out += "\n";
+  auto row = [&](const std::string &what, int64_t bytes, bool perSequence) {
+    out += fmt::format("{:<44} {:>16} {:>12.2f}", what, bytes, mib(bytes));
+    if (batchRows > 0 && perSequence)
+      out += fmt::format(" {:>14.2f}", mib(bytes) / double(batchRows));
+    out += "\n";
+  };
+  row("parameters", m.parameterBytes, false);
+  row("optimizer state (Adam m, v)", m.optimizerBytes, false);
+  row("inputs (batch, memory, step)", m.inputBytes, true);
+  row("arena (temporaries, liveness-planned)", m.arenaBytes, false);
+  row("  activations kept for the backward", m.keptForBackwardBytes, true);
+  row("  outputs (new parameters, moments, mems)", m.outputBytes, false);
+  row("  lower bound (peak of live temporaries)", m.peakLiveBytes, false);
+  row("workspace (scratch, status words, tables)", m.workspaceBytes, false);
+  row("total", m.totalBytes(), false);
+  return out;
+}
+
+} // namespace xlnetc::rt
