@@ -1,18 +1,26 @@
 #!/usr/bin/env bash
-# Packs what a GPU machine needs to run the device tests, which link no MLIR:
-# xlnet-device-tests, the shared libraries it needs that a bare CUDA image may
-# lack (fmt, OpenBLAS and their runtime), and the whole-step plans compiled at
-# build time. Writes DIR (default .gpu/, ignored by git); on the GPU machine
+# Packs what a GPU machine needs to run the device tests and train from
+# bundles, neither of which links MLIR: xlnet-device-tests, xlnetc-run, the
+# shared libraries they need that a bare CUDA image may lack (fmt, OpenBLAS,
+# SentencePiece, toml++ and their runtime), the whole-step plans compiled at
+# build time, training bundles of the tiny, base and large models and a demo
+# corpus. Writes DIR (default .gpu/, ignored by git); on the GPU machine
 # run `bash DIR/run.sh` from the repository root (docs/Testing.md "On a GPU").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-.gpu}
 build=${BUILD_DIR:-build}
-cmake --build "$build" --target xlnet-device-tests > /dev/null
-rm -rf "$out" && mkdir -p "$out/bin" "$out/lib" "$out/plans"
-cp "$build/bin/xlnet-device-tests" "$out/bin/"
+cmake --build "$build" --target xlnet-device-tests xlnetc xlnetc-run > /dev/null
+rm -rf "$out" && mkdir -p "$out/bin" "$out/lib" "$out/plans" "$out/bundles"
+cp "$build/bin/xlnet-device-tests" "$build/bin/xlnetc-run" "$out/bin/"
 cp "$build"/test/Device/plans/* "$out/plans/"
-for lib in libfmt.so.9 libopenblas.so.0 libgfortran.so.5 libquadmath.so.0 libgomp.so.1; do
+# Training bundles for xlnetc-run (docs/Bundles.md) and a corpus to feed them.
+for model in tiny base large; do
+  "$build/bin/xlnetc" compile "models/xlnet-$model.toml" -o "$out/bundles/$model-train" > /dev/null
+done
+"$build/bin/xlnetc" make-corpus demo "$out/demo.txt" --lines 20000 > /dev/null
+for lib in libfmt.so.9 libopenblas.so.0 libgfortran.so.5 libquadmath.so.0 libgomp.so.1 \
+           libsentencepiece.so.0 libsentencepiece_train.so.0 libtomlplusplus.so.3; do
   path=$(ldconfig -p | awk -v l="$lib" '$1 == l { print $NF; exit }')
   [ -n "$path" ] && cp -L "$path" "$out/lib/"
 done
@@ -33,6 +41,15 @@ for tool in memcheck racecheck; do
     "$here/bin/xlnet-device-tests" --gtest_filter='WholeStep.TinyTrainingStep' \
     > "$log/sanitizer-$tool.log" 2>&1
   echo "compute-sanitizer $tool: exit $? ($(grep -c 'ERROR SUMMARY: 0 errors' "$log/sanitizer-$tool.log") clean summaries)"
+done
+# Training from the bundles on the GPU: the tiny model for 20 steps, then a
+# few steps of XLNet-Base and -Large (tokens/s on the progress lines).
+"$here/bin/xlnetc-run" train "$here/bundles/tiny-train" --data "$here/demo.txt" \
+  --out /tmp/run-tiny --steps 20 --no-plot --device cuda 2>&1 | tail -4
+for model in base large; do
+  "$here/bin/xlnetc-run" train "$here/bundles/$model-train" --data "$here/demo.txt" \
+    --out /tmp/run-$model --steps 5 --log-every 1 --no-plot --device cuda \
+    --tokenizer /tmp/run-tiny/spiece.model 2>&1 | tail -7
 done
 RUN
 chmod +x "$out/run.sh"

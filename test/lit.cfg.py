@@ -23,7 +23,7 @@ config.substitutions.append(("%models", os.path.join(config.xlnetc_src_root, "mo
 config.substitutions.append(("%xlnetc", os.path.join(config.xlnetc_tools_dir, "xlnetc")))
 
 tool_dirs = [config.xlnetc_tools_dir, config.llvm_tools_dir]
-llvm_config.add_tool_substitutions(["xlnet-opt", "xlnetc"], tool_dirs)
+llvm_config.add_tool_substitutions(["xlnet-opt", "xlnetc", "xlnetc-run"], tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 # The golden cases live in ../shared/golden beside the repository.

@@ -1,6 +1,6 @@
 //===- xlnetc.cpp - the xlnetc command-line tool --------------------------===//
 //
-//   xlnetc compile SPEC [--emit=mlir|decomposed|kernels|grads|train|plan|cuda] [--step=...]
+//   xlnetc compile SPEC [--emit=mlir|decomposed|kernels|grads|train|plan|cuda|memory|bundle] [--step=...]
 //   xlnetc run-step MODEL [--weights W] [--batch B] [--out O] [--grads]
 //   xlnetc train SPEC --data CORPUS [--tokenizer M] [--steps N] [--out DIR] [--resume]
 //   xlnetc make-corpus demo|memory OUT [--spec SPEC] [--seed S]
@@ -12,41 +12,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "xlnetc/Driver/Commands.h"
+#include "xlnetc/Driver/CompiledPlan.h"
+#include "xlnetc/Driver/Options.h"
+#include "xlnetc/Driver/RunStep.h"
 #include "xlnetc/Driver/Train.h"
 
 #include <CLI/CLI.hpp>
 
-#include <cstdlib>
-#include <unistd.h>
-
-/// libgomp reads OMP_WAIT_POLICY when it is loaded, before main. Its default
-/// (spin before sleeping) made one tiny-model step take ~100 ms instead of
-/// ~5 ms on a 2-core VM about half the time (idle workers spinning against
-/// the thread doing the work); "passive" is always fast. So, unless the user
-/// chose a policy, run again once with it set.
-static void ensurePassiveOpenMPWait(char **argv) {
-  if (std::getenv("OMP_WAIT_POLICY"))
-    return;
-  setenv("OMP_WAIT_POLICY", "passive", /*overwrite=*/0);
-  execv("/proc/self/exe", argv); // returns only on failure: carry on as is
-}
-
-/// --device and --no-kernel-cache, shared by run-step, train and gradcheck.
-static void addDeviceOptions(CLI::App *cmd, std::string &device, bool &noCache,
-                             const std::string &defaultText) {
-  cmd->add_option("--device", device,
-                  "Where the step runs: host (CPU reference executor), emu "
-                  "(the CUDA executor on the emulated device), cuda (a GPU) or "
-                  "auto (cuda when a GPU answers, else host)")
-      ->check(CLI::IsMember({"host", "emu", "cuda", "auto"}))
-      ->default_str(defaultText);
-  cmd->add_flag("--no-kernel-cache", noCache,
-                "Compile every kernel afresh instead of using the on-disk "
-                "kernel cache ($XLNETC_KERNEL_CACHE)");
-}
-
 int main(int argc, char **argv) {
-  ensurePassiveOpenMPWait(argv);
+  xlnetc::ensurePassiveOpenMPWait(argv);
   CLI::App app{"xlnetc: a compiler and runtime for XLNet pretraining"};
   app.require_subcommand(1);
 
@@ -59,14 +33,17 @@ int main(int argc, char **argv) {
                          "What to print: mlir (model-level IR), decomposed, "
                          "kernels (kernel-level forward), grads (+ backward), "
                          "train (+ optimizer), plan (JSON of --step), cuda "
-                         "(the CUDA C++ of --step's device program) or memory "
-                         "(--step's device bytes by category, from its memory plan)")
+                         "(the CUDA C++ of --step's device program), memory "
+                         "(--step's device bytes by category, from its memory plan) "
+                         "or bundle (a directory -o DIR that xlnetc-run runs; the "
+                         "default when -o names a path without an extension)")
       ->capture_default_str();
   compileCmd->add_option("--step", compile.step,
                          "Step of --emit=plan, cuda and memory: forward, grads "
                          "or train")
       ->capture_default_str();
-  compileCmd->add_option("-o,--output", compile.output, "Output file (default: stdout)");
+  compileCmd->add_option("-o,--output", compile.output,
+                         "Output file (default: stdout); the bundle's directory");
   compileCmd->add_flag("--print-ir-after-all", compile.printIrAfterAll,
                        "Print the IR after every pass to stderr");
   compileCmd->add_option("--batch-size", compile.batchSize, "Override train_batch_size");
@@ -80,57 +57,13 @@ int main(int argc, char **argv) {
       "run-step", "Compile and run one forward step on the host, print the loss");
   runCmd->add_option("model", run.model, "Model spec (.toml) or HuggingFace config.json")
       ->required();
-  runCmd->add_option("--weights", run.weights,
-                     "Parameters (safetensors, HuggingFace names); default: random init");
-  runCmd->add_option("--batch", run.batch,
-                     "Batch (safetensors, as ../shared/golden); default: synthetic");
-  runCmd->add_option("--out", run.output, "Write loss, logits, hidden, new_mems.{i} here");
-  runCmd->add_option("--dump-plan", run.dumpPlan, "Also write the plan (JSON) here");
-  runCmd->add_flag("--grads", run.grads,
-                   "Also compute the gradient of the loss w.r.t. every parameter "
-                   "(written as grad.<param> with --out)");
-  runCmd->add_flag("--from-raw", run.fromRaw,
-                   "Derive the masks and targets from the batch's raw.* tensors "
-                   "(automatic when the batch has no perm_mask)");
-  runCmd->add_option("--dump-batch", run.dumpBatch,
-                     "Write the batch tensors the step used (safetensors)");
-  runCmd->add_option("--seed", run.seed, "Seed for dropout and synthetic inputs")
-      ->capture_default_str();
-  runCmd->add_option("--threads", run.threads, "Host threads (0: all cores)")
-      ->capture_default_str();
-  addDeviceOptions(runCmd, run.device, run.noKernelCache, "host");
+  xlnetc::addRunStepOptions(runCmd, run);
 
   xlnetc::TrainArgs train;
   auto *trainCmd = app.add_subcommand(
       "train", "Compile the training step of a spec and pretrain on a corpus (host)");
   trainCmd->add_option("spec", train.spec, "Model spec (.toml)")->required();
-  trainCmd->add_option("--data", train.data,
-                       "Corpus: text, one sentence per line, blank line between "
-                       "documents (or a #xlnetc-ids file)")
-      ->required();
-  trainCmd->add_option("--tokenizer", train.tokenizer,
-                       "SentencePiece model (e.g. the released spiece.model); "
-                       "default: train one on the corpus");
-  trainCmd->add_option("--steps", train.steps, "Total steps (default: train_steps)");
-  trainCmd->add_option("--out", train.outDir,
-                       "Run directory: checkpoint, metrics.jsonl, loss.png "
-                       "(default: runs/<spec name>)");
-  trainCmd->add_option("--checkpoint-every", train.checkpointEvery,
-                       "Also checkpoint every K steps (always at the end)");
-  trainCmd->add_option("--log-every", train.logEvery,
-                       "Progress line every K steps (default: about 50 lines)");
-  trainCmd->add_flag("--resume", train.resume,
-                     "Continue the run in --out from its checkpoint");
-  trainCmd->add_option("--init-from", train.initFrom,
-                       "Start from a HuggingFace XLNet safetensors checkpoint");
-  trainCmd->add_flag("--no-plot", train.noPlot, "Do not draw loss.png");
-  trainCmd->add_option("--dump-batches", train.dumpBatches,
-                       "Write each step's batch and incoming memory to "
-                       "DIR/step-NNNNNN.safetensors (run-step --batch format)");
-  trainCmd->add_option("--threads", train.threads, "Host threads (0: all cores)")
-      ->capture_default_str();
-  addDeviceOptions(trainCmd, train.device, train.noKernelCache,
-                   "the spec's [train] device, default host");
+  xlnetc::addTrainOptions(trainCmd, train);
 
   xlnetc::MakeCorpusArgs mc;
   auto *mcCmd = app.add_subcommand(
@@ -155,7 +88,7 @@ int main(int argc, char **argv) {
       ->capture_default_str();
   gcCmd->add_option("--tolerance", gc.tolerance, "Max relative error")
       ->capture_default_str();
-  addDeviceOptions(gcCmd, gc.device, gc.noKernelCache, "host");
+  xlnetc::addDeviceOptions(gcCmd, gc.device, gc.noKernelCache, "host");
 
   auto *devCmd = app.add_subcommand(
       "devices", "Show which devices can run here (host, emu, cuda) and why one cannot");
@@ -184,12 +117,14 @@ int main(int argc, char **argv) {
       ->capture_default_str();
 
   CLI11_PARSE(app, argc, argv);
-  if (*compileCmd)
+  if (*compileCmd) {
+    compile.emitGiven = compileCmd->count("--emit") > 0;
     return xlnetc::runCompile(compile);
+  }
   if (*runCmd)
-    return xlnetc::runRunStep(run);
+    return xlnetc::runRunStep(run, xlnetc::compilePlan);
   if (*trainCmd)
-    return xlnetc::runTrain(train);
+    return xlnetc::runTrain(train, xlnetc::compilePlan);
   if (*gcCmd)
     return xlnetc::runGradCheck(gc);
   if (*mcCmd)

@@ -2,6 +2,9 @@
 
 #include "xlnetc/Driver/Commands.h"
 
+#include "xlnetc/Driver/Bundle.h"
+#include "xlnetc/Driver/RunStep.h"
+
 #include "xlnetc/Driver/CompiledPlan.h"
 #include "xlnetc/Driver/Compiler.h"
 #include "xlnetc/Driver/Synthetic.h"
@@ -17,67 +20,29 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
 namespace xlnetc {
-namespace {
-
-int fail(const std::string &message) {
-  std::cerr << "xlnetc: error: " << message << "\n";
-  return 1;
-}
-
-/// Prints a multi-line diagnostic text as is (it already says "error:").
-int failDiagnostics(const std::string &text) {
-  std::cerr << text;
-  if (!text.empty() && text.back() != '\n')
-    std::cerr << "\n";
-  return 1;
-}
-
-bool writeText(const std::string &path, const std::string &text, std::string &error) {
-  std::ofstream os(path, std::ios::binary);
-  if (!os || !(os << text) || !os.flush()) {
-    error = "cannot write '" + path + "'";
-    return false;
-  }
-  return true;
-}
-
-/// Checks the step shape against the rules the IR relies on; the spec's own
-/// rules were checked when it was loaded.
-bool checkShape(const ModelSpec &spec, const StepShape &s, const std::string &what,
-                std::string &error) {
-  auto bad = [&](const std::string &msg) {
-    error = what + ": " + msg;
-    return false;
-  };
-  if (s.batch <= 0 || s.seqLen <= 0 || s.numPredict <= 0)
-    return bad(fmt::format("batch size ({}), seq_len ({}) and num_predict ({}) must be > 0",
-                           s.batch, s.seqLen, s.numPredict));
-  if (spec.biData && s.batch % 2 != 0)
-    return bad(fmt::format("bi_data needs an even batch size, got {}", s.batch));
-  if (s.numPredict > s.seqLen)
-    return bad(fmt::format("num_predict ({}) exceeds seq_len ({})", s.numPredict, s.seqLen));
-  if (s.reuseLen > s.seqLen)
-    return bad(fmt::format("reuse_len ({}) exceeds seq_len ({})", s.reuseLen, s.seqLen));
-  if (s.mlen < 0)
-    return bad(fmt::format("memory length must be >= 0, got {}", s.mlen));
-  return true;
-}
-
-} // namespace
 
 //===----------------------------------------------------------------------===//
 // compile
 //===----------------------------------------------------------------------===//
 
 int runCompile(const CompileArgs &args) {
-  std::optional<Emit> emit = parseEmit(args.emit);
+  // A bundle: --emit=bundle, or -o PATH without an extension and no --emit.
+  const bool bundle =
+      args.emit == "bundle" ||
+      (!args.emitGiven && !args.output.empty() &&
+       std::filesystem::path(args.output).extension().empty());
+  std::optional<Emit> emit = bundle ? std::optional<Emit>(Emit::Plan) : parseEmit(args.emit);
   if (!emit)
     return fail("unknown --emit value '" + args.emit +
-                "' (expected mlir, decomposed, kernels, grads, train, plan, cuda or memory)");
+                "' (expected mlir, decomposed, kernels, grads, train, plan, cuda, memory or "
+                "bundle)");
+  if (bundle && args.output.empty())
+    return fail("--emit=bundle needs -o DIR, the bundle's directory");
   std::optional<StepKind> step = parseStepKind(args.step);
   if (!step)
     return fail("unknown --step value '" + args.step +
@@ -109,178 +74,29 @@ int runCompile(const CompileArgs &args) {
   std::string out;
   if (!compileStep(spec, shape, options, out, error))
     return failDiagnostics(error);
+  if (bundle) {
+    rt::Plan plan;
+    auto program = std::make_shared<rt::DeviceProgram>();
+    if (rt::Status st = rt::parsePlan(out, plan); !st)
+      return fail("internal error: the compiled plan does not parse: " + st.message());
+    if (rt::Status st = cuda::emitDeviceProgram(plan, deviceEmitOptions(spec, *step), *program);
+        !st)
+      return fail(st.message());
+    if (rt::Status st = writeBundle(args.output, args.spec, spec, shape, *step, out, *program);
+        !st)
+      return fail(st.message());
+    std::cout << fmt::format("wrote the bundle of the {} step of {} to {} ({} plan steps, "
+                             "{} bytes of CUDA C++)\n",
+                             stepKindName(*step), args.spec, args.output, plan.steps.size(),
+                             program->source.size());
+    return 0;
+  }
   if (args.output.empty()) {
     std::cout << out;
     return 0;
   }
   if (!writeText(args.output, out, error))
     return fail(error);
-  return 0;
-}
-
-//===----------------------------------------------------------------------===//
-// run-step
-//===----------------------------------------------------------------------===//
-
-/// Step shape from a batch file: B and S from input_k, NP from
-/// target_mapping, M from mems.0 (absent: no memory), reuse_len from the
-/// metadata when present.
-static bool shapeFromBatch(const rt::TensorMap &batch,
-                           const std::map<std::string, std::string> &meta,
-                           const std::string &path, StepShape &shape,
-                           std::string &error) {
-  auto need = [&](const char *name, size_t rank) -> const rt::Tensor * {
-    auto it = batch.find(name);
-    if (it == batch.end()) {
-      error = fmt::format("{}: missing tensor '{}'", path, name);
-      return nullptr;
-    }
-    if (it->second.shape.size() != rank) {
-      error = fmt::format("{}: tensor '{}' must have rank {}, got shape {}", path,
-                          name, rank, rt::shapeStr(it->second.shape));
-      return nullptr;
-    }
-    return &it->second;
-  };
-  const rt::Tensor *inputK = need("input_k", 2);
-  const rt::Tensor *mapping = inputK ? need("target_mapping", 3) : nullptr;
-  if (!mapping)
-    return false;
-  shape.batch = inputK->shape[0];
-  shape.seqLen = inputK->shape[1];
-  shape.numPredict = mapping->shape[1];
-  shape.mlen = 0;
-  if (auto it = batch.find("mems.0"); it != batch.end()) {
-    if (it->second.shape.size() != 3) {
-      error = fmt::format("{}: tensor 'mems.0' must be [mlen, batch, d_model], got {}",
-                          path, rt::shapeStr(it->second.shape));
-      return false;
-    }
-    shape.mlen = it->second.shape[0];
-  }
-  if (auto it = meta.find("reuse_len"); it != meta.end()) {
-    try {
-      shape.reuseLen = std::stoll(it->second);
-    } catch (...) {
-      error = fmt::format("{}: metadata reuse_len '{}' is not an integer", path, it->second);
-      return false;
-    }
-  }
-  return true;
-}
-
-int runRunStep(const RunStepArgs &args) {
-  ModelSpec spec;
-  std::string error;
-  if (!loadSpec(args.model, spec, error))
-    return failDiagnostics(error);
-  // The device first: a missing GPU is reported before any work.
-  rt::Executor executor;
-  if (!openExecutor(args.device, args.noKernelCache, executor, error))
-    return fail(error);
-
-  // 1. The batch decides the step's shapes; without one, the spec does.
-  rt::TensorMap batch;
-  StepShape shape = stepShapeFromSpec(spec);
-  if (!args.batch.empty()) {
-    std::map<std::string, std::string> meta;
-    if (rt::Status st = rt::readSafetensors(args.batch, batch, &meta); !st)
-      return fail(st.message());
-    // reuse_len: the batch's metadata when present, else the spec's.
-    if (!shapeFromBatch(batch, meta, args.batch, shape, error))
-      return fail(error);
-  } else if (spec.fromHFConfig) {
-    return fail(args.model + ": a HuggingFace config.json has no batch shape; pass --batch");
-  }
-  if (!checkShape(spec, shape, args.batch.empty() ? args.model : args.batch, error))
-    return fail(error);
-  if (!args.batch.empty() &&
-      (args.fromRaw || (!batch.count("perm_mask") && !batch.count("perm_rank")))) {
-    // The raw form: build the masks and targets with our own pipeline.
-    rt::TensorMap derived;
-    int64_t reuseLen = shape.reuseLen > 0 ? shape.reuseLen : shape.seqLen;
-    if (rt::Status st = rt::data::deriveBatchFromRaw(batch, reuseLen, shape.numPredict, derived);
-        !st)
-      return fail(args.batch + ": " + st.message());
-    for (auto &[name, tensor] : derived)
-      batch[name] = std::move(tensor);
-    std::cerr << "xlnetc: derived input_k, perm_mask, perm_rank, target_mapping, target, target_mask "
-                 "from the raw.* tensors\n";
-  }
-
-  if (args.batch.empty()) {
-    if (rt::Status st = syntheticBatch(spec, shape, args.seed, batch); !st)
-      return fail("cannot build a synthetic batch: " + st.message());
-    std::cerr << fmt::format("xlnetc: no --batch: synthetic batch (B={} S={} NP={} M={}, seed {})\n",
-                             shape.batch, shape.seqLen, shape.numPredict, shape.mlen,
-                             args.seed);
-  }
-  // The step reads a compact form of perm_mask (docs/DataPipeline.md): the
-  // ranks, or the packed bits of a mask without them.
-  rt::data::PermMaskForm maskForm;
-  int64_t withoutRanks = -1;
-  if (rt::Status st = rt::data::compactPermMask(batch, maskForm, &withoutRanks); !st)
-    return fail((args.batch.empty() ? std::string("synthetic batch") : args.batch) + ": " +
-                st.message());
-  shape.permBits = maskForm == rt::data::PermMaskForm::Bits;
-  if (withoutRanks >= 0)
-    std::cerr << fmt::format("xlnetc: perm_mask row b={} has no rank form (its rows' masked "
-                             "keys are not nested): the step reads the mask bit-packed "
-                             "(perm_bits)\n",
-                             withoutRanks);
-
-  // 2. Compile to a plan and hand it to the runtime as text.
-  std::string planText;
-  rt::Plan plan;
-  if (!compilePlan(spec, shape, args.grads ? StepKind::Grads : StepKind::Forward, plan,
-                   error, &planText, executor.kind() != rt::dev::DeviceKind::Host))
-    return failDiagnostics(error);
-  if (!args.dumpPlan.empty() && !writeText(args.dumpPlan, planText, error))
-    return fail(error);
-
-  // 3. Parameters and inputs.
-  rt::TensorMap bindings;
-  if (!args.weights.empty()) {
-    if (rt::Status st = rt::readSafetensors(args.weights, bindings); !st)
-      return fail(st.message());
-  } else {
-    bindings = randomParameters(plan, spec.initRange, args.seed);
-    std::cerr << "xlnetc: no --weights: random init (normal, std " << spec.initRange
-              << ", seed " << args.seed << ")\n";
-  }
-  if (!args.dumpBatch.empty()) {
-    rt::TensorMap derived;
-    for (const char *name : {"input_k", "seg_id", "perm_mask", "perm_rank", "perm_bits",
-                             "target_mapping", "target", "target_mask"})
-      if (auto it = batch.find(name); it != batch.end())
-        derived[name] = it->second;
-    if (rt::Status st = rt::writeSafetensors(args.dumpBatch, derived); !st)
-      return fail(st.message());
-    std::cerr << "xlnetc: wrote the batch tensors to " << args.dumpBatch << "\n";
-  }
-  for (auto &[name, tensor] : batch)
-    bindings[name] = std::move(tensor);
-
-  // 4. Execute on the chosen device.
-  rt::ExecOptions exec;
-  exec.seed = args.seed;
-  exec.threads = args.threads;
-  rt::TensorMap outputs;
-  auto start = std::chrono::steady_clock::now();
-  if (rt::Status st = executor.execute(plan, bindings, outputs, exec); !st)
-    return fail(st.message());
-  double ms = std::chrono::duration<double, std::milli>(
-                  std::chrono::steady_clock::now() - start).count();
-
-  const rt::Tensor &loss = outputs.at("loss");
-  std::cout << fmt::format("loss = {:.6f}  ({} executor, {} steps, {:.1f} ms)\n",
-                           loss.f32()[0], rt::dev::deviceKindName(executor.kind()),
-                           plan.steps.size(), ms);
-  if (!args.output.empty()) {
-    if (rt::Status st = rt::writeSafetensors(args.output, outputs); !st)
-      return fail(st.message());
-    std::cout << "wrote " << outputs.size() << " tensors to " << args.output << "\n";
-  }
   return 0;
 }
 

@@ -18,7 +18,10 @@ struct CompileArgs {
   std::string spec;
   std::string emit = "plan";
   std::string step = "train"; ///< forward, grads or train (the plan's step)
-  std::string output; ///< empty: stdout
+  std::string output; ///< empty: stdout; a directory for bundle
+  /// Whether --emit was given: without it, an -o path without an extension
+  /// is a bundle directory.
+  bool emitGiven = false;
   bool printIrAfterAll = false;
   // Step shape overrides (0: take the spec's value).
   int64_t batchSize = 0, seqLen = 0, numPredict = 0, mlen = -1;
@@ -43,7 +46,7 @@ struct RunStepArgs {
   std::string device = "host"; ///< host, emu, cuda or auto
   bool noKernelCache = false;
 };
-int runRunStep(const RunStepArgs &args);
+/// runRunStep (RunStep.h) runs it.
 
 struct MakeCorpusArgs {
   std::string kind;   ///< "demo" or "memory"

@@ -2,8 +2,6 @@
 
 #include "xlnetc/Driver/CompiledPlan.h"
 
-#include <iostream>
-
 namespace xlnetc {
 
 bool compilePlan(const ModelSpec &spec, const StepShape &shape, StepKind step,
@@ -31,26 +29,6 @@ bool compilePlan(const ModelSpec &spec, const StepShape &shape, StepKind step,
   }
   if (planText)
     *planText = std::move(text);
-  return true;
-}
-
-bool openExecutor(const std::string &device, bool noKernelCache,
-                  rt::Executor &executor, std::string &error) {
-  rt::dev::DeviceKind kind;
-  if (rt::Status st = rt::dev::parseDeviceKind(device, kind); !st) {
-    error = st.message();
-    return false;
-  }
-  rt::dev::DeviceOptions options;
-  options.kernelCache = !noKernelCache;
-  if (rt::Status st = rt::Executor::open(kind, options, executor); !st) {
-    error = "--device " + device + ": " + st.message();
-    return false;
-  }
-  std::cerr << "xlnetc: device: " << executor.description();
-  if (!executor.autoFallbackReason().empty())
-    std::cerr << " (auto: " << executor.autoFallbackReason() << ")";
-  std::cerr << "\n";
   return true;
 }
 

@@ -28,12 +28,6 @@ bool compilePlan(const ModelSpec &spec, const StepShape &shape, StepKind step,
                  rt::Plan &plan, std::string &error, std::string *planText = nullptr,
                  bool deviceProgram = false);
 
-/// Opens the executor `device` names (host, emu, cuda, auto) and prints one
-/// "xlnetc: device: ..." line to stderr saying what runs the step (and why
-/// auto fell back to the host). On failure `error` is one line.
-bool openExecutor(const std::string &device, bool noKernelCache,
-                  rt::Executor &executor, std::string &error);
-
 } // namespace xlnetc
 
 #endif // XLNETC_XLNETC_DRIVER_COMPILEDPLAN_H

@@ -25,12 +25,6 @@ enum class Emit { Mlir, Decomposed, Kernels, Grads, Train, Plan, Cuda, Memory };
 /// "train", "plan", "cuda").
 std::optional<Emit> parseEmit(const std::string &name);
 
-/// Which step the plan computes.
-enum class StepKind {
-  Forward, ///< loss, logits, hidden, new_mems
-  Grads,   ///< + grad.<param> for every parameter
-  Train,   ///< + the Adam update: new.<param>, new.adam_{m,v}.<param>, lr, grad_norm
-};
 
 /// Parses a `--step=` value ("forward", "grads", "train").
 std::optional<StepKind> parseStepKind(const std::string &name);

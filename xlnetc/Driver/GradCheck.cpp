@@ -13,6 +13,7 @@
 #include "xlnetc/Driver/Commands.h"
 
 #include "xlnetc/Driver/CompiledPlan.h"
+#include "xlnetc/Driver/RunStep.h"
 #include "xlnetc/Driver/Synthetic.h"
 
 #include "runtime/HostExecutor.h"
@@ -25,11 +26,6 @@
 #include <random>
 
 namespace xlnetc {
-
-static int fail(const std::string &message) {
-  std::cerr << "xlnetc: error: " << message << "\n";
-  return 1;
-}
 
 int runGradCheck(const GradCheckArgs &args) {
   ModelSpec spec;

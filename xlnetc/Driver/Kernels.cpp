@@ -12,6 +12,7 @@
 
 #include "xlnetc/Driver/Commands.h"
 #include "xlnetc/Driver/CompiledPlan.h"
+#include "xlnetc/Driver/RunStep.h"
 #include "xlnetc/Spec/Spec.h"
 
 #include "runtime/device/Device.h"
@@ -38,11 +39,6 @@ int64_t smemLimit(const std::string &arch) {
   if (arch == "sm_80")
     return 163 * 1024;
   return 99 * 1024;
-}
-
-int fail(const std::string &message) {
-  std::cerr << "xlnetc: error: " << message << "\n";
-  return 1;
 }
 
 } // namespace

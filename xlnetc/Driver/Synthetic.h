@@ -9,7 +9,7 @@
 #ifndef XLNETC_XLNETC_DRIVER_SYNTHETIC_H
 #define XLNETC_XLNETC_DRIVER_SYNTHETIC_H
 
-#include "xlnetc/Frontend/ModuleBuilder.h"
+#include "xlnetc/Spec/StepShape.h"
 
 #include "runtime/Plan.h"
 #include "runtime/Status.h"

@@ -2,7 +2,6 @@
 
 #include "xlnetc/Driver/Train.h"
 
-#include "xlnetc/Driver/CompiledPlan.h"
 #include "xlnetc/Driver/Synthetic.h"
 
 #include "runtime/HostExecutor.h"
@@ -29,23 +28,6 @@ namespace fs = std::filesystem;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-int fail(const std::string &message) {
-  std::cerr << "xlnetc: error: " << message << "\n";
-  return 1;
-}
-
-/// What a checkpoint must match to be resumed: the model and the step
-/// shapes (the compiled plan's buffers depend on exactly these).
-std::string specFingerprint(const ModelSpec &s, const StepShape &shape) {
-  return fmt::format(
-      "n_layer={} d_model={} n_head={} d_head={} d_inner={} n_token={} "
-      "ff_activation={} mem_len={} seq_len={} reuse_len={} batch={} "
-      "num_predict={} bi_data={}",
-      s.nLayer, s.dModel, s.nHead, s.dHead, s.dInner, s.nToken,
-      activationName(s.ffActivation), s.memLen, shape.seqLen, shape.reuseLen,
-      shape.batch, shape.numPredict, s.biData ? 1 : 0);
-}
 
 /// The parameters of the plan, by HuggingFace name.
 rt::train::ParamShapes paramShapes(const rt::Plan &plan) {
@@ -132,7 +114,7 @@ struct Bindings {
 
 } // namespace
 
-int runTrain(const TrainArgs &args) {
+int runTrain(const TrainArgs &args, const StepCompiler &compile) {
   // 1. Spec, run directory, step count.
   ModelSpec spec;
   std::string error;
@@ -213,8 +195,8 @@ int runTrain(const TrainArgs &args) {
 
   // 3. The compiled training step.
   rt::Plan plan;
-  if (!compilePlan(spec, shape, StepKind::Train, plan, error, nullptr,
-                   executor.kind() != rt::dev::DeviceKind::Host)) {
+  if (!compile(spec, shape, StepKind::Train, plan, error, nullptr,
+               executor.kind() != rt::dev::DeviceKind::Host)) {
     std::cerr << error;
     return 1;
   }

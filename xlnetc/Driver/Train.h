@@ -12,6 +12,8 @@
 #ifndef XLNETC_XLNETC_DRIVER_TRAIN_H
 #define XLNETC_XLNETC_DRIVER_TRAIN_H
 
+#include "xlnetc/Driver/RunStep.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -38,9 +40,10 @@ struct TrainArgs {
   bool noKernelCache = false;
 };
 
-/// Runs `xlnetc train`; returns the process exit code. Errors are one
-/// "xlnetc: error: ..." line; never exits the process itself.
-int runTrain(const TrainArgs &args);
+/// Runs `xlnetc train` with the training step's plan from `compile` (the
+/// compiler, or a bundle in xlnetc-run); returns the process exit code.
+/// Errors are one "xlnetc: error: ..." line; never exits the process itself.
+int runTrain(const TrainArgs &args, const StepCompiler &compile);
 
 } // namespace xlnetc
 

@@ -21,16 +21,6 @@ using namespace mlir::xlnet;
 
 namespace xlnetc {
 
-StepShape stepShapeFromSpec(const ModelSpec &spec) {
-  StepShape s;
-  s.batch = spec.trainBatchSize;
-  s.seqLen = spec.seqLen;
-  s.numPredict = spec.numPredict;
-  s.mlen = spec.memLen;
-  s.reuseLen = spec.reuseLen;
-  return s;
-}
-
 static xlnet::Activation toActivation(Activation a) {
   switch (a) {
   case Activation::Relu:

@@ -9,6 +9,7 @@
 
 #include "xlnetc/Spec/Spec.h"
 #include "xlnetc/Spec/SpecInternal.h"
+#include "xlnetc/Spec/StepShape.h"
 
 #include <fmt/format.h>
 
@@ -284,6 +285,16 @@ bool loadSpec(const std::string &path, ModelSpec &out, std::string &error) {
                                 fmt::format("internal error: {}", e.what()));
     return false;
   }
+}
+
+std::string specFingerprint(const ModelSpec &s, const StepShape &shape) {
+  return fmt::format(
+      "n_layer={} d_model={} n_head={} d_head={} d_inner={} n_token={} "
+      "ff_activation={} mem_len={} seq_len={} reuse_len={} batch={} "
+      "num_predict={} bi_data={}",
+      s.nLayer, s.dModel, s.nHead, s.dHead, s.dInner, s.nToken,
+      activationName(s.ffActivation), s.memLen, shape.seqLen, shape.reuseLen,
+      shape.batch, shape.numPredict, s.biData ? 1 : 0);
 }
 
 } // namespace xlnetc

@@ -1,0 +1,255 @@
+//===- DeviceProgramJson.cpp - A device program as JSON -------------------===//
+
+#include "runtime/DeviceProgramJson.h"
+
+#include "runtime/MemoryPlan.h"
+#include "runtime/Plan.h"
+#include "runtime/device/Sha256.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace xlnetc::rt {
+
+using nlohmann::json;
+
+namespace {
+
+const char *const kArgKinds[] = {"buffer", "null", "workspace", "status",
+                                 "seed", "table", "immediate"};
+const dev::GemmEpilogue kEpilogues[] = {
+    dev::GemmEpilogue::Default,  dev::GemmEpilogue::Bias,
+    dev::GemmEpilogue::ReluBias, dev::GemmEpilogue::GeluBias,
+    dev::GemmEpilogue::GeluAuxBias, dev::GemmEpilogue::DGeluBGrad};
+
+json gemmJson(const dev::GemmDesc &g) {
+  return {{"trans_a", g.transA}, {"trans_b", g.transB}, {"m", g.m}, {"n", g.n},
+          {"k", g.k}, {"lda", g.lda}, {"ldb", g.ldb}, {"ldc", g.ldc},
+          {"batch", g.batch}, {"stride_a", g.strideA}, {"stride_b", g.strideB},
+          {"stride_c", g.strideC}, {"alpha", g.alpha}, {"beta", g.beta},
+          {"epilogue", dev::gemmEpilogueName(g.epilogue)}};
+}
+
+/// Reads JSON values with one error naming where (the first problem wins).
+class Reader {
+public:
+  explicit Reader(std::string where) : where_(std::move(where)) {}
+  const std::string &error() const { return error_; }
+  bool ok() const { return error_.empty(); }
+
+  void fail(const std::string &what) {
+    if (error_.empty())
+      error_ = where_ + what;
+  }
+  const json *get(const json &obj, const char *key) {
+    if (!obj.is_object() || !obj.contains(key)) {
+      fail(fmt::format("missing '{}'", key));
+      return nullptr;
+    }
+    return &obj[key];
+  }
+  int64_t integer(const json &obj, const char *key, int64_t lo = INT64_MIN,
+                  int64_t hi = INT64_MAX) {
+    const json *v = get(obj, key);
+    if (!v)
+      return 0;
+    if (!v->is_number_integer()) {
+      fail(fmt::format("'{}' must be an integer", key));
+      return 0;
+    }
+    int64_t x = v->get<int64_t>();
+    if (x < lo || x > hi)
+      fail(fmt::format("'{}' is {}, outside [{}, {}]", key, x, lo, hi));
+    return x;
+  }
+  bool boolean(const json &obj, const char *key) {
+    const json *v = get(obj, key);
+    if (v && !v->is_boolean())
+      fail(fmt::format("'{}' must be true or false", key));
+    return v && v->is_boolean() && v->get<bool>();
+  }
+  float number(const json &obj, const char *key) {
+    const json *v = get(obj, key);
+    if (v && !v->is_number())
+      fail(fmt::format("'{}' must be a number", key));
+    return v && v->is_number() ? v->get<float>() : 0.0f;
+  }
+  std::string string(const json &obj, const char *key) {
+    const json *v = get(obj, key);
+    if (v && !v->is_string())
+      fail(fmt::format("'{}' must be a string", key));
+    return v && v->is_string() ? v->get<std::string>() : std::string();
+  }
+  const json &array(const json &obj, const char *key) {
+    static const json empty = json::array();
+    const json *v = get(obj, key);
+    if (v && !v->is_array())
+      fail(fmt::format("'{}' must be an array", key));
+    return v && v->is_array() ? *v : empty;
+  }
+
+private:
+  std::string where_, error_;
+};
+
+} // namespace
+
+std::string writeDeviceProgramJson(const DeviceProgram &program) {
+  json steps = json::array();
+  for (const DeviceStep &s : program.steps) {
+    json launches = json::array();
+    for (const DeviceLaunch &l : s.launches) {
+      if (l.kind == DeviceLaunch::Gemm) {
+        launches.push_back({{"gemm", gemmJson(l.gemm)}, {"a", l.a}, {"b", l.b},
+                            {"bias", l.bias}, {"d", l.d}, {"aux", l.aux}});
+        continue;
+      }
+      json args = json::array();
+      for (const KernelArg &a : l.args)
+        args.push_back({{"kind", kArgKinds[a.kind]}, {"index", a.index}, {"value", a.value}});
+      launches.push_back({{"kernel", l.kernel}, {"grid", l.grid}, {"block", l.block},
+                          {"dyn_smem", l.dynSmem}, {"args", args}});
+    }
+    steps.push_back({{"workspace", s.workspaceBytes}, {"status", s.status},
+                     {"launches", launches}});
+  }
+  json tables = json::array();
+  for (const DeviceTable &t : program.tables) {
+    json entries = json::array();
+    for (const DeviceTable::Entry &e : t.entries)
+      entries.push_back({{"buffers", e.buffers}, {"count", e.count},
+                         {"chunk_begin", e.chunkBegin}, {"decay", e.decay}});
+    tables.push_back({{"kind", t.kind == DeviceTable::Norm ? "norm" : "adam"},
+                      {"entries", entries}});
+  }
+  json doc = {{"format", kDeviceProgramFormat}, {"version", kDeviceProgramVersion},
+              {"module", program.moduleName}, {"source_sha256", program.sourceDigest},
+              {"steps", steps}, {"tables", tables}};
+  return doc.dump(1) + "\n";
+}
+
+Status parseDeviceProgramJson(const std::string &text, const Plan &plan,
+                              std::string source, DeviceProgram &out) {
+  json doc = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object())
+    return Status::error("the device program is not a JSON object");
+  Reader top("device program: ");
+  if (top.string(doc, "format") != kDeviceProgramFormat && top.ok())
+    top.fail(fmt::format("format is not '{}'", kDeviceProgramFormat));
+  int64_t version = top.integer(doc, "version");
+  if (top.ok() && version != kDeviceProgramVersion)
+    top.fail(fmt::format("version {} (this runtime reads {})", version, kDeviceProgramVersion));
+  DeviceProgram p;
+  p.moduleName = top.string(doc, "module");
+  p.sourceDigest = top.string(doc, "source_sha256");
+  const json &steps = top.array(doc, "steps");
+  const json &tables = top.array(doc, "tables");
+  if (!top.ok())
+    return Status::error(top.error());
+  if (steps.size() != plan.steps.size())
+    return Status::error(fmt::format("device program: {} steps for a plan of {}",
+                                     steps.size(), plan.steps.size()));
+  if (Sha256::hexHash(source) != p.sourceDigest)
+    return Status::error("device program: the kernel source's SHA-256 is not the one "
+                         "recorded (the source was changed after compilation)");
+  p.source = std::move(source);
+  const int64_t buffers = int64_t(plan.buffers.size());
+
+  for (size_t t = 0; t < tables.size(); ++t) {
+    Reader r(fmt::format("device program: table {}: ", t));
+    DeviceTable table;
+    std::string kind = r.string(tables[t], "kind");
+    if (r.ok() && kind != "norm" && kind != "adam")
+      r.fail(fmt::format("kind '{}' is not norm or adam", kind));
+    table.kind = kind == "norm" ? DeviceTable::Norm : DeviceTable::Adam;
+    for (const json &e : r.array(tables[t], "entries")) {
+      DeviceTable::Entry entry;
+      entry.count = r.integer(e, "count", 0);
+      entry.chunkBegin = r.integer(e, "chunk_begin", 0);
+      entry.decay = r.boolean(e, "decay");
+      for (const json &b : r.array(e, "buffers")) {
+        if (!b.is_number_integer() || b.get<int64_t>() < 0 || b.get<int64_t>() >= buffers)
+          r.fail(fmt::format("entry buffer {} is not a buffer of the plan", b.dump()));
+        else
+          entry.buffers.push_back(b.get<int>());
+      }
+      size_t want = table.kind == DeviceTable::Norm ? 1 : 7;
+      if (r.ok() && entry.buffers.size() != want)
+        r.fail(fmt::format("an entry has {} buffers, not {}", entry.buffers.size(), want));
+      table.entries.push_back(std::move(entry));
+    }
+    if (!r.ok())
+      return Status::error(r.error());
+    p.tables.push_back(std::move(table));
+  }
+
+  for (size_t i = 0; i < steps.size(); ++i) {
+    Reader r("device program: " + stepPrefix(i, plan.steps[i]));
+    DeviceStep step;
+    step.workspaceBytes = r.integer(steps[i], "workspace", 0);
+    step.status = r.boolean(steps[i], "status");
+    for (const json &l : r.array(steps[i], "launches")) {
+      DeviceLaunch launch;
+      auto buffer = [&](const json &obj, const char *key, bool optional) {
+        int64_t id = r.integer(obj, key, optional ? -1 : 0, buffers - 1);
+        return int(id);
+      };
+      if (l.is_object() && l.contains("gemm")) {
+        launch.kind = DeviceLaunch::Gemm;
+        const json &g = l["gemm"];
+        dev::GemmDesc &d = launch.gemm;
+        d.transA = r.boolean(g, "trans_a");
+        d.transB = r.boolean(g, "trans_b");
+        d.m = r.integer(g, "m", 1), d.n = r.integer(g, "n", 1), d.k = r.integer(g, "k", 1);
+        d.lda = r.integer(g, "lda", 1), d.ldb = r.integer(g, "ldb", 1);
+        d.ldc = r.integer(g, "ldc", 1), d.batch = r.integer(g, "batch", 1);
+        d.strideA = r.integer(g, "stride_a", 0), d.strideB = r.integer(g, "stride_b", 0);
+        d.strideC = r.integer(g, "stride_c", 0);
+        d.alpha = r.number(g, "alpha"), d.beta = r.number(g, "beta");
+        std::string epilogue = r.string(g, "epilogue");
+        bool known = false;
+        for (dev::GemmEpilogue e : kEpilogues)
+          if (epilogue == dev::gemmEpilogueName(e))
+            d.epilogue = e, known = true;
+        if (r.ok() && !known)
+          r.fail(fmt::format("unknown GEMM epilogue '{}'", epilogue));
+        launch.a = buffer(l, "a", false), launch.b = buffer(l, "b", false);
+        launch.d = buffer(l, "d", false);
+        launch.bias = buffer(l, "bias", true), launch.aux = buffer(l, "aux", true);
+      } else {
+        launch.kernel = r.string(l, "kernel");
+        launch.grid = uint32_t(r.integer(l, "grid", 1, UINT32_MAX));
+        launch.block = uint32_t(r.integer(l, "block", 1, 1024));
+        launch.dynSmem = uint32_t(r.integer(l, "dyn_smem", 0, UINT32_MAX));
+        for (const json &a : r.array(l, "args")) {
+          KernelArg arg;
+          std::string kind = r.string(a, "kind");
+          int k = 0;
+          while (k < int(std::size(kArgKinds)) && kind != kArgKinds[k])
+            ++k;
+          if (k == int(std::size(kArgKinds))) {
+            r.fail(fmt::format("unknown kernel argument kind '{}'", kind));
+            break;
+          }
+          arg.kind = KernelArg::Kind(k);
+          arg.value = r.integer(a, "value");
+          arg.index = int(r.integer(a, "index", -1, INT32_MAX));
+          if (arg.kind == KernelArg::Buffer && (arg.index < 0 || arg.index >= buffers))
+            r.fail(fmt::format("kernel argument buffer {} is not a buffer of the plan", arg.index));
+          if (arg.kind == KernelArg::Table && (arg.index < 0 || size_t(arg.index) >= p.tables.size()))
+            r.fail(fmt::format("kernel argument table {} does not exist", arg.index));
+          launch.args.push_back(arg);
+        }
+      }
+      step.launches.push_back(std::move(launch));
+    }
+    if (!r.ok())
+      return Status::error(r.error());
+    p.steps.push_back(std::move(step));
+  }
+  p.memory = planMemory(plan, &p);
+  out = std::move(p);
+  return Status::ok();
+}
+
+} // namespace xlnetc::rt

@@ -1,0 +1,138 @@
+//===- DeviceProgramJsonTest.cpp - Device programs through JSON -----------===//
+//
+// writeDeviceProgramJson / parseDeviceProgramJson (what a bundle's
+// program.json holds): the tiny training step's program comes back with the
+// same launches, tables and memory plan; a wrong buffer index, an unknown
+// argument kind, another version and a changed source are each one error
+// that names the step.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Target/CUDA/CudaEmitter.h"
+#include "runtime/DeviceProgramJson.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <sstream>
+
+using namespace xlnetc::rt;
+
+namespace {
+
+struct Loaded {
+  Plan plan;
+  DeviceProgram program;
+};
+
+Loaded tinyTrain() {
+  Loaded l;
+  std::ifstream in(std::string(XLNETC_DEVICE_TEST_PLANS) + "/xlnet-tiny.train.plan.json");
+  std::stringstream text;
+  text << in.rdbuf();
+  Status st = parsePlan(text.str(), l.plan);
+  EXPECT_TRUE(st) << st.message();
+  st = xlnetc::cuda::emitDeviceProgram(l.plan, {}, l.program);
+  EXPECT_TRUE(st) << st.message();
+  return l;
+}
+
+TEST(DeviceProgramJson, RoundTripsTheTinyTrainingStep) {
+  Loaded l = tinyTrain();
+  DeviceProgram back;
+  Status st = parseDeviceProgramJson(writeDeviceProgramJson(l.program), l.plan,
+                                     l.program.source, back);
+  ASSERT_TRUE(st) << st.message();
+  EXPECT_EQ(back.moduleName, l.program.moduleName);
+  EXPECT_EQ(back.sourceDigest, l.program.sourceDigest);
+  ASSERT_EQ(back.steps.size(), l.program.steps.size());
+  int gemms = 0;
+  for (size_t i = 0; i < back.steps.size(); ++i) {
+    const DeviceStep &a = back.steps[i], &b = l.program.steps[i];
+    EXPECT_EQ(a.workspaceBytes, b.workspaceBytes);
+    EXPECT_EQ(a.status, b.status);
+    ASSERT_EQ(a.launches.size(), b.launches.size()) << "step " << i;
+    for (size_t k = 0; k < a.launches.size(); ++k) {
+      const DeviceLaunch &x = a.launches[k], &y = b.launches[k];
+      EXPECT_EQ(x.kind, y.kind);
+      EXPECT_EQ(x.kernel, y.kernel);
+      EXPECT_EQ(x.grid, y.grid);
+      EXPECT_EQ(x.block, y.block);
+      EXPECT_EQ(x.dynSmem, y.dynSmem);
+      ASSERT_EQ(x.args.size(), y.args.size());
+      for (size_t j = 0; j < x.args.size(); ++j) {
+        EXPECT_EQ(x.args[j].kind, y.args[j].kind);
+        EXPECT_EQ(x.args[j].index, y.args[j].index);
+        EXPECT_EQ(x.args[j].value, y.args[j].value);
+      }
+      if (x.kind == DeviceLaunch::Gemm) {
+        ++gemms;
+        EXPECT_EQ(dev::describeGemm(x.gemm), dev::describeGemm(y.gemm));
+        EXPECT_EQ(x.gemm.alpha, y.gemm.alpha);
+        EXPECT_EQ(x.gemm.beta, y.gemm.beta);
+        EXPECT_EQ(std::vector<int>({x.a, x.b, x.bias, x.d, x.aux}),
+                  std::vector<int>({y.a, y.b, y.bias, y.d, y.aux}));
+      }
+    }
+  }
+  EXPECT_GT(gemms, 0);
+  ASSERT_EQ(back.tables.size(), l.program.tables.size());
+  for (size_t t = 0; t < back.tables.size(); ++t) {
+    EXPECT_EQ(back.tables[t].kind, l.program.tables[t].kind);
+    ASSERT_EQ(back.tables[t].entries.size(), l.program.tables[t].entries.size());
+    for (size_t e = 0; e < back.tables[t].entries.size(); ++e) {
+      EXPECT_EQ(back.tables[t].entries[e].buffers, l.program.tables[t].entries[e].buffers);
+      EXPECT_EQ(back.tables[t].entries[e].decay, l.program.tables[t].entries[e].decay);
+    }
+  }
+  EXPECT_EQ(back.memory.offset, l.program.memory.offset);
+  EXPECT_EQ(back.memory.arenaBytes, l.program.memory.arenaBytes);
+}
+
+TEST(DeviceProgramJson, BadDocumentsAreOneError) {
+  Loaded l = tinyTrain();
+  nlohmann::json doc = nlohmann::json::parse(writeDeviceProgramJson(l.program));
+  auto parse = [&](const nlohmann::json &d, const std::string &source) {
+    DeviceProgram out;
+    return parseDeviceProgramJson(d.dump(), l.plan, source, out);
+  };
+  // A kernel argument naming a buffer the plan does not have.
+  size_t step = 0;
+  while (doc["steps"][step]["launches"].empty() ||
+         !doc["steps"][step]["launches"][0].contains("kernel"))
+    ++step;
+  nlohmann::json bad = doc;
+  bad["steps"][step]["launches"][0]["args"][0] = {{"kind", "buffer"}, {"index", 99999}, {"value", 0}};
+  Status st = parse(bad, l.program.source);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.message().find(stepPrefix(step, l.plan.steps[step])), std::string::npos)
+      << st.message();
+  EXPECT_NE(st.message().find("kernel argument buffer 99999 is not a buffer of the plan"),
+            std::string::npos) << st.message();
+
+  bad = doc;
+  bad["steps"][step]["launches"][0]["args"][0]["kind"] = "texture";
+  st = parse(bad, l.program.source);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.message().find("unknown kernel argument kind 'texture'"), std::string::npos)
+      << st.message();
+
+  bad = doc;
+  bad["version"] = 7;
+  st = parse(bad, l.program.source);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.message(), "device program: version 7 (this runtime reads 1)");
+
+  st = parse(doc, l.program.source + "// changed\n");
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.message().find("SHA-256"), std::string::npos) << st.message();
+
+  bad = doc;
+  bad["steps"].erase(bad["steps"].size() - 1);
+  st = parse(bad, l.program.source);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.message().find("steps for a plan of"), std::string::npos) << st.message();
+}
+
+} // namespace

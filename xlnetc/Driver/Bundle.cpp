@@ -1,0 +1,252 @@
+//===- Bundle.cpp - Compiled bundles: a step a runtime can run alone ------===//
+
+#include "xlnetc/Driver/Bundle.h"
+
+#include "runtime/DeviceProgramJson.h"
+#include "runtime/device/Sha256.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <unistd.h>
+
+namespace xlnetc {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr const char *kManifest = "manifest.json";
+constexpr const char *kPlan = "plan.json";
+constexpr const char *kProgram = "program.json";
+constexpr const char *kSource = "kernels.cu";
+
+rt::Status readFile(const fs::path &path, std::string &out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return rt::Status::error(fmt::format("{}: cannot open", path.string()));
+  std::stringstream s;
+  s << in.rdbuf();
+  if (in.bad())
+    return rt::Status::error(fmt::format("{}: cannot read", path.string()));
+  out = s.str();
+  return rt::Status::ok();
+}
+
+rt::Status writeFile(const fs::path &path, const std::string &text) {
+  std::ofstream os(path, std::ios::binary);
+  if (!os || !(os << text) || !os.flush())
+    return rt::Status::error(fmt::format("{}: cannot write", path.string()));
+  return rt::Status::ok();
+}
+
+json shapeJson(const StepShape &s) {
+  return {{"batch", s.batch},    {"seq_len", s.seqLen},     {"num_predict", s.numPredict},
+          {"mlen", s.mlen},      {"reuse_len", s.reuseLen}, {"perm_mask", s.permBits ? "bits" : "ranks"}};
+}
+
+std::string shapeStr(StepKind step, const StepShape &s) {
+  return fmt::format("the {} step for batch {}, seq_len {}, num_predict {}, mlen {}, "
+                     "reuse_len {}, perm_mask {}",
+                     stepKindName(step), s.batch, s.seqLen, s.numPredict, s.mlen, s.reuseLen,
+                     s.permBits ? "bits" : "ranks");
+}
+
+bool isBundle(const fs::path &dir) {
+  std::string text;
+  if (!readFile(dir / kManifest, text))
+    return false;
+  json m = json::parse(text, nullptr, false);
+  return m.is_object() && m.value("format", "") == kBundleFormat;
+}
+
+} // namespace
+
+rt::Status writeBundle(const std::string &dir, const std::string &specPath,
+                       const ModelSpec &spec, const StepShape &shape, StepKind step,
+                       const std::string &planText, const rt::DeviceProgram &program) {
+  const fs::path target(dir);
+  std::error_code ec;
+  if (fs::exists(target, ec) &&
+      (!fs::is_directory(target, ec) ||
+       (!fs::is_empty(target, ec) && !isBundle(target))))
+    return rt::Status::error(fmt::format(
+        "{} exists and is not an xlnetc bundle (no {} of format '{}'): not overwriting it",
+        dir, kManifest, kBundleFormat));
+  fs::path parent = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  if (!fs::is_directory(parent, ec))
+    return rt::Status::error(fmt::format("{}: no such directory", parent.string()));
+  const fs::path tmp = parent / fmt::format(".{}.partial-{}", target.filename().string(), getpid());
+  fs::remove_all(tmp, ec);
+  if (!fs::create_directory(tmp, ec))
+    return rt::Status::error(fmt::format("cannot create {}: {}", tmp.string(), ec.message()));
+  auto cleanup = [&](rt::Status st) {
+    std::error_code ignored;
+    fs::remove_all(tmp, ignored);
+    return st;
+  };
+
+  std::string specText;
+  if (rt::Status st = readFile(specPath, specText); !st)
+    return cleanup(st);
+  const std::string specName = spec.fromHFConfig ? "config.json" : "spec.toml";
+  const std::string programText = rt::writeDeviceProgramJson(program);
+  json files = json::object();
+  for (auto [name, text] : {std::pair<std::string, const std::string *>{specName, &specText},
+                            {kPlan, &planText},
+                            {kProgram, &programText},
+                            {kSource, &program.source}}) {
+    if (rt::Status st = writeFile(tmp / name, *text); !st)
+      return cleanup(st);
+    files[name] = rt::Sha256::hexHash(*text);
+  }
+  int kernels = 0;
+  for (const rt::DeviceStep &s : program.steps)
+    for (const rt::DeviceLaunch &l : s.launches)
+      kernels += l.kind == rt::DeviceLaunch::Kernel;
+  json manifest = {{"format", kBundleFormat},
+                   {"version", kBundleVersion},
+                   {"spec", {{"file", specName}, {"from", specPath},
+                             {"fingerprint", specFingerprint(spec, shape)}}},
+                   {"step", stepKindName(step)},
+                   {"shape", shapeJson(shape)},
+                   {"precision", "fp32"},
+                   {"plan", kPlan},
+                   {"program", kProgram},
+                   {"source", kSource},
+                   {"plan_steps", program.steps.size()},
+                   {"kernel_launches", kernels},
+                   {"sha256", files}};
+  if (rt::Status st = writeFile(tmp / kManifest, manifest.dump(2) + "\n"); !st)
+    return cleanup(st);
+
+  // Swap it in: the old bundle (or empty directory) goes only once the new
+  // one is complete.
+  const fs::path old = parent / fmt::format(".{}.old-{}", target.filename().string(), getpid());
+  bool hadOld = fs::exists(target, ec);
+  if (hadOld) {
+    fs::rename(target, old, ec);
+    if (ec)
+      return cleanup(rt::Status::error(
+          fmt::format("cannot move the old bundle {} aside: {}", dir, ec.message())));
+  }
+  fs::rename(tmp, target, ec);
+  if (ec) {
+    std::error_code ignored;
+    if (hadOld)
+      fs::rename(old, target, ignored);
+    return cleanup(rt::Status::error(fmt::format("cannot create {}: {}", dir, ec.message())));
+  }
+  if (hadOld)
+    fs::remove_all(old, ec);
+  return rt::Status::ok();
+}
+
+rt::Status readBundle(const std::string &dir, Bundle &out) {
+  const fs::path root(dir);
+  std::error_code ec;
+  if (!fs::is_directory(root, ec))
+    return rt::Status::error(fmt::format("{}: not a bundle directory (it does not exist)", dir));
+  std::string text;
+  XLNETC_RETURN_IF_ERROR(readFile(root / kManifest, text)
+                             .withPrefix(fmt::format("{}: not a bundle: ", dir)));
+  json m = json::parse(text, nullptr, false);
+  const std::string where = (root / kManifest).string();
+  if (!m.is_object() || m.value("format", "") != kBundleFormat)
+    return rt::Status::error(fmt::format("{}: not an xlnetc bundle manifest (format '{}')",
+                                         where, kBundleFormat));
+  if (m.value("version", 0) != kBundleVersion)
+    return rt::Status::error(fmt::format("{}: bundle version {} (this runtime reads {})", where,
+                                         m.value("version", 0), kBundleVersion));
+  Bundle b;
+  b.dir = dir;
+  try {
+    const json &spec = m.at("spec");
+    b.specPath = (root / spec.at("file").get<std::string>()).string();
+    b.fingerprint = spec.at("fingerprint").get<std::string>();
+    std::string step = m.at("step").get<std::string>();
+    if (step != "forward" && step != "grads" && step != "train")
+      return rt::Status::error(fmt::format("{}: unknown step '{}'", where, step));
+    b.step = step == "train" ? StepKind::Train : step == "grads" ? StepKind::Grads : StepKind::Forward;
+    const json &s = m.at("shape");
+    b.shape.batch = s.at("batch").get<int64_t>();
+    b.shape.seqLen = s.at("seq_len").get<int64_t>();
+    b.shape.numPredict = s.at("num_predict").get<int64_t>();
+    b.shape.mlen = s.at("mlen").get<int64_t>();
+    b.shape.reuseLen = s.at("reuse_len").get<int64_t>();
+    b.shape.permBits = s.at("perm_mask").get<std::string>() == "bits";
+    b.precision = m.at("precision").get<std::string>();
+    const json &sums = m.at("sha256");
+    struct File {
+      const char *key;
+      std::string *text;
+    };
+    std::string specText;
+    for (File f : {File{"plan", &b.planText}, File{"program", &b.programText},
+                   File{"source", &b.source}}) {
+      std::string name = m.at(f.key).get<std::string>();
+      XLNETC_RETURN_IF_ERROR(readFile(root / name, *f.text));
+      if (rt::Sha256::hexHash(*f.text) != sums.at(name).get<std::string>())
+        return rt::Status::error(fmt::format(
+            "{}: its SHA-256 is not the one {} records (the file was changed or damaged)",
+            (root / name).string(), where));
+    }
+    XLNETC_RETURN_IF_ERROR(readFile(b.specPath, specText));
+    if (rt::Sha256::hexHash(specText) != sums.at(spec.at("file").get<std::string>()).get<std::string>())
+      return rt::Status::error(fmt::format(
+          "{}: its SHA-256 is not the one {} records (the file was changed or damaged)",
+          b.specPath, where));
+  } catch (const json::exception &e) {
+    return rt::Status::error(fmt::format("{}: malformed manifest: {}", where, e.what()));
+  }
+  if (b.precision != "fp32")
+    return rt::Status::error(fmt::format("{}: precision '{}' (this runtime runs fp32)", where,
+                                         b.precision));
+  out = std::move(b);
+  return rt::Status::ok();
+}
+
+StepCompiler bundleCompiler(const Bundle &bundle) {
+  return [bundle](const ModelSpec &spec, const StepShape &shape, StepKind step, rt::Plan &plan,
+                  std::string &error, std::string *planText, bool deviceProgram) {
+    (void)deviceProgram; // a bundle always carries its device program
+    StepShape want = shape;
+    if (want.reuseLen <= 0)
+      want.reuseLen = want.seqLen;
+    StepShape have = bundle.shape;
+    if (have.reuseLen <= 0)
+      have.reuseLen = have.seqLen;
+    if (step != bundle.step || want.batch != have.batch || want.seqLen != have.seqLen ||
+        want.numPredict != have.numPredict || want.mlen != have.mlen ||
+        want.reuseLen != have.reuseLen || want.permBits != have.permBits ||
+        specFingerprint(spec, shape) != bundle.fingerprint) {
+      error = fmt::format("xlnetc: error: bundle {} holds {}; this run needs {} (compile a "
+                          "bundle for it with xlnetc compile --step ... --batch-size ... "
+                          "--seq-len ... --num-predict ... --mlen ...)\n",
+                          bundle.dir, shapeStr(bundle.step, bundle.shape), shapeStr(step, shape));
+      return false;
+    }
+    if (rt::Status st = rt::parsePlan(bundle.planText, plan); !st) {
+      error = fmt::format("xlnetc: error: {}/plan.json: {}\n", bundle.dir, st.message());
+      return false;
+    }
+    auto program = std::make_shared<rt::DeviceProgram>();
+    if (rt::Status st = rt::parseDeviceProgramJson(bundle.programText, plan, bundle.source,
+                                                   *program);
+        !st) {
+      error = fmt::format("xlnetc: error: {}/program.json: {}\n", bundle.dir, st.message());
+      return false;
+    }
+    plan.device = std::move(program);
+    if (planText)
+      *planText = bundle.planText;
+    return true;
+  };
+}
+
+} // namespace xlnetc

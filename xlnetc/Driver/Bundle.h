@@ -1,0 +1,57 @@
+//===- Bundle.h - Compiled bundles: a step a runtime can run alone -*- C++ -*-===//
+//
+// A bundle is a directory (docs/Bundles.md) holding one compiled step: the
+// spec it came from, the plan, the device program's launches and its CUDA
+// C++ source, and a manifest (format, step, shapes, precision, the spec's
+// fingerprint, each file's SHA-256). `xlnetc compile SPEC -o DIR` writes one;
+// `xlnetc-run`, which links no MLIR, runs and trains from it. No MLIR here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef XLNETC_XLNETC_DRIVER_BUNDLE_H
+#define XLNETC_XLNETC_DRIVER_BUNDLE_H
+
+#include "xlnetc/Driver/RunStep.h"
+#include "xlnetc/Spec/StepShape.h"
+
+#include "runtime/DeviceProgram.h"
+#include "runtime/Status.h"
+
+#include <string>
+
+namespace xlnetc {
+
+inline constexpr const char *kBundleFormat = "xlnetc-bundle";
+inline constexpr int kBundleVersion = 1;
+
+/// A bundle as read back (the plan and program still as text).
+struct Bundle {
+  std::string dir;
+  std::string specPath; ///< DIR/spec.toml or DIR/config.json
+  std::string fingerprint;
+  StepKind step = StepKind::Train;
+  StepShape shape;
+  std::string precision; ///< "fp32"
+  std::string planText, programText, source;
+};
+
+/// Writes the bundle of `step` of the spec at `specPath` (its file is copied)
+/// into `dir`: into a fresh sibling directory first, then renamed over `dir`.
+/// An existing `dir` is replaced only when it is a bundle or empty; anything
+/// else there is an error and stays as it was.
+rt::Status writeBundle(const std::string &dir, const std::string &specPath,
+                       const ModelSpec &spec, const StepShape &shape, StepKind step,
+                       const std::string &planText, const rt::DeviceProgram &program);
+
+/// Reads the bundle in `dir`: the manifest, every file it names, each
+/// checked against its recorded SHA-256. Errors name the file.
+rt::Status readBundle(const std::string &dir, Bundle &out);
+
+/// The StepCompiler of a bundle: gives its plan (and device program) when
+/// asked for its own step and shape, and otherwise says what it holds and
+/// what was asked.
+StepCompiler bundleCompiler(const Bundle &bundle);
+
+} // namespace xlnetc
+
+#endif // XLNETC_XLNETC_DRIVER_BUNDLE_H

@@ -1,0 +1,106 @@
+//===- Options.h - Command-line options xlnetc and xlnetc-run share -*- C++ -*-===//
+//
+// The options of run-step and train (everything but the positional spec or
+// bundle) and the process setup both executables do, so that the compiler's
+// commands and the runtime-only runner's read the same flags.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef XLNETC_XLNETC_DRIVER_OPTIONS_H
+#define XLNETC_XLNETC_DRIVER_OPTIONS_H
+
+#include "xlnetc/Driver/Commands.h"
+#include "xlnetc/Driver/Train.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdlib>
+#include <string>
+
+#include <unistd.h>
+
+namespace xlnetc {
+
+/// libgomp reads OMP_WAIT_POLICY when it is loaded, before main. Its default
+/// (spin before sleeping) made one tiny-model step take ~100 ms instead of
+/// ~5 ms on a 2-core VM about half the time (idle workers spinning against
+/// the thread doing the work); "passive" is always fast. So, unless the user
+/// chose a policy, run again once with it set.
+inline void ensurePassiveOpenMPWait(char **argv) {
+  if (std::getenv("OMP_WAIT_POLICY"))
+    return;
+  setenv("OMP_WAIT_POLICY", "passive", /*overwrite=*/0);
+  execv("/proc/self/exe", argv); // returns only on failure: carry on as is
+}
+
+/// --device and --no-kernel-cache, shared by run-step, train and gradcheck.
+inline void addDeviceOptions(CLI::App *cmd, std::string &device, bool &noCache,
+                             const std::string &defaultText) {
+  cmd->add_option("--device", device,
+                  "Where the step runs: host (CPU reference executor), emu "
+                  "(the CUDA executor on the emulated device), cuda (a GPU) or "
+                  "auto (cuda when a GPU answers, else host)")
+      ->check(CLI::IsMember({"host", "emu", "cuda", "auto"}))
+      ->default_str(defaultText);
+  cmd->add_flag("--no-kernel-cache", noCache,
+                "Compile every kernel afresh instead of using the on-disk "
+                "kernel cache ($XLNETC_KERNEL_CACHE)");
+}
+
+/// run-step's options after the model (or bundle).
+inline void addRunStepOptions(CLI::App *cmd, RunStepArgs &run) {
+  cmd->add_option("--weights", run.weights,
+                     "Parameters (safetensors, HuggingFace names); default: random init");
+  cmd->add_option("--batch", run.batch,
+                     "Batch (safetensors, as ../shared/golden); default: synthetic");
+  cmd->add_option("--out", run.output, "Write loss, logits, hidden, new_mems.{i} here");
+  cmd->add_option("--dump-plan", run.dumpPlan, "Also write the plan (JSON) here");
+  cmd->add_flag("--grads", run.grads,
+                   "Also compute the gradient of the loss w.r.t. every parameter "
+                   "(written as grad.<param> with --out)");
+  cmd->add_flag("--from-raw", run.fromRaw,
+                   "Derive the masks and targets from the batch's raw.* tensors "
+                   "(automatic when the batch has no perm_mask)");
+  cmd->add_option("--dump-batch", run.dumpBatch,
+                     "Write the batch tensors the step used (safetensors)");
+  cmd->add_option("--seed", run.seed, "Seed for dropout and synthetic inputs")
+      ->capture_default_str();
+  cmd->add_option("--threads", run.threads, "Host threads (0: all cores)")
+      ->capture_default_str();
+  addDeviceOptions(cmd, run.device, run.noKernelCache, "host");
+}
+
+/// train's options after the spec (or bundle).
+inline void addTrainOptions(CLI::App *cmd, TrainArgs &train) {
+  cmd->add_option("--data", train.data,
+                       "Corpus: text, one sentence per line, blank line between "
+                       "documents (or a #xlnetc-ids file)")
+      ->required();
+  cmd->add_option("--tokenizer", train.tokenizer,
+                       "SentencePiece model (e.g. the released spiece.model); "
+                       "default: train one on the corpus");
+  cmd->add_option("--steps", train.steps, "Total steps (default: train_steps)");
+  cmd->add_option("--out", train.outDir,
+                       "Run directory: checkpoint, metrics.jsonl, loss.png "
+                       "(default: runs/<spec name>)");
+  cmd->add_option("--checkpoint-every", train.checkpointEvery,
+                       "Also checkpoint every K steps (always at the end)");
+  cmd->add_option("--log-every", train.logEvery,
+                       "Progress line every K steps (default: about 50 lines)");
+  cmd->add_flag("--resume", train.resume,
+                     "Continue the run in --out from its checkpoint");
+  cmd->add_option("--init-from", train.initFrom,
+                       "Start from a HuggingFace XLNet safetensors checkpoint");
+  cmd->add_flag("--no-plot", train.noPlot, "Do not draw loss.png");
+  cmd->add_option("--dump-batches", train.dumpBatches,
+                       "Write each step's batch and incoming memory to "
+                       "DIR/step-NNNNNN.safetensors (run-step --batch format)");
+  cmd->add_option("--threads", train.threads, "Host threads (0: all cores)")
+      ->capture_default_str();
+  addDeviceOptions(cmd, train.device, train.noKernelCache,
+                   "the spec's [train] device, default host");
+}
+
+} // namespace xlnetc
+
+#endif // XLNETC_XLNETC_DRIVER_OPTIONS_H

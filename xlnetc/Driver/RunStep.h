@@ -1,0 +1,59 @@
+//===- RunStep.h - One step from a spec (or a bundle) and a batch -*- C++ -*-===//
+//
+// What `xlnetc run-step` and the runtime-only `xlnetc-run run-step` share,
+// and the small helpers of every subcommand. No MLIR: where the plan comes
+// from is a StepCompiler — the compiler in xlnetc, a compiled bundle in
+// xlnetc-run (docs/Bundles.md).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef XLNETC_XLNETC_DRIVER_RUNSTEP_H
+#define XLNETC_XLNETC_DRIVER_RUNSTEP_H
+
+#include "xlnetc/Driver/Commands.h"
+#include "xlnetc/Spec/StepShape.h"
+
+#include "runtime/Executor.h"
+#include "runtime/Plan.h"
+#include "runtime/Tensor.h"
+
+#include <functional>
+#include <map>
+#include <string>
+
+namespace xlnetc {
+
+/// Gives the plan of `step` for `spec` and `shape` (with its device program
+/// when `deviceProgram`), or false with `error` (diagnostics, each line
+/// already saying "error:"). `planText`, when given, receives the JSON.
+using StepCompiler =
+    std::function<bool(const ModelSpec &spec, const StepShape &shape, StepKind step,
+                       rt::Plan &plan, std::string &error, std::string *planText,
+                       bool deviceProgram)>;
+
+/// Prints "xlnetc: error: MESSAGE"; returns 1.
+int fail(const std::string &message);
+/// Prints a multi-line diagnostic text as is (it already says "error:");
+/// returns 1.
+int failDiagnostics(const std::string &text);
+/// Writes `text` to `path`; false with `error` naming the file.
+bool writeText(const std::string &path, const std::string &text, std::string &error);
+
+/// Checks the step shape against the rules the IR relies on (`what` names
+/// where it came from); the spec's own rules were checked when it was loaded.
+bool checkShape(const ModelSpec &spec, const StepShape &s, const std::string &what,
+                std::string &error);
+
+/// Opens the executor `device` names (host, emu, cuda, auto) and prints one
+/// "xlnetc: device: ..." line to stderr saying what runs the step (and why
+/// auto fell back to the host). On failure `error` is one line.
+bool openExecutor(const std::string &device, bool noKernelCache,
+                  rt::Executor &executor, std::string &error);
+
+/// `run-step`: one forward (or grads) step of `args.model` on a batch file
+/// or a synthetic batch, the plan from `compile`.
+int runRunStep(const RunStepArgs &args, const StepCompiler &compile);
+
+} // namespace xlnetc
+
+#endif // XLNETC_XLNETC_DRIVER_RUNSTEP_H

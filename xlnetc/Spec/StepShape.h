@@ -1,0 +1,62 @@
+//===- StepShape.h - The shapes of one compiled step -------------*- C++ -*-===//
+//
+// What a step is compiled for besides the model: batch, sequence and memory
+// lengths, prediction slots, and the form of the permutation mask. No MLIR:
+// the compiler, the runtime-only runner and bundles share it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef XLNETC_XLNETC_SPEC_STEPSHAPE_H
+#define XLNETC_XLNETC_SPEC_STEPSHAPE_H
+
+#include "xlnetc/Spec/Spec.h"
+
+#include <cstdint>
+#include <string>
+
+namespace xlnetc {
+
+/// The shapes of one step: they come from the spec ([data], [train]) or
+/// from a batch file.
+struct StepShape {
+  int64_t batch = 0;      ///< B
+  int64_t seqLen = 0;     ///< S (qlen)
+  int64_t numPredict = 0; ///< NP
+  int64_t mlen = 0;       ///< incoming memory length M (0: no memory)
+  int64_t reuseLen = 0;   ///< cached prefix of the segment (0: all of it)
+  /// The step reads perm_bits (a perm_mask without ranks) instead of
+  /// perm_rank (runtime/PermMask.h).
+  bool permBits = false;
+};
+
+/// Which step the plan computes.
+enum class StepKind {
+  Forward, ///< loss, logits, hidden, new_mems
+  Grads,   ///< + grad.<param> for every parameter
+  Train,   ///< + the Adam update: new.<param>, new.adam_{m,v}.<param>, lr, grad_norm
+};
+
+/// The plan spelling of a step kind: "forward", "grads", "train".
+inline const char *stepKindName(StepKind k) {
+  return k == StepKind::Train ? "train" : k == StepKind::Grads ? "grads" : "forward";
+}
+
+/// The step shape a spec implies: batch train_batch_size, mlen = mem_len
+/// (the steady state: training starts from zero mems of length mem_len).
+inline StepShape stepShapeFromSpec(const ModelSpec &spec) {
+  StepShape s;
+  s.batch = spec.trainBatchSize;
+  s.seqLen = spec.seqLen;
+  s.numPredict = spec.numPredict;
+  s.mlen = spec.memLen;
+  s.reuseLen = spec.reuseLen;
+  return s;
+}
+
+/// What a checkpoint or a bundle must match: the model and the step shapes
+/// (the compiled plan's buffers depend on exactly these), as one line.
+std::string specFingerprint(const ModelSpec &spec, const StepShape &shape);
+
+} // namespace xlnetc
+
+#endif // XLNETC_XLNETC_SPEC_STEPSHAPE_H

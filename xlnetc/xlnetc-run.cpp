@@ -1,0 +1,94 @@
+//===- xlnetc-run.cpp - the runtime-only runner of compiled bundles -------===//
+//
+//   xlnetc-run info BUNDLE
+//   xlnetc-run run-step BUNDLE [--weights W] [--batch B] [--out O] [--device D]
+//   xlnetc-run train BUNDLE --data CORPUS [--out DIR] [--resume] [--device D]
+//
+// Runs what `xlnetc compile SPEC -o BUNDLE` compiled, with the same runtime,
+// flags and messages as `xlnetc run-step` and `xlnetc train`, but links no
+// MLIR: this executable and a few bundles are all a GPU machine needs
+// (docs/Bundles.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "xlnetc/Driver/Bundle.h"
+#include "xlnetc/Driver/Options.h"
+#include "xlnetc/Driver/RunStep.h"
+#include "xlnetc/Driver/Train.h"
+
+#include "runtime/DeviceProgramJson.h"
+#include "runtime/MemoryPlan.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <iostream>
+
+namespace {
+
+/// `info`: what the bundle holds, and its memory plan.
+int runInfo(const xlnetc::Bundle &b) {
+  xlnetc::ModelSpec spec;
+  std::string error;
+  if (!xlnetc::loadSpec(b.specPath, spec, error))
+    return xlnetc::failDiagnostics(error);
+  xlnetc::StepCompiler compile = xlnetc::bundleCompiler(b);
+  xlnetc::rt::Plan plan;
+  if (!compile(spec, b.shape, b.step, plan, error, nullptr, true))
+    return xlnetc::failDiagnostics(error);
+  std::cout << fmt::format(
+      "bundle {}: the {} step of {} (n_layer {}, d_model {}), {}\n"
+      "  batch {}, seq_len {}, num_predict {}, mlen {}, perm_mask {}; {} plan steps, "
+      "module {} ({} bytes)\n",
+      b.dir, xlnetc::stepKindName(b.step), b.specPath, spec.nLayer, spec.dModel, b.precision,
+      b.shape.batch, b.shape.seqLen, b.shape.numPredict, b.shape.mlen,
+      b.shape.permBits ? "bits" : "ranks", plan.steps.size(), plan.device->moduleName,
+      plan.device->source.size());
+  std::cout << xlnetc::rt::formatMemoryPlan(plan.device->memory, b.shape.batch);
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  xlnetc::ensurePassiveOpenMPWait(argv);
+  CLI::App app{"xlnetc-run: runs compiled xlnetc bundles (no compiler inside)"};
+  app.require_subcommand(1);
+
+  std::string infoDir;
+  auto *infoCmd = app.add_subcommand("info", "Show what a bundle holds and its device memory");
+  infoCmd->add_option("bundle", infoDir, "Bundle directory (xlnetc compile SPEC -o DIR)")
+      ->required();
+
+  xlnetc::RunStepArgs run;
+  std::string runDir;
+  auto *runCmd = app.add_subcommand(
+      "run-step", "Run the bundle's forward (or grads) step once, print the loss");
+  runCmd->add_option("bundle", runDir, "Bundle of a forward or grads step")->required();
+  xlnetc::addRunStepOptions(runCmd, run);
+
+  xlnetc::TrainArgs train;
+  std::string trainDir;
+  auto *trainCmd =
+      app.add_subcommand("train", "Pretrain with the bundle's training step on a corpus");
+  trainCmd->add_option("bundle", trainDir, "Bundle of a train step")->required();
+  xlnetc::addTrainOptions(trainCmd, train);
+
+  CLI11_PARSE(app, argc, argv);
+  const std::string &dir = *infoCmd ? infoDir : *runCmd ? runDir : trainDir;
+  xlnetc::Bundle bundle;
+  if (xlnetc::rt::Status st = xlnetc::readBundle(dir, bundle); !st)
+    return xlnetc::fail(st.message());
+  if (*infoCmd)
+    return runInfo(bundle);
+  xlnetc::StepCompiler compile = xlnetc::bundleCompiler(bundle);
+  if (*runCmd) {
+    run.model = bundle.specPath;
+    run.grads = run.grads || bundle.step == xlnetc::StepKind::Grads;
+    return xlnetc::runRunStep(run, compile);
+  }
+  train.spec = bundle.specPath;
+  if (train.outDir.empty())
+    train.outDir = "runs/" + std::filesystem::path(dir).filename().string();
+  return xlnetc::runTrain(train, compile);
+}
