@@ -9,6 +9,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <tuple>
+
 namespace xlnetc::rt {
 
 using nlohmann::json;
@@ -216,6 +218,19 @@ Status parseDeviceProgramJson(const std::string &text, const Plan &plan,
         launch.a = buffer(l, "a", false), launch.b = buffer(l, "b", false);
         launch.d = buffer(l, "d", false);
         launch.bias = buffer(l, "bias", true), launch.aux = buffer(l, "aux", true);
+        // Every operand holds what the descriptor spans.
+        if (r.ok()) {
+          const dev::GemmExtents e = dev::gemmExtents(d);
+          for (auto [name, id, need] : {std::tuple<const char *, int, int64_t>{"a", launch.a, e.a},
+                                        {"b", launch.b, e.b},
+                                        {"d", launch.d, e.cd},
+                                        {"bias", launch.bias, e.bias},
+                                        {"aux", launch.aux, e.cd}})
+            if (id >= 0 && numelOf(plan.buffers[size_t(id)].shape) < need)
+              r.fail(fmt::format("GEMM operand {} (buffer {}) has {} elements but the "
+                                 "descriptor spans {}",
+                                 name, id, numelOf(plan.buffers[size_t(id)].shape), need));
+        }
       } else {
         launch.kernel = r.string(l, "kernel");
         launch.grid = uint32_t(r.integer(l, "grid", 1, UINT32_MAX));
@@ -238,6 +253,12 @@ Status parseDeviceProgramJson(const std::string &text, const Plan &plan,
             r.fail(fmt::format("kernel argument buffer {} is not a buffer of the plan", arg.index));
           if (arg.kind == KernelArg::Table && (arg.index < 0 || size_t(arg.index) >= p.tables.size()))
             r.fail(fmt::format("kernel argument table {} does not exist", arg.index));
+          if (arg.kind == KernelArg::Status && !step.status)
+            r.fail("a kernel takes status words but the step has none ('status' false)");
+          if (arg.kind == KernelArg::Workspace &&
+              (step.workspaceBytes <= 0 || arg.value < 0 || arg.value >= step.workspaceBytes))
+            r.fail(fmt::format("workspace offset {} is outside the step's {} bytes", arg.value,
+                               step.workspaceBytes));
           launch.args.push_back(arg);
         }
       }

@@ -33,8 +33,9 @@ struct MemoryPlan {
 
   /// Per buffer id: the arena offset of a temp (-1 for inputs and params).
   std::vector<int64_t> offset;
-  /// Per step: the temps first written there (the executor zeroes them just
-  /// before the step, as the host executor hands kernels zeroed temps).
+  /// Per step: the temps whose lifetime starts there (the first step that
+  /// touches them, which writes them; the executor zeroes them just before
+  /// the step, as the host executor hands kernels zeroed temps).
   std::vector<std::vector<int>> firstTouched;
   int64_t arenaBytes = 0;
 

@@ -22,6 +22,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <iostream>
 
 namespace {
@@ -85,10 +86,11 @@ int main(int argc, char **argv) {
   if (*runCmd) {
     run.model = bundle.specPath;
     run.grads = run.grads || bundle.step == xlnetc::StepKind::Grads;
+    run.defaultShape = &bundle.shape; // a synthetic batch of the bundle's shape
     return xlnetc::runRunStep(run, compile);
   }
   train.spec = bundle.specPath;
   if (train.outDir.empty())
-    train.outDir = "runs/" + std::filesystem::path(dir).filename().string();
+    train.outDir = "runs/" + std::filesystem::path(bundle.dir).filename().string();
   return xlnetc::runTrain(train, compile);
 }

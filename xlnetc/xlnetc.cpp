@@ -51,6 +51,12 @@ int main(int argc, char **argv) {
   compileCmd->add_option("--num-predict", compile.numPredict, "Override num_predict");
   compileCmd->add_option("--mlen", compile.mlen,
                          "Incoming memory length (default: mem_len)");
+  compileCmd->add_option("--perm-mask", compile.permMask,
+                         "The step's permutation mask: ranks (perm_rank, what the "
+                         "data pipeline makes) or bits (perm_bits, for masks without "
+                         "ranks)")
+      ->check(CLI::IsMember({"ranks", "bits"}))
+      ->capture_default_str();
 
   xlnetc::RunStepArgs run;
   auto *runCmd = app.add_subcommand(

@@ -295,10 +295,11 @@ static LogicalResult verifyRelAttentionOperands(OpT op, DimBinder &d) {
   if (compact) {
     if (failed(d.bind(op.getSegMat(), "seg_mat", {"B", "S"})))
       return failure();
-    // perm_rank unless the shape is not [B, 2, S]: then perm_bits.
+    // perm_rank unless the shape is not [B, 2, S]: then perm_bits (a
+    // dynamic dim 1 or an unknown S reads as perm_rank).
     auto m = cast<ShapedType>(op.getMask().getType());
     std::optional<int64_t> s = d.get("S");
-    bool bits = m.hasRank() && m.getRank() == 3 &&
+    bool bits = m.hasRank() && m.getRank() == 3 && !ShapedType::isDynamic(m.getDimSize(1)) &&
                 !(m.getDimSize(1) == 2 &&
                   (!s || ShapedType::isDynamic(m.getDimSize(2)) ||
                    m.getDimSize(2) == *s));
@@ -306,7 +307,7 @@ static LogicalResult verifyRelAttentionOperands(OpT op, DimBinder &d) {
                       bits ? ArrayRef<StringRef>{"B", "S", "W"}
                            : ArrayRef<StringRef>{"B", "2", "S"})))
       return failure();
-    if (bits && s &&
+    if (bits && (s = d.get("S")) &&
         failed(d.expect("W", xlnetc::rt::permBitsWords(*s),
                         "ceil(S / 64) (a perm_bits mask's words per row)")))
       return failure();

@@ -222,6 +222,9 @@ Status compactPermMask(TensorMap &batch, PermMaskForm &form,
   if (firstWithoutRanks)
     *firstWithoutRanks = -1;
   auto dense = batch.find("perm_mask");
+  if (batch.count("perm_rank") && batch.count("perm_bits"))
+    return Status::error("the batch has both perm_rank and perm_bits: give one compact "
+                         "form of perm_mask");
   for (const char *name : {"perm_rank", "perm_bits"}) {
     auto given = batch.find(name);
     if (given == batch.end())

@@ -3,8 +3,9 @@
 // writeDeviceProgramJson / parseDeviceProgramJson (what a bundle's
 // program.json holds): the tiny training step's program comes back with the
 // same launches, tables and memory plan; a wrong buffer index, an unknown
-// argument kind, another version and a changed source are each one error
-// that names the step.
+// argument kind, status words or a workspace offset a step does not have, a
+// GEMM operand smaller than its descriptor, another version and a changed
+// source are each one error that names the step.
 //
 //===----------------------------------------------------------------------===//
 
@@ -116,6 +117,37 @@ TEST(DeviceProgramJson, BadDocumentsAreOneError) {
   st = parse(bad, l.program.source);
   ASSERT_FALSE(st);
   EXPECT_NE(st.message().find("unknown kernel argument kind 'texture'"), std::string::npos)
+      << st.message();
+
+  // Status words on a step without them; a workspace offset past the step's
+  // workspace; a GEMM operand smaller than its descriptor.
+  size_t plain = 0;
+  while (doc["steps"][plain]["status"] == true || doc["steps"][plain]["launches"].empty() ||
+         !doc["steps"][plain]["launches"][0].contains("kernel"))
+    ++plain;
+  bad = doc;
+  bad["steps"][plain]["launches"][0]["args"].push_back(
+      {{"kind", "status"}, {"index", -1}, {"value", 0}});
+  st = parse(bad, l.program.source);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.message().find("takes status words but the step has none"), std::string::npos)
+      << st.message();
+  bad = doc;
+  bad["steps"][plain]["launches"][0]["args"].push_back(
+      {{"kind", "workspace"}, {"index", -1}, {"value", 1 << 30}});
+  st = parse(bad, l.program.source);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.message().find("workspace offset 1073741824 is outside"), std::string::npos)
+      << st.message();
+  size_t gemm = 0;
+  while (doc["steps"][gemm]["launches"].empty() ||
+         !doc["steps"][gemm]["launches"][0].contains("gemm"))
+    ++gemm;
+  bad = doc;
+  bad["steps"][gemm]["launches"][0]["gemm"]["m"] = 1 << 20;
+  st = parse(bad, l.program.source);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.message().find("elements but the descriptor spans"), std::string::npos)
       << st.message();
 
   bad = doc;

@@ -57,12 +57,30 @@ std::string shapeStr(StepKind step, const StepShape &s) {
                      s.permBits ? "bits" : "ranks");
 }
 
-bool isBundle(const fs::path &dir) {
+/// The manifest of `dir` when it is an xlnetc bundle's, else null.
+json readManifest(const fs::path &dir) {
   std::string text;
   if (!readFile(dir / kManifest, text))
-    return false;
+    return nullptr;
   json m = json::parse(text, nullptr, false);
-  return m.is_object() && m.value("format", "") == kBundleFormat;
+  if (!m.is_object() || !m.contains("format") || m["format"] != kBundleFormat)
+    return nullptr;
+  return m;
+}
+
+/// Whether `dir` holds a bundle and nothing else (the files its manifest
+/// records): only then may a new bundle replace it.
+bool isBundleOnly(const fs::path &dir) {
+  json m = readManifest(dir);
+  if (m.is_null() || !m.contains("sha256") || !m["sha256"].is_object())
+    return false;
+  std::error_code ec;
+  for (const fs::directory_entry &e : fs::directory_iterator(dir, ec)) {
+    std::string name = e.path().filename().string();
+    if (name != kManifest && !m["sha256"].contains(name))
+      return false;
+  }
+  return !ec;
 }
 
 } // namespace
@@ -70,13 +88,16 @@ bool isBundle(const fs::path &dir) {
 rt::Status writeBundle(const std::string &dir, const std::string &specPath,
                        const ModelSpec &spec, const StepShape &shape, StepKind step,
                        const std::string &planText, const rt::DeviceProgram &program) {
-  const fs::path target(dir);
+  fs::path target(dir);
+  if (!target.has_filename()) // "out/"
+    target = target.parent_path();
   std::error_code ec;
   if (fs::exists(target, ec) &&
       (!fs::is_directory(target, ec) ||
-       (!fs::is_empty(target, ec) && !isBundle(target))))
+       (!fs::is_empty(target, ec) && !isBundleOnly(target))))
     return rt::Status::error(fmt::format(
-        "{} exists and is not an xlnetc bundle (no {} of format '{}'): not overwriting it",
+        "{} exists and is not an xlnetc bundle alone (a {} of format '{}' and only the "
+        "files it records): not overwriting it",
         dir, kManifest, kBundleFormat));
   fs::path parent = target.parent_path().empty() ? fs::path(".") : target.parent_path();
   if (!fs::is_directory(parent, ec))
@@ -155,24 +176,26 @@ rt::Status readBundle(const std::string &dir, Bundle &out) {
   std::string text;
   XLNETC_RETURN_IF_ERROR(readFile(root / kManifest, text)
                              .withPrefix(fmt::format("{}: not a bundle: ", dir)));
-  json m = json::parse(text, nullptr, false);
   const std::string where = (root / kManifest).string();
-  if (!m.is_object() || m.value("format", "") != kBundleFormat)
+  json m = readManifest(root);
+  if (m.is_null())
     return rt::Status::error(fmt::format("{}: not an xlnetc bundle manifest (format '{}')",
                                          where, kBundleFormat));
-  if (m.value("version", 0) != kBundleVersion)
+  if (!m.contains("version") || m["version"] != kBundleVersion)
     return rt::Status::error(fmt::format("{}: bundle version {} (this runtime reads {})", where,
-                                         m.value("version", 0), kBundleVersion));
+                                         m.contains("version") ? m["version"].dump() : "none",
+                                         kBundleVersion));
   Bundle b;
-  b.dir = dir;
+  b.dir = root.has_filename() ? dir : root.parent_path().string();
   try {
     const json &spec = m.at("spec");
     b.specPath = (root / spec.at("file").get<std::string>()).string();
     b.fingerprint = spec.at("fingerprint").get<std::string>();
     std::string step = m.at("step").get<std::string>();
-    if (step != "forward" && step != "grads" && step != "train")
+    std::optional<StepKind> kind = parseStepKind(step);
+    if (!kind)
       return rt::Status::error(fmt::format("{}: unknown step '{}'", where, step));
-    b.step = step == "train" ? StepKind::Train : step == "grads" ? StepKind::Grads : StepKind::Forward;
+    b.step = *kind;
     const json &s = m.at("shape");
     b.shape.batch = s.at("batch").get<int64_t>();
     b.shape.seqLen = s.at("seq_len").get<int64_t>();
@@ -224,7 +247,7 @@ StepCompiler bundleCompiler(const Bundle &bundle) {
     if (step != bundle.step || want.batch != have.batch || want.seqLen != have.seqLen ||
         want.numPredict != have.numPredict || want.mlen != have.mlen ||
         want.reuseLen != have.reuseLen || want.permBits != have.permBits ||
-        specFingerprint(spec, shape) != bundle.fingerprint) {
+        specFingerprint(spec, bundle.shape) != bundle.fingerprint) {
       error = fmt::format("xlnetc: error: bundle {} holds {}; this run needs {} (compile a "
                           "bundle for it with xlnetc compile --step ... --batch-size ... "
                           "--seq-len ... --num-predict ... --mlen ...)\n",

@@ -61,6 +61,7 @@ int runCompile(const CompileArgs &args) {
     shape.numPredict = args.numPredict;
   if (args.mlen >= 0)
     shape.mlen = args.mlen;
+  shape.permBits = args.permMask == "bits";
   if (spec.fromHFConfig && (shape.batch <= 0 || shape.seqLen <= 0 || shape.numPredict <= 0))
     return fail(args.spec + ": a HuggingFace config.json has no batch shape; pass "
                             "--batch-size, --seq-len and --num-predict");

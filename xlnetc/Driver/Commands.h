@@ -14,6 +14,8 @@
 
 namespace xlnetc {
 
+struct StepShape;
+
 struct CompileArgs {
   std::string spec;
   std::string emit = "plan";
@@ -25,6 +27,9 @@ struct CompileArgs {
   bool printIrAfterAll = false;
   // Step shape overrides (0: take the spec's value).
   int64_t batchSize = 0, seqLen = 0, numPredict = 0, mlen = -1;
+  /// "bits": the step reads perm_bits (a perm_mask without ranks) instead
+  /// of perm_rank.
+  std::string permMask = "ranks";
 };
 int runCompile(const CompileArgs &args);
 
@@ -45,6 +50,8 @@ struct RunStepArgs {
   int threads = 0;
   std::string device = "host"; ///< host, emu, cuda or auto
   bool noKernelCache = false;
+  /// The step shape without --batch (a bundle's); null: the spec's.
+  const StepShape *defaultShape = nullptr;
 };
 /// runRunStep (RunStep.h) runs it.
 

@@ -39,16 +39,6 @@ std::optional<Emit> parseEmit(const std::string &name) {
   return std::nullopt;
 }
 
-std::optional<StepKind> parseStepKind(const std::string &name) {
-  if (name == "forward")
-    return StepKind::Forward;
-  if (name == "grads")
-    return StepKind::Grads;
-  if (name == "train")
-    return StepKind::Train;
-  return std::nullopt;
-}
-
 static xlnet::Stage stageFor(const CompileOptions &options) {
   switch (options.emit) {
   case Emit::Mlir:
@@ -165,9 +155,7 @@ bool compileStep(const ModelSpec &spec, const StepShape &shape,
     os << program.source;
     return true;
   }
-  const char *stepName = options.step == StepKind::Train   ? "train"
-                         : options.step == StepKind::Grads ? "grads"
-                                                           : "forward";
+  const char *stepName = stepKindName(options.step);
   os << fmt::format("{} step of {}: batch {}, seq {}, mem {}, num_predict {}, fp32; "
                     "{} plan steps, {} temporaries\n",
                     stepName, spec.sourcePath, shape.batch, shape.seqLen, shape.mlen,
@@ -180,9 +168,7 @@ bool compileStep(const ModelSpec &spec, const StepShape &shape,
 
 cuda::CudaEmitOptions deviceEmitOptions(const ModelSpec &spec, StepKind step) {
   cuda::CudaEmitOptions o;
-  const char *name = step == StepKind::Train   ? "train"
-                     : step == StepKind::Grads ? "grads"
-                                               : "forward";
+  const char *name = stepKindName(step);
   std::string base = spec.sourcePath;
   if (size_t slash = base.find_last_of('/'); slash != std::string::npos)
     base = base.substr(slash + 1);

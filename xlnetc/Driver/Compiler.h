@@ -22,17 +22,13 @@ namespace xlnetc {
 enum class Emit { Mlir, Decomposed, Kernels, Grads, Train, Plan, Cuda, Memory };
 
 /// Parses an `--emit=` value ("mlir", "decomposed", "kernels", "grads",
-/// "train", "plan", "cuda").
+/// "train", "plan", "cuda", "memory"; "bundle" is the driver's).
 std::optional<Emit> parseEmit(const std::string &name);
-
-
-/// Parses a `--step=` value ("forward", "grads", "train").
-std::optional<StepKind> parseStepKind(const std::string &name);
 
 struct CompileOptions {
   Emit emit = Emit::Plan;
-  /// The step of `--emit=plan` and `--emit=cuda`; the IR stages print what
-  /// they name.
+  /// The step of `--emit=plan`, `cuda` and `memory`; the IR stages print
+  /// what they name.
   StepKind step = StepKind::Forward;
   bool printIrAfterAll = false; ///< print the IR after every pass to stderr
 };

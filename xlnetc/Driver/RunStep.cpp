@@ -144,7 +144,7 @@ int runRunStep(const RunStepArgs &args, const StepCompiler &compile) {
 
   // 1. The batch decides the step's shapes; without one, the spec does.
   rt::TensorMap batch;
-  StepShape shape = stepShapeFromSpec(spec);
+  StepShape shape = args.defaultShape ? *args.defaultShape : stepShapeFromSpec(spec);
   if (!args.batch.empty()) {
     std::map<std::string, std::string> meta;
     if (rt::Status st = rt::readSafetensors(args.batch, batch, &meta); !st)
@@ -152,19 +152,21 @@ int runRunStep(const RunStepArgs &args, const StepCompiler &compile) {
     // reuse_len: the batch's metadata when present, else the spec's.
     if (!shapeFromBatch(batch, meta, args.batch, shape, error))
       return fail(error);
-  } else if (spec.fromHFConfig) {
+  } else if (spec.fromHFConfig && !args.defaultShape) {
     return fail(args.model + ": a HuggingFace config.json has no batch shape; pass --batch");
   }
   if (!checkShape(spec, shape, args.batch.empty() ? args.model : args.batch, error))
     return fail(error);
   if (!args.batch.empty() &&
-      (args.fromRaw || (!batch.count("perm_mask") && !batch.count("perm_rank")))) {
+      (args.fromRaw || (!batch.count("perm_mask") && !batch.count("perm_rank") &&
+                        !batch.count("perm_bits")))) {
     // The raw form: build the masks and targets with our own pipeline.
     rt::TensorMap derived;
     int64_t reuseLen = shape.reuseLen > 0 ? shape.reuseLen : shape.seqLen;
     if (rt::Status st = rt::data::deriveBatchFromRaw(batch, reuseLen, shape.numPredict, derived);
         !st)
       return fail(args.batch + ": " + st.message());
+    batch.erase("perm_bits"); // the derived perm_rank replaces any given mask
     for (auto &[name, tensor] : derived)
       batch[name] = std::move(tensor);
     std::cerr << "xlnetc: derived input_k, perm_mask, perm_rank, target_mapping, target, target_mask "

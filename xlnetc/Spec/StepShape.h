@@ -12,6 +12,7 @@
 #include "xlnetc/Spec/Spec.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace xlnetc {
@@ -39,6 +40,17 @@ enum class StepKind {
 /// The plan spelling of a step kind: "forward", "grads", "train".
 inline const char *stepKindName(StepKind k) {
   return k == StepKind::Train ? "train" : k == StepKind::Grads ? "grads" : "forward";
+}
+
+/// Parses a step kind's spelling (a `--step=` value, a bundle's step).
+inline std::optional<StepKind> parseStepKind(const std::string &name) {
+  if (name == "forward")
+    return StepKind::Forward;
+  if (name == "grads")
+    return StepKind::Grads;
+  if (name == "train")
+    return StepKind::Train;
+  return std::nullopt;
 }
 
 /// The step shape a spec implies: batch train_batch_size, mlen = mem_len

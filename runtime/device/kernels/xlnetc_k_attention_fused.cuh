@@ -110,7 +110,7 @@ XL_DEVICE void xl_rel_attention_fused(
     const float *XL_RESTRICT v, const float *XL_RESTRICT kR,
     const float *XL_RESTRICT segEmb, const float *XL_RESTRICT rw,
     const float *XL_RESTRICT rr, const float *XL_RESTRICT rs,
-    const xl_i64 *XL_RESTRICT segId, const xl_i64 *XL_RESTRICT permRank,
+    const xl_i64 *XL_RESTRICT segId, const xl_i64 *XL_RESTRICT permMask,
     const xl_i64 *XL_RESTRICT rows, float *XL_RESTRICT out,
     float *XL_RESTRICT lse, int *status, xl_i64 site,
     unsigned long long seed) {
@@ -153,7 +153,7 @@ XL_DEVICE void xl_rel_attention_fused(
           t < T ? xl_attn_position<T, S, HAS_ROWS>(rows, b, t, status, n == 0)
                 : -1;
       pos[r] = i;
-      qrank[r] = i >= 0 ? xl_attn_row_key<S, MASK_BITS>(permRank, b, i) : 0;
+      qrank[r] = i >= 0 ? xl_attn_row_key<S, MASK_BITS>(permMask, b, i) : 0;
       mrow[r] = kNegInf;
       lrow[r] = 0.0;
       double e0 = 0.0, e1 = 0.0;
@@ -198,7 +198,7 @@ XL_DEVICE void xl_rel_attention_fused(
           }
           bool masked, differ;
           xl_attn_compact_mask<K, S, HAS_ROWS, MASK_BITS>(b, i, j, qrank[r], segId,
-                                               permRank, masked, differ);
+                                               permMask, masked, differ);
           s = (ac + bd + ef[2 * r + (differ ? 1 : 0)]) * scale -
               (masked ? 1e30 : 0.0);
         }
@@ -283,7 +283,7 @@ template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 S, int HAS_ROWS,
 XL_DEVICE void xl_attn_grad_stage_rows(
     XlAttnGradRows<BQ, H> &g, xl_i64 b, int n, xl_i64 t0, const float *q,
     const float *segEmb, const float *rw, const float *rr, const float *rs,
-    const xl_i64 *permRank, const xl_i64 *rows, const float *dout,
+    const xl_i64 *permMask, const xl_i64 *rows, const float *dout,
     const double *stats, xl_i64 statStride) {
   constexpr xl_i64 NH = static_cast<xl_i64>(N) * H;
   for (int r = threadIdx.x; r < BQ; r += BLOCK) {
@@ -292,7 +292,7 @@ XL_DEVICE void xl_attn_grad_stage_rows(
         t < T ? xl_attn_position<T, S, HAS_ROWS>(rows, b, t, nullptr, false)
               : -1;
     g.pos[r] = i;
-    g.qrank[r] = i >= 0 ? xl_attn_row_key<S, MASK_BITS>(permRank, b, i) : 0;
+    g.qrank[r] = i >= 0 ? xl_attn_row_key<S, MASK_BITS>(permMask, b, i) : 0;
     double e0 = 0.0, e1 = 0.0;
     g.lse[r] = 0.0;
     g.dot[r] = 0.0;
@@ -341,7 +341,7 @@ template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int P,
 XL_DEVICE XlAttnGradEntry xl_attn_grad_entry(
     const XlAttnGradRows<BQ, H> &g, int r, xl_i64 b, int n, xl_i64 t,
     xl_i64 j, const float *kj, const float *vj, const float *kR,
-    const xl_i64 *segId, const xl_i64 *permRank, xl_u64 key) {
+    const xl_i64 *segId, const xl_i64 *permMask, xl_u64 key) {
   XlAttnGradEntry e{false, false, 0.0, 0.0, 0.0, 0.0};
   const xl_i64 i = g.pos[r];
   if (i < 0 || j < 0 || j >= K)
@@ -356,7 +356,7 @@ XL_DEVICE XlAttnGradEntry xl_attn_grad_entry(
     dp += static_cast<double>(g.go[r][h]) * static_cast<double>(vj[h]);
   }
   bool masked;
-  xl_attn_compact_mask<K, S, HAS_ROWS, MASK_BITS>(b, i, j, g.qrank[r], segId, permRank,
+  xl_attn_compact_mask<K, S, HAS_ROWS, MASK_BITS>(b, i, j, g.qrank[r], segId, permMask,
                                        masked, e.differ);
   const double scale = __longlong_as_double(static_cast<long long>(SCALE_BITS));
   const double s = (ac + bd + g.ef[r][e.differ ? 1 : 0]) * scale -
@@ -395,7 +395,7 @@ XL_DEVICE XlAttnGradEntry xl_attn_grad_entry(
 ///   PHASE 4  the N·H bias columns: d r_w_bias, d r_r_bias, d r_s_bias,
 ///            d seg_embed from the row stats, rows in order.
 /// Arguments: dout, q, k, v, k_r, seg_embed, r_w_bias, r_r_bias, r_s_bias,
-/// seg_id, perm_rank, rows, then dq, dk, dv, dk_r, dseg_embed, dr_w_bias,
+/// seg_id, perm_rank (or perm_bits: MASK_BITS), rows, then dq, dk, dv, dk_r, dseg_embed, dr_w_bias,
 /// dr_r_bias, dr_s_bias, workspace, status, site, seed. Workspace:
 /// 8 * B*T*N * (2*H + 4) bytes (row statistics; nothing of size S×K). Static
 /// shared memory: the staged rows (about 12·BQ·H + 48·BQ bytes), the
@@ -413,7 +413,7 @@ XL_DEVICE void xl_rel_attention_fused_grad(
     const float *XL_RESTRICT kR, const float *XL_RESTRICT segEmb,
     const float *XL_RESTRICT rw, const float *XL_RESTRICT rr,
     const float *XL_RESTRICT rs, const xl_i64 *XL_RESTRICT segId,
-    const xl_i64 *XL_RESTRICT permRank, const xl_i64 *XL_RESTRICT rows,
+    const xl_i64 *XL_RESTRICT permMask, const xl_i64 *XL_RESTRICT rows,
     float *XL_RESTRICT dq, float *XL_RESTRICT dk, float *XL_RESTRICT dv,
     float *XL_RESTRICT dkR, float *XL_RESTRICT dsegEmb,
     float *XL_RESTRICT drw, float *XL_RESTRICT drr, float *XL_RESTRICT drs,
@@ -459,7 +459,7 @@ XL_DEVICE void xl_rel_attention_fused_grad(
       const xl_i64 b = tile / kQTiles / N;
       __syncthreads();
       xl_attn_grad_stage_rows<B, T, N, H, S, HAS_ROWS, MASK_BITS, BQ, BLOCK, false>(
-          g, b, n, t0, q, segEmb, rw, rr, rs, permRank, rows, dout, nullptr,
+          g, b, n, t0, q, segEmb, rw, rr, rs, permMask, rows, dout, nullptr,
           0);
       for (int r = threadIdx.x; r < BQ; r += BLOCK) {
         ms[r] = kNegInf;
@@ -477,7 +477,7 @@ XL_DEVICE void xl_rel_attention_fused_grad(
               xl_attn_grad_entry<B, T, N, H, K, S, P, R, HAS_ROWS, SCALE_BITS,
                                  DROP_BITS, BQ, MASK_BITS>(g, r, b, n, t0 + r, j0 + c,
                                                 kt[c], vt[c], kR, segId,
-                                                permRank, key);
+                                                permMask, key);
           ec[r][c] = x.valid ? x.s : kNegInf;
           ea[r][c] = x.dpf;
         }
@@ -520,7 +520,7 @@ XL_DEVICE void xl_rel_attention_fused_grad(
       const xl_i64 p = b / (B / P);
       __syncthreads();
       xl_attn_grad_stage_rows<B, T, N, H, S, HAS_ROWS, MASK_BITS, BQ, BLOCK, true>(
-          g, b, n, t0, q, segEmb, rw, rr, rs, permRank, rows, dout, workspace,
+          g, b, n, t0, q, segEmb, rw, rr, rs, permMask, rows, dout, workspace,
           kStat);
       for (int r = threadIdx.x; r < BQ; r += BLOCK)
         c01[r][0] = c01[r][1] = 0.0;
@@ -538,7 +538,7 @@ XL_DEVICE void xl_rel_attention_fused_grad(
               xl_attn_grad_entry<B, T, N, H, K, S, P, R, HAS_ROWS, SCALE_BITS,
                                  DROP_BITS, BQ, MASK_BITS>(g, r, b, n, t0 + r, j0 + c,
                                                 kt[c], vt[c], kR, segId,
-                                                permRank, key);
+                                                permMask, key);
           ec[r][c] = x.c;
           ed[r][c] = x.differ ? 1 : 0;
         }
@@ -597,7 +597,7 @@ XL_DEVICE void xl_rel_attention_fused_grad(
       for (xl_i64 t0 = 0; t0 < T; t0 += BQ) {
         __syncthreads();
         xl_attn_grad_stage_rows<B, T, N, H, S, HAS_ROWS, MASK_BITS, BQ, BLOCK, true>(
-            g, b, n, t0, q, segEmb, rw, rr, rs, permRank, rows, dout,
+            g, b, n, t0, q, segEmb, rw, rr, rs, permMask, rows, dout,
             workspace, kStat);
         __syncthreads();
         for (int e = threadIdx.x; e < BQ * kBK; e += BLOCK) {
@@ -606,7 +606,7 @@ XL_DEVICE void xl_rel_attention_fused_grad(
               xl_attn_grad_entry<B, T, N, H, K, S, P, R, HAS_ROWS, SCALE_BITS,
                                  DROP_BITS, BQ, MASK_BITS>(g, r, b, n, t0 + r, j0 + c,
                                                 kt[c], vt[c], kR, segId,
-                                                permRank, key);
+                                                permMask, key);
           ec[r][c] = x.c;
           ea[r][c] = x.a;
         }
@@ -650,7 +650,7 @@ XL_DEVICE void xl_rel_attention_fused_grad(
         for (xl_i64 t0 = 0; t0 < T; t0 += BQ) {
           __syncthreads();
           xl_attn_grad_stage_rows<B, T, N, H, S, HAS_ROWS, MASK_BITS, BQ, BLOCK, true>(
-              g, b, n, t0, q, segEmb, rw, rr, rs, permRank, rows, dout,
+              g, b, n, t0, q, segEmb, rw, rr, rs, permMask, rows, dout,
               workspace, kStat);
           __syncthreads();
           for (int e = threadIdx.x; e < BQ * kBK; e += BLOCK) {
@@ -662,7 +662,7 @@ XL_DEVICE void xl_rel_attention_fused_grad(
               const float *vj = v + ((b * K + j) * N + n) * H;
               cv = xl_attn_grad_entry<B, T, N, H, K, S, P, R, HAS_ROWS,
                                       SCALE_BITS, DROP_BITS, BQ, MASK_BITS>(
-                       g, r, b, n, t0 + r, j, kj, vj, kR, segId, permRank, key)
+                       g, r, b, n, t0 + r, j, kj, vj, kR, segId, permMask, key)
                        .c;
             }
             ec[r][c] = cv;
