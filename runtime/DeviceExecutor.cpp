@@ -100,7 +100,6 @@ std::string statusMessage(const Plan &plan, const Step &step, const int *w) {
 
 } // namespace
 
-DeviceExecutor::~DeviceExecutor() = default;
 
 Status DeviceExecutor::module(const DeviceProgram &program,
                               LoadedModule *&out) {
@@ -120,6 +119,212 @@ Status DeviceExecutor::module(const DeviceProgram &program,
   return Status::ok();
 }
 
+/// A program made ready to run step after step: its device memory (every
+/// input and parameter buffer, one arena for the temps, the workspace, the
+/// status words, the seed word, the tables, all at fixed addresses) and its
+/// work (the temps' zeroing, the GEMMs, the launches with every argument
+/// resolved), plus the graph recorded from that work.
+struct DeviceExecutor::Prepared {
+  struct Op {
+    enum Kind { Memset, Gemm, Launch } kind = Launch;
+    std::string where;
+    // Memset
+    dev::DevPtr dst = 0;
+    size_t bytes = 0;
+    // Gemm
+    dev::GemmDesc desc;
+    dev::GemmOperands ops;
+    // Launch: one 8-byte slot per parameter (pointers and immediates);
+    // params[i] points at values[i], at a fixed address while this lives.
+    dev::Kernel kernel;
+    dev::LaunchDims dims;
+    std::vector<uint64_t> values;
+    std::vector<void *> params;
+  };
+
+  const DeviceProgram *program = nullptr;
+  std::string digest;
+  std::unique_ptr<Allocations> allocs;
+  std::vector<dev::DevPtr> addr;
+  dev::DevPtr status = 0, seed = 0;
+  std::vector<int> statusSlot;
+  int statusSteps = 0;
+  size_t statusBytes = 0;
+  std::vector<Op> ops;
+  std::unique_ptr<dev::Graph> graph;
+};
+
+DeviceExecutor::DeviceExecutor(dev::Device &device) : device_(device) {}
+DeviceExecutor::~DeviceExecutor() = default;
+
+Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
+                               std::unique_ptr<Prepared> &out) {
+  const size_t n = plan.buffers.size();
+  LoadedModule *mod = nullptr;
+  XLNETC_RETURN_IF_ERROR(module(program, mod));
+  auto p = std::make_unique<Prepared>();
+  p->program = &program;
+  p->digest = program.sourceDigest;
+  p->allocs = std::make_unique<Allocations>(device_);
+  Allocations &allocs = *p->allocs;
+
+  // 1. Device memory: every input and parameter, one arena for the temps
+  //    (the program's memory plan), the largest step workspace, the status
+  //    words of the reporting steps, the seed word, the tables.
+  MemoryPlan local;
+  const MemoryPlan *memory = &program.memory;
+  if (memory->offset.size() != n) { // a program built without its plan
+    local = planMemory(plan, &program);
+    memory = &local;
+  }
+  p->addr.assign(n, 0);
+  dev::DevPtr arena = 0;
+  XLNETC_RETURN_IF_ERROR(allocs.alloc(size_t(memory->arenaBytes), arena).withPrefix(
+      fmt::format("the arena of the temporaries ({} bytes): ", memory->arenaBytes)));
+  for (const Buffer &b : plan.buffers) {
+    if (b.role == Buffer::Temp) {
+      p->addr[b.id] = arena + dev::DevPtr(memory->offset[size_t(b.id)]);
+      continue;
+    }
+    size_t bytes = static_cast<size_t>(numelOf(b.shape)) * dtypeSize(b.dtype);
+    XLNETC_RETURN_IF_ERROR(allocs.alloc(bytes, p->addr[b.id]).withPrefix(
+        fmt::format("buffer {} ({}): ", b.id, b.name)));
+  }
+  const std::vector<dev::DevPtr> &addr = p->addr;
+  int64_t workspaceBytes = 0;
+  p->statusSlot.assign(plan.steps.size(), -1);
+  for (size_t i = 0; i < program.steps.size(); ++i) {
+    workspaceBytes = std::max(workspaceBytes, program.steps[i].workspaceBytes);
+    if (program.steps[i].status)
+      p->statusSlot[i] = p->statusSteps++;
+  }
+  dev::DevPtr workspace = 0;
+  if (workspaceBytes > 0)
+    XLNETC_RETURN_IF_ERROR(allocs.alloc(size_t(workspaceBytes), workspace));
+  p->statusBytes = size_t(p->statusSteps) * kStatusWords * sizeof(int);
+  if (p->statusSteps > 0)
+    XLNETC_RETURN_IF_ERROR(allocs.alloc(p->statusBytes, p->status));
+  XLNETC_RETURN_IF_ERROR(allocs.alloc(sizeof(uint64_t), p->seed));
+  std::vector<dev::DevPtr> tables(program.tables.size(), 0);
+  for (size_t t = 0; t < program.tables.size(); ++t) {
+    const DeviceTable &table = program.tables[t];
+    std::vector<unsigned char> bytes;
+    for (const DeviceTable::Entry &e : table.entries) {
+      auto at = [&](size_t k) { return uint64_t(addr[e.buffers.at(k)]); };
+      if (table.kind == DeviceTable::Norm) {
+        NormEntry ne{at(0), e.count, e.chunkBegin};
+        const auto *b = reinterpret_cast<const unsigned char *>(&ne);
+        bytes.insert(bytes.end(), b, b + sizeof ne);
+      } else {
+        AdamEntry ae{at(0), at(1), at(2), at(3), at(4), at(5), at(6),
+                     e.count, e.chunkBegin, e.decay ? 1 : 0, 0};
+        const auto *b = reinterpret_cast<const unsigned char *>(&ae);
+        bytes.insert(bytes.end(), b, b + sizeof ae);
+      }
+    }
+    XLNETC_RETURN_IF_ERROR(allocs.alloc(bytes.size(), tables[t]));
+    XLNETC_RETURN_IF_ERROR(device_.upload(tables[t], bytes.data(), bytes.size()));
+  }
+
+  // 2. The work, in plan order, every argument resolved.
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const std::string where = stepPrefix(i, plan.steps[i]);
+    const dev::DevPtr stepStatus =
+        p->statusSlot[i] < 0
+            ? 0
+            : p->status + size_t(p->statusSlot[i]) * kStatusWords * sizeof(int);
+    // Temps start as zeros, as the host executor hands them to its kernels
+    // (a kernel may leave elements alone, e.g. rel_pos_encoding's last
+    // column for an odd D); the arena's memory was another temp's before.
+    for (int id : memory->firstTouched[i]) {
+      const Buffer &b = plan.buffers[size_t(id)];
+      Prepared::Op op;
+      op.kind = Prepared::Op::Memset;
+      op.where = where;
+      op.dst = addr[size_t(id)];
+      op.bytes = static_cast<size_t>(numelOf(b.shape)) * dtypeSize(b.dtype);
+      if (op.bytes > 0)
+        p->ops.push_back(std::move(op));
+    }
+    for (const DeviceLaunch &l : program.steps[i].launches) {
+      Prepared::Op op;
+      op.where = where;
+      if (l.kind == DeviceLaunch::Gemm) {
+        op.kind = Prepared::Op::Gemm;
+        op.desc = l.gemm;
+        op.ops.a = addr[l.a];
+        op.ops.b = addr[l.b];
+        op.ops.d = addr[l.d];
+        op.ops.c = op.ops.d;
+        op.ops.bias = l.bias >= 0 ? addr[l.bias] : 0;
+        op.ops.aux = l.aux >= 0 ? addr[l.aux] : 0;
+        p->ops.push_back(std::move(op));
+        continue;
+      }
+      auto k = mod->kernels.find(l.kernel);
+      if (k == mod->kernels.end()) {
+        dev::Kernel kernel;
+        XLNETC_RETURN_IF_ERROR(
+            device_.getKernel(*mod->module, l.kernel, kernel).withPrefix(where));
+        k = mod->kernels.emplace(l.kernel, kernel).first;
+      }
+      op.kernel = k->second;
+      op.dims.grid[0] = l.grid;
+      op.dims.block[0] = l.block;
+      op.dims.dynSmem = l.dynSmem;
+      for (const KernelArg &arg : l.args) {
+        switch (arg.kind) {
+        case KernelArg::Buffer:
+          op.values.push_back(addr[arg.index]);
+          break;
+        case KernelArg::Null:
+          op.values.push_back(0);
+          break;
+        case KernelArg::Workspace:
+          op.values.push_back(workspace + uint64_t(arg.value));
+          break;
+        case KernelArg::Status:
+          op.values.push_back(stepStatus);
+          break;
+        case KernelArg::Seed:
+          op.values.push_back(p->seed);
+          break;
+        case KernelArg::Table:
+          op.values.push_back(tables[arg.index]);
+          break;
+        case KernelArg::Immediate:
+          op.values.push_back(uint64_t(arg.value));
+          break;
+        }
+      }
+      p->ops.push_back(std::move(op));
+    }
+  }
+  for (Prepared::Op &op : p->ops) // the vectors are in place now
+    for (uint64_t &v : op.values)
+      op.params.push_back(&v);
+  out = std::move(p);
+  return Status::ok();
+}
+
+Status DeviceExecutor::runOps(const Prepared &p) {
+  for (const Prepared::Op &op : p.ops) {
+    switch (op.kind) {
+    case Prepared::Op::Memset:
+      XLNETC_RETURN_IF_ERROR(device_.memset(op.dst, 0, op.bytes).withPrefix(op.where));
+      break;
+    case Prepared::Op::Gemm:
+      XLNETC_RETURN_IF_ERROR(device_.gemm(op.desc, op.ops, op.where));
+      break;
+    case Prepared::Op::Launch:
+      XLNETC_RETURN_IF_ERROR(device_.launch(
+          op.kernel, op.dims, const_cast<void **>(op.params.data()), op.where));
+      break;
+    }
+  }
+  return Status::ok();
+}
+
 Status DeviceExecutor::execute(const Plan &plan, const DeviceProgram &program,
                                const TensorMap &bindings, TensorMap &outputs,
                                const ExecOptions &opts) {
@@ -135,169 +340,66 @@ Status DeviceExecutor::execute(const Plan &plan, const DeviceProgram &program,
     if (b.role != Buffer::Temp)
       XLNETC_RETURN_IF_ERROR(checkBinding(b, bindings, bound[b.id]));
 
-  LoadedModule *mod = nullptr;
-  XLNETC_RETURN_IF_ERROR(module(program, mod));
+  // 2. The program's memory and work: prepared once, kept for the next
+  //    steps of the same program.
+  if (!prepared_ || prepared_->program != &program ||
+      prepared_->digest != program.sourceDigest || prepared_->addr.size() != n) {
+    prepared_.reset(); // its memory goes before the next one's comes
+    XLNETC_RETURN_IF_ERROR(prepare(plan, program, prepared_));
+  }
+  Prepared &p = *prepared_;
 
-  // 2. Device memory: every input and parameter, one arena for the temps
-  //    (the program's memory plan), the largest step workspace, the status
-  //    words of the reporting steps, the tables.
-  MemoryPlan local;
-  const MemoryPlan *memory = &program.memory;
-  if (memory->offset.size() != n) { // a program built without its plan
-    local = planMemory(plan, &program);
-    memory = &local;
-  }
-  Allocations allocs(device_);
-  std::vector<dev::DevPtr> addr(n, 0);
-  dev::DevPtr arena = 0;
-  XLNETC_RETURN_IF_ERROR(allocs.alloc(size_t(memory->arenaBytes), arena).withPrefix(
-      fmt::format("the arena of the temporaries ({} bytes): ", memory->arenaBytes)));
-  for (const Buffer &b : plan.buffers) {
-    if (b.role == Buffer::Temp) {
-      addr[b.id] = arena + dev::DevPtr(memory->offset[size_t(b.id)]);
-      continue;
-    }
-    size_t bytes = static_cast<size_t>(numelOf(b.shape)) * dtypeSize(b.dtype);
-    XLNETC_RETURN_IF_ERROR(allocs.alloc(bytes, addr[b.id]).withPrefix(
-        fmt::format("buffer {} ({}): ", b.id, b.name)));
-    XLNETC_RETURN_IF_ERROR(device_.upload(addr[b.id], bound[b.id]->storage.data(), bytes));
-  }
-  int64_t workspaceBytes = 0;
-  std::vector<int> statusSlot(plan.steps.size(), -1);
-  int statusSteps = 0;
-  for (size_t i = 0; i < program.steps.size(); ++i) {
-    workspaceBytes = std::max(workspaceBytes, program.steps[i].workspaceBytes);
-    if (program.steps[i].status)
-      statusSlot[i] = statusSteps++;
-  }
-  dev::DevPtr workspace = 0, status = 0;
-  if (workspaceBytes > 0)
-    XLNETC_RETURN_IF_ERROR(allocs.alloc(size_t(workspaceBytes), workspace));
-  size_t statusBytes = size_t(statusSteps) * kStatusWords * sizeof(int);
-  if (statusSteps > 0) {
-    XLNETC_RETURN_IF_ERROR(allocs.alloc(statusBytes, status));
-    XLNETC_RETURN_IF_ERROR(device_.memset(status, 0, statusBytes));
-  }
-  std::vector<dev::DevPtr> tables(program.tables.size(), 0);
-  for (size_t t = 0; t < program.tables.size(); ++t) {
-    const DeviceTable &table = program.tables[t];
-    std::vector<unsigned char> bytes;
-    for (const DeviceTable::Entry &e : table.entries) {
-      auto at = [&](size_t k) { return uint64_t(addr[e.buffers.at(k)]); };
-      if (table.kind == DeviceTable::Norm) {
-        NormEntry ne{at(0), e.count, e.chunkBegin};
-        const auto *p = reinterpret_cast<const unsigned char *>(&ne);
-        bytes.insert(bytes.end(), p, p + sizeof ne);
-      } else {
-        AdamEntry ae{at(0), at(1), at(2), at(3), at(4), at(5), at(6),
-                     e.count, e.chunkBegin, e.decay ? 1 : 0, 0};
-        const auto *p = reinterpret_cast<const unsigned char *>(&ae);
-        bytes.insert(bytes.end(), p, p + sizeof ae);
-      }
-    }
-    XLNETC_RETURN_IF_ERROR(allocs.alloc(bytes.size(), tables[t]));
-    XLNETC_RETURN_IF_ERROR(
-        device_.upload(tables[t], bytes.data(), bytes.size()));
-  }
+  // 3. This step's inputs, parameters and seed; clean status words.
+  for (const Buffer &b : plan.buffers)
+    if (b.role != Buffer::Temp)
+      XLNETC_RETURN_IF_ERROR(device_.upload(
+          p.addr[b.id], bound[b.id]->storage.data(),
+          static_cast<size_t>(numelOf(b.shape)) * dtypeSize(b.dtype)));
+  const uint64_t seed = opts.seed;
+  XLNETC_RETURN_IF_ERROR(device_.upload(p.seed, &seed, sizeof seed));
+  if (p.statusSteps > 0)
+    XLNETC_RETURN_IF_ERROR(device_.memset(p.status, 0, p.statusBytes));
 
-  // 3. The launches, in plan order, without reading anything back.
-  for (size_t i = 0; i < plan.steps.size(); ++i) {
-    const Step &step = plan.steps[i];
-    std::string where = stepPrefix(i, step);
-    dev::DevPtr stepStatus =
-        statusSlot[i] < 0 ? 0
-                          : status + size_t(statusSlot[i]) * kStatusWords *
-                                         sizeof(int);
-    // Temps start as zeros, as the host executor hands them to its kernels
-    // (a kernel may leave elements alone, e.g. rel_pos_encoding's last
-    // column for an odd D); the arena's memory was another temp's before.
-    for (int id : memory->firstTouched[i]) {
-      const Buffer &b = plan.buffers[size_t(id)];
-      size_t bytes = static_cast<size_t>(numelOf(b.shape)) * dtypeSize(b.dtype);
-      if (bytes > 0)
-        XLNETC_RETURN_IF_ERROR(device_.memset(addr[size_t(id)], 0, bytes).withPrefix(where));
+  // 4. The work, in plan order, without reading anything back: recorded
+  //    into the step's graph the first time, which every later step
+  //    replays (docs/Devices.md "The step as one graph").
+  if (!opts.deviceGraph) {
+    XLNETC_RETURN_IF_ERROR(runOps(p));
+  } else {
+    if (!p.graph) {
+      XLNETC_RETURN_IF_ERROR(device_.beginCapture("the step"));
+      Status recorded = runOps(p);
+      std::unique_ptr<dev::Graph> graph;
+      Status ended = device_.endCapture(graph, "the step");
+      XLNETC_RETURN_IF_ERROR(recorded);
+      XLNETC_RETURN_IF_ERROR(ended);
+      p.graph = std::move(graph);
     }
-    for (const DeviceLaunch &l : program.steps[i].launches) {
-      if (l.kind == DeviceLaunch::Gemm) {
-        dev::GemmOperands ops;
-        ops.a = addr[l.a];
-        ops.b = addr[l.b];
-        ops.d = addr[l.d];
-        ops.c = ops.d;
-        ops.bias = l.bias >= 0 ? addr[l.bias] : 0;
-        ops.aux = l.aux >= 0 ? addr[l.aux] : 0;
-        XLNETC_RETURN_IF_ERROR(device_.gemm(l.gemm, ops, where));
-        continue;
-      }
-      auto k = mod->kernels.find(l.kernel);
-      if (k == mod->kernels.end()) {
-        dev::Kernel kernel;
-        XLNETC_RETURN_IF_ERROR(
-            device_.getKernel(*mod->module, l.kernel, kernel).withPrefix(where));
-        k = mod->kernels.emplace(l.kernel, kernel).first;
-      }
-      // One 8-byte slot per parameter: pointers and the seed are 8 bytes.
-      std::vector<uint64_t> values(l.args.size());
-      std::vector<void *> params(l.args.size());
-      for (size_t a = 0; a < l.args.size(); ++a) {
-        const KernelArg &arg = l.args[a];
-        switch (arg.kind) {
-        case KernelArg::Buffer:
-          values[a] = addr[arg.index];
-          break;
-        case KernelArg::Null:
-          values[a] = 0;
-          break;
-        case KernelArg::Workspace:
-          values[a] = workspace + uint64_t(arg.value);
-          break;
-        case KernelArg::Status:
-          values[a] = stepStatus;
-          break;
-        case KernelArg::Seed:
-          values[a] = opts.seed;
-          break;
-        case KernelArg::Table:
-          values[a] = tables[arg.index];
-          break;
-        case KernelArg::Immediate:
-          values[a] = uint64_t(arg.value);
-          break;
-        }
-        params[a] = &values[a];
-      }
-      dev::LaunchDims dims;
-      dims.grid[0] = l.grid;
-      dims.block[0] = l.block;
-      dims.dynSmem = l.dynSmem;
-      XLNETC_RETURN_IF_ERROR(
-          device_.launch(k->second, dims, params.data(), where));
-    }
+    XLNETC_RETURN_IF_ERROR(device_.launchGraph(*p.graph, "the step"));
   }
   XLNETC_RETURN_IF_ERROR(device_.synchronize("the end of the step"));
 
-  // 4. Data errors: the first reporting step in plan order.
-  if (statusSteps > 0) {
-    std::vector<int> words(size_t(statusSteps) * kStatusWords);
-    XLNETC_RETURN_IF_ERROR(device_.download(words.data(), status, statusBytes));
+  // 5. Data errors: the first reporting step in plan order.
+  if (p.statusSteps > 0) {
+    std::vector<int> words(size_t(p.statusSteps) * kStatusWords);
+    XLNETC_RETURN_IF_ERROR(device_.download(words.data(), p.status, p.statusBytes));
     for (size_t i = 0; i < plan.steps.size(); ++i) {
-      if (statusSlot[i] < 0)
+      if (p.statusSlot[i] < 0)
         continue;
-      const int *w = &words[size_t(statusSlot[i]) * kStatusWords];
+      const int *w = &words[size_t(p.statusSlot[i]) * kStatusWords];
       if (w[0] != 0)
         return Status::error(stepPrefix(i, plan.steps[i]) +
                              statusMessage(plan, plan.steps[i], w));
     }
   }
 
-  // 5. The outputs, as the host executor returns them.
+  // 6. The outputs, as the host executor returns them.
   TensorMap result;
   for (const Buffer &b : plan.buffers) {
     if (b.outputs.empty())
       continue;
     Tensor t = Tensor::zeros(b.dtype, b.shape);
-    XLNETC_RETURN_IF_ERROR(
-        device_.download(t.storage.data(), addr[b.id], t.nbytes()));
+    XLNETC_RETURN_IF_ERROR(device_.download(t.storage.data(), p.addr[b.id], t.nbytes()));
     for (const std::string &name : b.outputs)
       result[name] = t;
   }

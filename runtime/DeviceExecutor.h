@@ -3,9 +3,12 @@
 // The CUDA executor: one implementation for the real GPU and the emulated
 // device (runtime/device/Device.h). It binds inputs and parameters exactly as
 // the host executor does (same names, same checks, same outputs), compiles
-// the program's source once per executor (through the kernel cache) and runs
-// the launches of every step in plan order on one stream: generated kernels
-// and cuBLASLt-semantics GEMMs. Nothing is read back inside the step; the
+// the program's source once per executor (through the kernel cache),
+// allocates the program's memory once at fixed addresses and runs the work
+// of every step in plan order on one stream — generated kernels and
+// cuBLASLt-semantics GEMMs — as one graph recorded at the first step and
+// replayed after (inputs, parameters and the step seed are uploaded to
+// their fixed buffers before). Nothing is read back inside the step; the
 // status words of the steps that can find a data error (a bad id, a bad
 // target, a negative step) are read once at the end and the first error in
 // step order becomes the message, worded as the host's.
@@ -27,7 +30,7 @@ namespace xlnetc::rt {
 
 class DeviceExecutor {
 public:
-  explicit DeviceExecutor(dev::Device &device) : device_(device) {}
+  explicit DeviceExecutor(dev::Device &device);
   ~DeviceExecutor();
 
   /// Executes `plan` with its device `program` (emitted for this plan);
@@ -38,6 +41,13 @@ public:
                  const ExecOptions &opts = {});
 
 private:
+  struct Prepared;
+  /// Allocates `program`'s memory and resolves its work (DeviceExecutor.cpp).
+  Status prepare(const Plan &plan, const DeviceProgram &program,
+                 std::unique_ptr<Prepared> &out);
+  /// Runs (or, during a capture, records) the prepared work in order.
+  Status runOps(const Prepared &p);
+
   struct LoadedModule {
     std::unique_ptr<dev::Module> module;
     std::map<std::string, dev::Kernel> kernels;
@@ -48,6 +58,9 @@ private:
   dev::Device &device_;
   /// Loaded modules by the SHA-256 of their source.
   std::map<std::string, LoadedModule> modules_;
+  /// The last program run, ready for its next step. Declared after the
+  /// modules: it goes first (its graph and memory before their kernels).
+  std::unique_ptr<Prepared> prepared_;
 };
 
 } // namespace xlnetc::rt

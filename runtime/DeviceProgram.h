@@ -29,7 +29,8 @@ struct KernelArg {
     Null,      ///< a null pointer (an absent optional operand)
     Workspace, ///< the step's workspace + `offset` bytes
     Status,    ///< the step's status words (XL_STATUS_WORDS ints)
-    Seed,      ///< the step seed (unsigned long long)
+    Seed,      ///< the address of the step seed (an unsigned long long in
+               ///< device memory, written before every step)
     Table,     ///< the device copy of table `index` of the program
     Immediate, ///< the 64-bit integer `value` (a dropout site)
   };

@@ -23,6 +23,10 @@ struct ExecOptions {
   uint64_t seed = 0;
   /// OpenMP / OpenBLAS threads; 0 = all cores.
   int threads = 0;
+  /// emu and cuda: run the step as one recorded graph (a CUDA graph on a
+  /// GPU), recorded at the first step of a program and replayed after;
+  /// false launches every piece of work one by one.
+  bool deviceGraph = true;
 };
 
 /// Executes `plan`. `bindings` holds every input and param buffer by name with

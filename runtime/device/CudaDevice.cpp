@@ -32,6 +32,23 @@ private:
   CUmodule mod_;
 };
 
+/// An instantiated CUDA graph and the graph it came from.
+class CudaGraph : public Graph {
+public:
+  CudaGraph(const Driver &drv, CUgraph graph, CUgraphExec exec)
+      : drv_(drv), graph_(graph), exec_(exec) {}
+  ~CudaGraph() override {
+    drv_.cuGraphExecDestroy(exec_);
+    drv_.cuGraphDestroy(graph_);
+  }
+  CUgraphExec exec() const { return exec_; }
+
+private:
+  const Driver &drv_;
+  CUgraph graph_;
+  CUgraphExec exec_;
+};
+
 class CudaDevice : public Device {
 public:
   CudaDevice(const Driver &drv, DeviceInfo info, const DeviceOptions &options)
@@ -84,8 +101,9 @@ public:
                            cuMemcpyDtoD(dst, src, bytes));
   }
   Status memset(DevPtr dst, int value, size_t bytes) override {
+    // On the stream, in order with the launches (and capturable).
     return XLNETC_CU_CHECK(drv_, fmt::format("setting {} bytes", bytes),
-                           cuMemsetD8(dst, (unsigned char)value, bytes));
+                           cuMemsetD8Async(dst, (unsigned char)value, bytes, stream_));
   }
 
   Status loadModule(const ModuleSource &source,
@@ -139,6 +157,30 @@ public:
               const std::string &where) override;
   Status synchronize(const std::string &where) override {
     return XLNETC_CU_CHECK(drv_, where, cuStreamSynchronize(stream_));
+  }
+
+  Status beginCapture(const std::string &where) override {
+    return XLNETC_CU_CHECK(drv_, where + ": capturing the step's graph",
+                           cuStreamBeginCapture(stream_, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
+  }
+  Status endCapture(std::unique_ptr<Graph> &out, const std::string &where) override {
+    out.reset();
+    CUgraph graph = nullptr;
+    XLNETC_CU_RETURN_IF_ERROR(drv_, where + ": ending the step's graph capture",
+                              cuStreamEndCapture(stream_, &graph));
+    CUgraphExec exec = nullptr;
+    if (Status st = XLNETC_CU_CHECK(drv_, where + ": instantiating the step's graph",
+                                    cuGraphInstantiateWithFlags(&exec, graph, 0));
+        !st) {
+      drv_.cuGraphDestroy(graph);
+      return st;
+    }
+    out = std::make_unique<CudaGraph>(drv_, graph, exec);
+    return Status::ok();
+  }
+  Status launchGraph(Graph &graph, const std::string &where) override {
+    return XLNETC_CU_CHECK(drv_, where + ": launching the step's graph",
+                           cuGraphLaunch(static_cast<CudaGraph &>(graph).exec(), stream_));
   }
 
 private:

@@ -87,6 +87,15 @@ struct Kernel {
   void *handle = nullptr; ///< CUfunction, or the emulated launcher
 };
 
+/// A recorded sequence of launches, GEMMs and memsets (a CUDA graph on a
+/// GPU), replayed by Device::launchGraph; valid while its device lives. The
+/// kernel parameters it was recorded with must stay valid while it lives
+/// (the emulated device reads them at every replay).
+class Graph {
+public:
+  virtual ~Graph() = default;
+};
+
 /// Options shared by the devices.
 struct DeviceOptions {
   /// Use the on-disk kernel cache (--no-kernel-cache clears it).
@@ -133,6 +142,14 @@ public:
                       const std::string &where) = 0;
   /// Waits for all launched work; errors of asynchronous work surface here.
   virtual Status synchronize(const std::string &where) = 0;
+
+  /// From beginCapture to endCapture, launch, gemm and memset are recorded
+  /// into a Graph instead of run (upload, download and copy are errors
+  /// then). endCapture always ends the capture; `out` is null on failure.
+  virtual Status beginCapture(const std::string &where) = 0;
+  virtual Status endCapture(std::unique_ptr<Graph> &out, const std::string &where) = 0;
+  /// Runs a recorded graph on the device's stream.
+  virtual Status launchGraph(Graph &graph, const std::string &where) = 0;
 };
 
 /// Resolves Auto: Cuda when the driver loads and reports a GPU, else Host.

@@ -21,6 +21,8 @@
 
 #include <fmt/format.h>
 
+#include <functional>
+
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -209,6 +211,12 @@ std::string scheduleName() {
 // Device
 //===----------------------------------------------------------------------===//
 
+/// A recorded sequence of the emulated device's work, run in order.
+struct EmuGraph : Graph {
+  explicit EmuGraph(std::vector<std::function<Status()>> recorded) : ops(std::move(recorded)) {}
+  std::vector<std::function<Status()>> ops;
+};
+
 class EmuDevice : public Device {
 public:
   explicit EmuDevice(const DeviceOptions &options)
@@ -251,16 +259,19 @@ public:
     allocations_.erase(it);
   }
   Status upload(DevPtr dst, const void *src, size_t bytes) override {
+    XLNETC_RETURN_IF_ERROR(notCapturing("upload"));
     XLNETC_RETURN_IF_ERROR(checkRange(dst, bytes, "upload destination"));
     std::memcpy(reinterpret_cast<void *>(dst), src, bytes);
     return Status::ok();
   }
   Status download(void *dst, DevPtr src, size_t bytes) override {
+    XLNETC_RETURN_IF_ERROR(notCapturing("download"));
     XLNETC_RETURN_IF_ERROR(checkRange(src, bytes, "download source"));
     std::memcpy(dst, reinterpret_cast<const void *>(src), bytes);
     return Status::ok();
   }
   Status copy(DevPtr dst, DevPtr src, size_t bytes) override {
+    XLNETC_RETURN_IF_ERROR(notCapturing("copy"));
     XLNETC_RETURN_IF_ERROR(checkRange(dst, bytes, "copy destination"));
     XLNETC_RETURN_IF_ERROR(checkRange(src, bytes, "copy source"));
     std::memmove(reinterpret_cast<void *>(dst),
@@ -269,6 +280,13 @@ public:
   }
   Status memset(DevPtr dst, int value, size_t bytes) override {
     XLNETC_RETURN_IF_ERROR(checkRange(dst, bytes, "memset destination"));
+    if (recording_) {
+      recorded_.push_back([=] {
+        std::memset(reinterpret_cast<void *>(dst), value, bytes);
+        return Status::ok();
+      });
+      return Status::ok();
+    }
     std::memset(reinterpret_cast<void *>(dst), value, bytes);
     return Status::ok();
   }
@@ -291,6 +309,11 @@ public:
   }
   Status launch(const Kernel &kernel, const LaunchDims &dims, void **params,
                 const std::string &where) override {
+    if (recording_) { // the parameters are read at every replay
+      recorded_.push_back(
+          [this, kernel, dims, params, where] { return launch(kernel, dims, params, where); });
+      return Status::ok();
+    }
     char err[1024] = {0};
     xlnetc_emu_launch cfg{};
     cfg.abi_version = XLNETC_EMU_ABI_VERSION;
@@ -312,6 +335,10 @@ public:
   }
   Status gemm(const GemmDesc &desc, const GemmOperands &ops,
               const std::string &where) override {
+    if (recording_) {
+      recorded_.push_back([this, desc, ops, where] { return gemm(desc, ops, where); });
+      return Status::ok();
+    }
     std::string at = where.empty() ? "" : where + ": ";
     GemmPointers p = gemmPointers(ops);
     XLNETC_RETURN_IF_ERROR(validateGemm(desc, p).withPrefix(at));
@@ -330,7 +357,37 @@ public:
   }
   Status synchronize(const std::string &) override { return Status::ok(); }
 
+  Status beginCapture(const std::string &where) override {
+    if (recording_)
+      return Status::error(where + ": a graph capture is already under way");
+    recording_ = true;
+    recorded_.clear();
+    return Status::ok();
+  }
+  Status endCapture(std::unique_ptr<Graph> &out, const std::string &where) override {
+    out.reset();
+    if (!recording_)
+      return Status::error(where + ": no graph capture is under way");
+    recording_ = false;
+    out = std::make_unique<EmuGraph>(std::move(recorded_));
+    recorded_.clear();
+    return Status::ok();
+  }
+  Status launchGraph(Graph &graph, const std::string &where) override {
+    if (recording_)
+      return Status::error(where + ": cannot launch a graph while capturing one");
+    for (const std::function<Status()> &op : static_cast<EmuGraph &>(graph).ops)
+      XLNETC_RETURN_IF_ERROR(op());
+    return Status::ok();
+  }
+
 private:
+  /// Upload, download and copy are not stream work a graph can hold.
+  Status notCapturing(const char *what) const {
+    if (recording_)
+      return Status::error(fmt::format("emulated device: {} during a graph capture", what));
+    return Status::ok();
+  }
   Status checkRange(DevPtr p, size_t bytes, const char *what) const {
     auto it = allocations_.upper_bound(p);
     if (it != allocations_.begin()) {
@@ -346,6 +403,9 @@ private:
   KernelCache cache_;
   int threads_ = 1;
   std::string scheduleName_;
+  /// Between beginCapture and endCapture: the recorded work.
+  bool recording_ = false;
+  std::vector<std::function<Status()>> recorded_;
   std::map<DevPtr, size_t> allocations_;
 };
 

@@ -169,6 +169,40 @@ TEST(EmuDevice, MemoryOutsideAnAllocationIsAnError) {
   EXPECT_FALSE(dev->memset(p, 0, 4).isOk()) << "freed memory";
 }
 
+// A capture records memsets (and launches, GEMMs) instead of running them;
+// a copy to or from the host is refused while it lasts; the graph replays
+// the work, every time it is launched.
+TEST(EmuDevice, CaptureRecordsAndGraphsReplay) {
+  std::unique_ptr<Device> dev;
+  ASSERT_TRUE(openDevice(DeviceKind::Emu, {}, dev).isOk());
+  DevPtr p;
+  ASSERT_TRUE(dev->alloc(16, p).isOk());
+  std::vector<unsigned char> bytes(16, 7), back(16);
+  ASSERT_TRUE(dev->upload(p, bytes.data(), 16).isOk());
+  ASSERT_TRUE(dev->beginCapture("test").isOk());
+  EXPECT_FALSE(dev->beginCapture("test").isOk()) << "nested capture";
+  ASSERT_TRUE(dev->memset(p, 3, 8).isOk());
+  Status st = dev->upload(p, bytes.data(), 16);
+  ASSERT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("upload during a graph capture"), std::string::npos)
+      << st.message();
+  std::unique_ptr<Graph> graph;
+  ASSERT_TRUE(dev->endCapture(graph, "test").isOk());
+  ASSERT_TRUE(graph);
+  ASSERT_TRUE(dev->download(back.data(), p, 16).isOk());
+  EXPECT_EQ(back[0], 7) << "recorded, not run";
+  for (int round = 0; round < 2; ++round) {
+    ASSERT_TRUE(dev->upload(p, bytes.data(), 16).isOk());
+    ASSERT_TRUE(dev->launchGraph(*graph, "test").isOk());
+    ASSERT_TRUE(dev->download(back.data(), p, 16).isOk());
+    EXPECT_EQ(back[0], 3);
+    EXPECT_EQ(back[7], 3);
+    EXPECT_EQ(back[8], 7);
+  }
+  EXPECT_FALSE(dev->endCapture(graph, "test").isOk()) << "no capture under way";
+  dev->free(p);
+}
+
 TEST(EmuDevice, MissingKernelIsNamed) {
   std::unique_ptr<Device> dev;
   ASSERT_TRUE(openDevice(DeviceKind::Emu, {}, dev).isOk());

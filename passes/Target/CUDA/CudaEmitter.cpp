@@ -115,6 +115,8 @@ struct Param {
   KernelArg arg;
   std::string type;
   std::string name;
+  /// How the wrapper passes it to the template ("*seed"); empty: the name.
+  std::string deref = {};
 };
 
 class Emitter {
@@ -159,8 +161,10 @@ private:
   static Param site(int64_t value) {
     return {{KernelArg::Immediate, -1, value}, "xl_i64", "site"};
   }
+  /// The step seed, read from device memory: every launch's arguments stay
+  /// the same from step to step (the step's CUDA graph is recorded once).
   static Param seed() {
-    return {{KernelArg::Seed, -1, 0}, "unsigned long long", "seed"};
+    return {{KernelArg::Seed, -1, 0}, "const unsigned long long *", "seed", "*"};
   }
   Param table(int index) const {
     bool adam = prog_.tables[index].kind == DeviceTable::Adam;
@@ -233,7 +237,7 @@ void Emitter::kernel(const std::string &suffix, const std::string &tmpl,
     std::string name = n ? fmt::format("{}_{}", p.name, n) : p.name;
     decl += (decl.empty() ? "" : ", ") + p.type +
             (p.type.back() == '*' ? "" : " ") + name;
-    call += (call.empty() ? "" : ", ") + name;
+    call += (call.empty() ? "" : ", ") + p.deref + name;
     types += p.type + ";";
   }
   std::string targList;
