@@ -109,10 +109,20 @@ Status DeviceExecutor::module(const DeviceProgram &program,
   auto it = modules_.find(key);
   if (it == modules_.end()) {
     LoadedModule loaded;
-    dev::ModuleSource src;
-    src.name = program.moduleName;
-    src.text = program.source;
-    XLNETC_RETURN_IF_ERROR(device_.loadModule(src, loaded.module));
+    if (!program.cubins.empty() && program.cubinArch == device_.arch()) {
+      // CUBINs compiled ahead of time for this architecture: no JIT.
+      for (const auto &[name, image] : program.cubins) {
+        std::unique_ptr<dev::Module> m;
+        XLNETC_RETURN_IF_ERROR(device_.loadCubin(name + ".cubin", image, m));
+        loaded.moduleOf[name] = m.get();
+        loaded.cubins.push_back(std::move(m));
+      }
+    } else {
+      dev::ModuleSource src;
+      src.name = program.moduleName;
+      src.text = program.source;
+      XLNETC_RETURN_IF_ERROR(device_.loadModule(src, loaded.module));
+    }
     it = modules_.emplace(key, std::move(loaded)).first;
   }
   out = &it->second;
@@ -263,9 +273,17 @@ Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
       }
       auto k = mod->kernels.find(l.kernel);
       if (k == mod->kernels.end()) {
+        dev::Module *in = mod->module.get();
+        if (!in) {
+          auto m = mod->moduleOf.find(l.kernel);
+          if (m == mod->moduleOf.end())
+            return Status::error(fmt::format("{}no CUBIN for kernel '{}' among the "
+                                             "program's {} compiled ahead of time",
+                                             where, l.kernel, mod->cubins.size()));
+          in = m->second;
+        }
         dev::Kernel kernel;
-        XLNETC_RETURN_IF_ERROR(
-            device_.getKernel(*mod->module, l.kernel, kernel).withPrefix(where));
+        XLNETC_RETURN_IF_ERROR(device_.getKernel(*in, l.kernel, kernel).withPrefix(where));
         k = mod->kernels.emplace(l.kernel, kernel).first;
       }
       op.kernel = k->second;

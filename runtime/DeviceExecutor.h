@@ -25,6 +25,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace xlnetc::rt {
 
@@ -49,7 +50,11 @@ private:
   Status runOps(const Prepared &p);
 
   struct LoadedModule {
+    /// The program's source compiled as one module, or its CUBINs compiled
+    /// ahead of time, one module per kernel (moduleOf).
     std::unique_ptr<dev::Module> module;
+    std::vector<std::unique_ptr<dev::Module>> cubins;
+    std::map<std::string, dev::Module *> moduleOf;
     std::map<std::string, dev::Kernel> kernels;
   };
   /// The loaded module of `program` (compiled on first use).

@@ -17,7 +17,9 @@
 #include "runtime/device/Gemm.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace xlnetc::rt {
@@ -91,6 +93,17 @@ struct DeviceProgram {
   /// SHA-256 of `source` (hex), set by the emitter: the executor keys its
   /// loaded modules by it without hashing the source on every step.
   std::string sourceDigest;
+  /// The emitter's pieces of `source`: the head (header comment and
+  /// #includes) and each kernel's wrapper, so a kernel compiles alone
+  /// (sourceHead + its wrapper: a bundle's per-kernel CUBINs). Not stored
+  /// in a bundle's program.json.
+  std::string sourceHead;
+  std::vector<std::pair<std::string, std::string>> kernelSources;
+  /// CUBINs compiled ahead of time for `cubinArch`, by kernel name (a
+  /// bundle's; docs/Bundles.md): on a device of that architecture the
+  /// executor loads them instead of compiling `source`.
+  std::string cubinArch;
+  std::map<std::string, std::string> cubins;
   std::vector<DeviceStep> steps;
   std::vector<DeviceTable> tables;
   /// The arena of the plan's temps (planMemory, run by the emitter).

@@ -3,8 +3,8 @@
 # bundles, neither of which links MLIR: xlnet-device-tests, xlnetc-run, the
 # shared libraries they need that a bare CUDA image may lack (fmt, OpenBLAS,
 # SentencePiece, toml++ and their runtime), the whole-step plans compiled at
-# build time, training bundles of the tiny, base and large models and a demo
-# corpus. Writes DIR (default .gpu/, ignored by git); on the GPU machine
+# build time, training bundles of the tiny, base and large models (with
+# their kernels compiled ahead of time for sm_90) and a demo corpus. Writes DIR (default .gpu/, ignored by git); on the GPU machine
 # run `bash DIR/run.sh` from the repository root (docs/Testing.md "On a GPU").
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +16,8 @@ cp "$build/bin/xlnet-device-tests" "$build/bin/xlnetc-run" "$out/bin/"
 cp "$build"/test/Device/plans/* "$out/plans/"
 # Training bundles for xlnetc-run (docs/Bundles.md) and a corpus to feed them.
 for model in tiny base large; do
-  "$build/bin/xlnetc" compile "models/xlnet-$model.toml" -o "$out/bundles/$model-train" > /dev/null
+  "$build/bin/xlnetc" compile "models/xlnet-$model.toml" --arch sm_90 \
+    -o "$out/bundles/$model-train" > /dev/null
 done
 "$build/bin/xlnetc" make-corpus demo "$out/demo.txt" --lines 20000 > /dev/null
 for lib in libfmt.so.9 libopenblas.so.0 libgfortran.so.5 libquadmath.so.0 libgomp.so.1 \

@@ -45,6 +45,10 @@ int runInfo(const xlnetc::Bundle &b) {
       b.shape.batch, b.shape.seqLen, b.shape.numPredict, b.shape.mlen,
       b.shape.permBits ? "bits" : "ranks", plan.steps.size(), plan.device->moduleName,
       plan.device->source.size());
+  if (!b.cubins.empty())
+    std::cout << fmt::format("  CUBINs compiled ahead of time for {}: {} kernels (a GPU of that "
+                             "architecture loads them instead of compiling {})\n",
+                             b.cubinArch, b.cubins.size(), plan.device->moduleName);
   std::cout << xlnetc::rt::formatMemoryPlan(plan.device->memory, b.shape.batch);
   return 0;
 }

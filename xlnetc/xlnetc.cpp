@@ -57,6 +57,11 @@ int main(int argc, char **argv) {
                          "ranks)")
       ->check(CLI::IsMember({"ranks", "bits"}))
       ->capture_default_str();
+  compileCmd->add_option("--arch", compile.arch,
+                         "Bundles: also compile every kernel ahead of time for this GPU "
+                         "architecture (sm_80, sm_90, ...), one CUBIN per kernel");
+  compileCmd->add_flag("--no-kernel-cache", compile.noKernelCache,
+                       "With --arch: compile every kernel afresh");
 
   xlnetc::RunStepArgs run;
   auto *runCmd = app.add_subcommand(

@@ -125,6 +125,14 @@ public:
     out = std::make_unique<CudaModule>(drv_, mod);
     return Status::ok();
   }
+  Status loadCubin(const std::string &name, const std::string &image,
+                   std::unique_ptr<Module> &out) override {
+    CUmodule mod = nullptr;
+    XLNETC_CU_RETURN_IF_ERROR(drv_, "loading the CUBIN " + name,
+                              cuModuleLoadData(&mod, image.data()));
+    out = std::make_unique<CudaModule>(drv_, mod);
+    return Status::ok();
+  }
   Status getKernel(Module &module, const std::string &name,
                    Kernel &out) override {
     CUfunction fn = nullptr;

@@ -129,6 +129,10 @@ public:
   /// it. Compile errors carry the compiler's whole log.
   virtual Status loadModule(const ModuleSource &source,
                             std::unique_ptr<Module> &out) = 0;
+  /// Loads a CUBIN compiled ahead of time for arch() (`name` for
+  /// messages). The emulated device runs sources only and says so.
+  virtual Status loadCubin(const std::string &name, const std::string &image,
+                           std::unique_ptr<Module> &out) = 0;
   /// Looks up an exported kernel of a loaded module.
   virtual Status getKernel(Module &module, const std::string &name,
                            Kernel &out) = 0;

@@ -293,6 +293,11 @@ public:
 
   Status loadModule(const ModuleSource &source,
                     std::unique_ptr<Module> &out) override;
+  Status loadCubin(const std::string &name, const std::string &,
+                   std::unique_ptr<Module> &) override {
+    return Status::error(fmt::format(
+        "emulated device: cannot load the CUBIN {} (it runs kernel sources)", name));
+  }
   Status getKernel(Module &module, const std::string &name,
                    Kernel &out) override {
     auto &m = static_cast<EmuModule &>(module);

@@ -3,12 +3,17 @@
 #include "xlnetc/Driver/Bundle.h"
 
 #include "runtime/DeviceProgramJson.h"
+#include "runtime/device/Device.h"
+#include "runtime/device/KernelCache.h"
+#include "runtime/device/Nvrtc.h"
 #include "runtime/device/Sha256.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <filesystem>
+#include <iostream>
 #include <fstream>
 #include <sstream>
 
@@ -77,7 +82,8 @@ bool isBundleOnly(const fs::path &dir) {
   std::error_code ec;
   for (const fs::directory_entry &e : fs::directory_iterator(dir, ec)) {
     std::string name = e.path().filename().string();
-    if (name != kManifest && !m["sha256"].contains(name))
+    if (name != kManifest && !m["sha256"].contains(name) &&
+        !(name == "cubin" && m.contains("cubins")))
       return false;
   }
   return !ec;
@@ -85,9 +91,39 @@ bool isBundleOnly(const fs::path &dir) {
 
 } // namespace
 
+rt::Status compileKernelCubins(const rt::DeviceProgram &program, const std::string &arch,
+                               bool noCache, std::map<std::string, std::string> &out) {
+  rt::KernelCache cache(rt::KernelCache::defaultDirectory(), !noCache);
+  rt::NvrtcOptions opts;
+  opts.arch = arch;
+  size_t hits = 0;
+  auto start = std::chrono::steady_clock::now();
+  for (const auto &[name, wrapper] : program.kernelSources) {
+    rt::NvrtcSource src;
+    src.name = name + ".cu";
+    src.text = program.sourceHead + wrapper;
+    for (const rt::dev::SourceFile &h : rt::dev::embeddedDeviceFiles())
+      src.headers.push_back({h.name, h.text});
+    rt::CompiledCubin cubin;
+    XLNETC_RETURN_IF_ERROR(rt::compileCubin(src, opts, &cache, cubin)
+                               .withPrefix(fmt::format("kernel {} for {}: ", name, arch)));
+    hits += cubin.fromCache ? 1 : 0;
+    out[name] = std::move(cubin.cubin);
+  }
+  std::cout << fmt::format("compiled {} kernels for {} ahead of time in {:.1f} s ({} from the "
+                           "kernel cache)\n",
+                           program.kernelSources.size(), arch,
+                           std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+                               .count(),
+                           hits);
+  return rt::Status::ok();
+}
+
 rt::Status writeBundle(const std::string &dir, const std::string &specPath,
                        const ModelSpec &spec, const StepShape &shape, StepKind step,
-                       const std::string &planText, const rt::DeviceProgram &program) {
+                       const std::string &planText, const rt::DeviceProgram &program,
+                       const std::string &cubinArch,
+                       const std::map<std::string, std::string> &cubins) {
   fs::path target(dir);
   if (!target.has_filename()) // "out/"
     target = target.parent_path();
@@ -126,6 +162,19 @@ rt::Status writeBundle(const std::string &dir, const std::string &specPath,
       return cleanup(st);
     files[name] = rt::Sha256::hexHash(*text);
   }
+  json cubinSums = json::object();
+  if (!cubins.empty()) {
+    const fs::path cubinDir = tmp / "cubin" / cubinArch;
+    fs::create_directories(cubinDir, ec);
+    if (ec)
+      return cleanup(rt::Status::error(
+          fmt::format("cannot create {}: {}", cubinDir.string(), ec.message())));
+    for (const auto &[name, image] : cubins) {
+      if (rt::Status st = writeFile(cubinDir / (name + ".cubin"), image); !st)
+        return cleanup(st);
+      cubinSums[name] = rt::Sha256::hexHash(image);
+    }
+  }
   int kernels = 0;
   for (const rt::DeviceStep &s : program.steps)
     for (const rt::DeviceLaunch &l : s.launches)
@@ -143,6 +192,10 @@ rt::Status writeBundle(const std::string &dir, const std::string &specPath,
                    {"plan_steps", program.steps.size()},
                    {"kernel_launches", kernels},
                    {"sha256", files}};
+  if (!cubins.empty())
+    manifest["cubins"] = {{"arch", cubinArch},
+                          {"dir", "cubin/" + cubinArch},
+                          {"sha256", cubinSums}};
   if (rt::Status st = writeFile(tmp / kManifest, manifest.dump(2) + "\n"); !st)
     return cleanup(st);
 
@@ -219,6 +272,19 @@ rt::Status readBundle(const std::string &dir, Bundle &out) {
             "{}: its SHA-256 is not the one {} records (the file was changed or damaged)",
             (root / name).string(), where));
     }
+    if (m.contains("cubins")) {
+      const json &c = m.at("cubins");
+      b.cubinArch = c.at("arch").get<std::string>();
+      const fs::path cubinDir = root / c.at("dir").get<std::string>();
+      for (const auto &[name, sum] : c.at("sha256").items()) {
+        const fs::path path = cubinDir / (name + ".cubin");
+        XLNETC_RETURN_IF_ERROR(readFile(path, b.cubins[name]));
+        if (rt::Sha256::hexHash(b.cubins[name]) != sum.get<std::string>())
+          return rt::Status::error(fmt::format(
+              "{}: its SHA-256 is not the one {} records (the file was changed or damaged)",
+              path.string(), where));
+      }
+    }
     XLNETC_RETURN_IF_ERROR(readFile(b.specPath, specText));
     if (rt::Sha256::hexHash(specText) != sums.at(spec.at("file").get<std::string>()).get<std::string>())
       return rt::Status::error(fmt::format(
@@ -265,6 +331,8 @@ StepCompiler bundleCompiler(const Bundle &bundle) {
       error = fmt::format("xlnetc: error: {}/program.json: {}\n", bundle.dir, st.message());
       return false;
     }
+    program->cubinArch = bundle.cubinArch;
+    program->cubins = bundle.cubins;
     plan.device = std::move(program);
     if (planText)
       *planText = bundle.planText;

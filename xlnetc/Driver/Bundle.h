@@ -17,6 +17,7 @@
 #include "runtime/DeviceProgram.h"
 #include "runtime/Status.h"
 
+#include <map>
 #include <string>
 
 namespace xlnetc {
@@ -33,15 +34,28 @@ struct Bundle {
   StepShape shape;
   std::string precision; ///< "fp32"
   std::string planText, programText, source;
+  /// CUBINs compiled ahead of time (empty: none), by kernel name.
+  std::string cubinArch;
+  std::map<std::string, std::string> cubins;
 };
 
+/// Compiles every kernel of `program` alone (its head and its wrapper) with
+/// NVRTC for `arch`, through the kernel cache unless `noCache`; prints one
+/// progress line. `out` maps kernel names to CUBINs.
+rt::Status compileKernelCubins(const rt::DeviceProgram &program, const std::string &arch,
+                               bool noCache, std::map<std::string, std::string> &out);
+
 /// Writes the bundle of `step` of the spec at `specPath` (its file is copied)
-/// into `dir`: into a fresh sibling directory first, then renamed over `dir`.
-/// An existing `dir` is replaced only when it is a bundle or empty; anything
-/// else there is an error and stays as it was.
+/// into `dir`, with `cubins` (compileKernelCubins for `cubinArch`) under
+/// cubin/ARCH/KERNEL.cubin when given: into a fresh sibling directory
+/// first, then renamed over `dir`. An existing `dir` is replaced only when
+/// it is a bundle holding nothing but its files, or empty; anything else
+/// there is an error and stays as it was.
 rt::Status writeBundle(const std::string &dir, const std::string &specPath,
                        const ModelSpec &spec, const StepShape &shape, StepKind step,
-                       const std::string &planText, const rt::DeviceProgram &program);
+                       const std::string &planText, const rt::DeviceProgram &program,
+                       const std::string &cubinArch = {},
+                       const std::map<std::string, std::string> &cubins = {});
 
 /// Reads the bundle in `dir`: the manifest, every file it names, each
 /// checked against its recorded SHA-256. Errors name the file.

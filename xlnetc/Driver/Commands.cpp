@@ -43,6 +43,9 @@ int runCompile(const CompileArgs &args) {
                 "bundle)");
   if (bundle && args.output.empty())
     return fail("--emit=bundle needs -o DIR, the bundle's directory");
+  if (!bundle && !args.arch.empty())
+    return fail("--arch compiles a bundle's kernels ahead of time: it needs a bundle "
+                "(-o DIR or --emit=bundle)");
   std::optional<StepKind> step = parseStepKind(args.step);
   if (!step)
     return fail("unknown --step value '" + args.step +
@@ -83,7 +86,13 @@ int runCompile(const CompileArgs &args) {
     if (rt::Status st = cuda::emitDeviceProgram(plan, deviceEmitOptions(spec, *step), *program);
         !st)
       return fail(st.message());
-    if (rt::Status st = writeBundle(args.output, args.spec, spec, shape, *step, out, *program);
+    std::map<std::string, std::string> cubins;
+    if (!args.arch.empty())
+      if (rt::Status st = compileKernelCubins(*program, args.arch, args.noKernelCache, cubins);
+          !st)
+        return fail(st.message());
+    if (rt::Status st = writeBundle(args.output, args.spec, spec, shape, *step, out, *program,
+                                    args.arch, cubins);
         !st)
       return fail(st.message());
     std::cout << fmt::format("wrote the bundle of the {} step of {} to {} ({} plan steps, "

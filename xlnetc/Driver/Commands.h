@@ -30,6 +30,10 @@ struct CompileArgs {
   /// "bits": the step reads perm_bits (a perm_mask without ranks) instead
   /// of perm_rank.
   std::string permMask = "ranks";
+  /// Bundles: also compile every kernel ahead of time for this NVRTC
+  /// architecture (empty: none); noKernelCache bypasses the kernel cache.
+  std::string arch;
+  bool noKernelCache = false;
 };
 int runCompile(const CompileArgs &args);
 

@@ -259,9 +259,11 @@ void Emitter::kernel(const std::string &suffix, const std::string &tmpl,
   l.kernel = it->second;
   if (fresh) {
     body_ += "// launch: " + launchLine + "\n";
-    body_ += fmt::format("XL_KERNEL void {}({}) {{\n  {}<{}>({});\n}}\n"
-                         "XL_EXPORT({})\n\n",
-                         l.kernel, decl, tmpl, targList, call, l.kernel);
+    std::string wrapper = fmt::format("XL_KERNEL void {}({}) {{\n  {}<{}>({});\n}}\n"
+                                      "XL_EXPORT({})\n",
+                                      l.kernel, decl, tmpl, targList, call, l.kernel);
+    body_ += wrapper + "\n";
+    prog_.kernelSources.emplace_back(l.kernel, std::move(wrapper));
     ++kernels_;
   } else {
     body_ += fmt::format("// launch: {} ({}), {}\n\n", l.kernel, call,
@@ -847,6 +849,7 @@ Status Emitter::run(const CudaEmitOptions &options) {
          "#include \"xlnetc_k_loss.cuh\"\n"
          "#include \"xlnetc_k_norm.cuh\"\n"
          "#include \"xlnetc_k_optim.cuh\"\n\n";
+  prog_.sourceHead = src;
   src += body_;
   prog_.sourceDigest = Sha256::hexHash(src);
   return Status::ok();
