@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <set>
 
 namespace xlnetc::rt {
 
@@ -153,7 +154,12 @@ struct DeviceExecutor::Prepared {
   };
 
   const DeviceProgram *program = nullptr;
+  const Plan *plan = nullptr;
   std::string digest;
+  /// Inputs whose buffers hold a value a step left (Executor::setCarry).
+  std::set<int> kept;
+  /// Buffer ids by input and by output name.
+  std::map<std::string, int> inputId, outputId;
   std::unique_ptr<Allocations> allocs;
   std::vector<dev::DevPtr> addr;
   dev::DevPtr status = 0, seed = 0;
@@ -174,6 +180,13 @@ Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
   XLNETC_RETURN_IF_ERROR(module(program, mod));
   auto p = std::make_unique<Prepared>();
   p->program = &program;
+  p->plan = &plan;
+  for (const Buffer &b : plan.buffers) {
+    if (b.role != Buffer::Temp)
+      p->inputId[b.name] = b.id;
+    for (const std::string &name : b.outputs)
+      p->outputId[name] = b.id;
+  }
   p->digest = program.sourceDigest;
   p->allocs = std::make_unique<Allocations>(device_);
   Allocations &allocs = *p->allocs;
@@ -343,36 +356,74 @@ Status DeviceExecutor::runOps(const Prepared &p) {
   return Status::ok();
 }
 
+void DeviceExecutor::dropKept() {
+  if (prepared_)
+    prepared_->kept.clear();
+}
+
+Status DeviceExecutor::fetch(const std::string &name, Tensor &out) {
+  if (prepared_) {
+    auto it = prepared_->inputId.find(name);
+    if (it != prepared_->inputId.end() && prepared_->kept.count(it->second)) {
+      const Buffer &b = prepared_->plan->buffers[size_t(it->second)];
+      Tensor t = Tensor::zeros(b.dtype, b.shape);
+      XLNETC_RETURN_IF_ERROR(device_.download(t.storage.data(), prepared_->addr[b.id], t.nbytes()));
+      out = std::move(t);
+      return Status::ok();
+    }
+  }
+  return Status::error(fmt::format("no step has left a value of input '{}' on the device", name));
+}
+
 Status DeviceExecutor::execute(const Plan &plan, const DeviceProgram &program,
                                const TensorMap &bindings, TensorMap &outputs,
-                               const ExecOptions &opts) {
+                               const ExecOptions &opts,
+                               const std::vector<std::pair<std::string, std::string>> &carry) {
   size_t n = plan.buffers.size();
   if (program.steps.size() != plan.steps.size())
     return Status::error(fmt::format(
         "internal error: the device program has {} steps, the plan {}",
         program.steps.size(), plan.steps.size()));
 
-  // 1. Check the bindings before any device work.
+  // 1. The program's memory and work: prepared once, kept for the next
+  //    steps of the same program (with the inputs earlier steps left).
+  const bool same = prepared_ && prepared_->program == &program && prepared_->plan == &plan &&
+                    prepared_->digest == program.sourceDigest && prepared_->addr.size() == n;
+
+  // 2. Check the bindings before any device work; a kept input needs none.
   std::vector<const Tensor *> bound(n, nullptr);
   for (const Buffer &b : plan.buffers)
-    if (b.role != Buffer::Temp)
+    if (b.role != Buffer::Temp &&
+        !(same && !bindings.count(b.name) && prepared_->kept.count(b.id)))
       XLNETC_RETURN_IF_ERROR(checkBinding(b, bindings, bound[b.id]));
 
-  // 2. The program's memory and work: prepared once, kept for the next
-  //    steps of the same program.
-  if (!prepared_ || prepared_->program != &program ||
-      prepared_->digest != program.sourceDigest || prepared_->addr.size() != n) {
+  if (!same) {
     prepared_.reset(); // its memory goes before the next one's comes
     XLNETC_RETURN_IF_ERROR(prepare(plan, program, prepared_));
   }
   Prepared &p = *prepared_;
+  std::vector<std::pair<int, int>> carried; // (output buffer, input buffer)
+  for (const auto &[out, in] : carry) {
+    auto o = p.outputId.find(out);
+    auto i = p.inputId.find(in);
+    if (o == p.outputId.end() || i == p.inputId.end() ||
+        plan.buffers[size_t(o->second)].shape != plan.buffers[size_t(i->second)].shape ||
+        plan.buffers[size_t(o->second)].dtype != plan.buffers[size_t(i->second)].dtype)
+      return Status::error(fmt::format(
+          "cannot carry output '{}' to input '{}': the plan has no such pair of the same "
+          "type",
+          out, in));
+    carried.emplace_back(o->second, i->second);
+  }
 
-  // 3. This step's inputs, parameters and seed; clean status words.
+  // 3. This step's bound inputs, parameters and seed; clean status words.
   for (const Buffer &b : plan.buffers)
-    if (b.role != Buffer::Temp)
+    if (bound[b.id]) {
       XLNETC_RETURN_IF_ERROR(device_.upload(
           p.addr[b.id], bound[b.id]->storage.data(),
           static_cast<size_t>(numelOf(b.shape)) * dtypeSize(b.dtype)));
+      p.kept.erase(b.id);
+    }
   const uint64_t seed = opts.seed;
   XLNETC_RETURN_IF_ERROR(device_.upload(p.seed, &seed, sizeof seed));
   if (p.statusSteps > 0)
@@ -411,14 +462,30 @@ Status DeviceExecutor::execute(const Plan &plan, const DeviceProgram &program,
     }
   }
 
-  // 6. The outputs, as the host executor returns them.
+  // 6. The carried outputs become kept inputs, on the device.
+  std::set<std::string> carriedNames;
+  for (const auto &[out, in] : carry)
+    carriedNames.insert(out);
+  for (auto [out, in] : carried) {
+    const Buffer &b = plan.buffers[size_t(out)];
+    XLNETC_RETURN_IF_ERROR(device_.copy(
+        p.addr[size_t(in)], p.addr[size_t(out)],
+        static_cast<size_t>(numelOf(b.shape)) * dtypeSize(b.dtype)));
+    p.kept.insert(in);
+  }
+
+  // 7. The other outputs, as the host executor returns them.
   TensorMap result;
   for (const Buffer &b : plan.buffers) {
-    if (b.outputs.empty())
+    std::vector<std::string> names; // the buffer's names that come back
+    for (const std::string &name : b.outputs)
+      if (!carriedNames.count(name))
+        names.push_back(name);
+    if (names.empty())
       continue;
     Tensor t = Tensor::zeros(b.dtype, b.shape);
     XLNETC_RETURN_IF_ERROR(device_.download(t.storage.data(), p.addr[b.id], t.nbytes()));
-    for (const std::string &name : b.outputs)
+    for (const std::string &name : names)
       result[name] = t;
   }
   for (auto &[name, t] : result)

@@ -25,6 +25,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace xlnetc::rt {
@@ -39,7 +40,18 @@ public:
   /// used (the device decides).
   Status execute(const Plan &plan, const DeviceProgram &program,
                  const TensorMap &bindings, TensorMap &outputs,
-                 const ExecOptions &opts = {});
+                 const ExecOptions &opts = {},
+                 const std::vector<std::pair<std::string, std::string>> &carry = {});
+
+  /// `carry` is Executor::setCarry's on the device: after the step each
+  /// (out, in) pair's output is copied into the input's buffer and kept
+  /// there; a kept input needs no binding; carried outputs are not read
+  /// back.
+
+  /// The kept value of input `name`, read back.
+  Status fetch(const std::string &name, Tensor &out);
+  /// Forgets every kept value.
+  void dropKept();
 
 private:
   struct Prepared;

@@ -26,10 +26,45 @@ std::string Executor::description() const {
                      threads == 1 ? "" : "s");
 }
 
+void Executor::setCarry(std::vector<std::pair<std::string, std::string>> carry) {
+  carry_ = std::move(carry);
+  kept_.clear();
+  if (deviceExecutor_)
+    deviceExecutor_->dropKept();
+}
+
+Status Executor::fetch(const std::string &name, Tensor &out) {
+  if (deviceExecutor_)
+    return deviceExecutor_->fetch(name, out);
+  auto it = kept_.find(name);
+  if (it == kept_.end())
+    return Status::error(fmt::format("no step has left a value of input '{}'", name));
+  out = it->second;
+  return Status::ok();
+}
+
 Status Executor::execute(const Plan &plan, const TensorMap &bindings,
                          TensorMap &outputs, const ExecOptions &opts) {
-  if (!device_)
-    return executeHost(plan, bindings, outputs, opts);
+  if (!device_) {
+    if (carry_.empty())
+      return executeHost(plan, bindings, outputs, opts);
+    // The kept inputs join the bindings (a binding of the same name wins).
+    TensorMap merged = bindings;
+    for (auto &[name, t] : kept_)
+      merged.emplace(name, t);
+    TensorMap result;
+    XLNETC_RETURN_IF_ERROR(executeHost(plan, merged, result, opts));
+    for (const auto &[out, in] : carry_) {
+      auto it = result.find(out);
+      if (it == result.end())
+        return Status::error(fmt::format("the step has no output '{}' to carry to '{}'", out, in));
+      kept_[in] = std::move(it->second);
+      result.erase(it);
+    }
+    for (auto &[name, t] : result)
+      outputs[name] = std::move(t);
+    return Status::ok();
+  }
   if (!plan.device)
     return Status::error(fmt::format(
         "internal error: --device {} needs the plan's device program (the "
@@ -37,7 +72,7 @@ Status Executor::execute(const Plan &plan, const TensorMap &bindings,
         dev::deviceKindName(kind_)));
   if (!deviceExecutor_)
     deviceExecutor_ = std::make_unique<DeviceExecutor>(*device_);
-  return deviceExecutor_->execute(plan, *plan.device, bindings, outputs, opts);
+  return deviceExecutor_->execute(plan, *plan.device, bindings, outputs, opts, carry_);
 }
 
 } // namespace xlnetc::rt

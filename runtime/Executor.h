@@ -17,6 +17,8 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace xlnetc::rt {
 
@@ -40,12 +42,25 @@ public:
   Status execute(const Plan &plan, const TensorMap &bindings,
                  TensorMap &outputs, const ExecOptions &opts = {});
 
+  /// The training state a step hands to the next: after every successful
+  /// execute, output `out` becomes the kept value of input `in` for each
+  /// (out, in) pair — on the device for emu and cuda, where it stays (a
+  /// device-to-device copy, nothing crosses to the host) — and is not
+  /// returned in `outputs`. A kept input need not be bound again; a binding
+  /// of the same name replaces it. An empty list drops the kept values.
+  void setCarry(std::vector<std::pair<std::string, std::string>> carry);
+  /// The kept value of input `name` (read back from the device).
+  Status fetch(const std::string &name, Tensor &out);
+
 private:
   dev::DeviceKind kind_ = dev::DeviceKind::Host;
   std::unique_ptr<dev::Device> device_;
   /// Runs plans on device_ (keeps their loaded modules between steps).
   std::unique_ptr<DeviceExecutor> deviceExecutor_;
   std::string autoWhy_;
+  std::vector<std::pair<std::string, std::string>> carry_;
+  /// The host's kept inputs (the device executor keeps its own on the device).
+  TensorMap kept_;
 };
 
 } // namespace xlnetc::rt

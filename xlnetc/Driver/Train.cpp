@@ -95,20 +95,43 @@ struct Bindings {
   static std::string m(const std::string &p) { return "adam_m." + p; }
   static std::string v(const std::string &p) { return "adam_v." + p; }
 
-  rt::train::TrainState snapshot(const rt::train::ParamShapes &shapes,
-                                 int64_t nLayer, bool hasMems) const {
-    rt::train::TrainState s;
+  /// The state the steps hand on (Executor::setCarry): output -> input.
+  static std::vector<std::pair<std::string, std::string>>
+  carry(const rt::train::ParamShapes &shapes, int64_t nLayer, bool hasMems) {
+    std::vector<std::pair<std::string, std::string>> c;
     for (const auto &[name, shape] : shapes) {
-      s.params[name] = map.at(name);
-      s.adamM[name] = map.at(m(name));
-      s.adamV[name] = map.at(v(name));
+      c.emplace_back("new." + name, name);
+      c.emplace_back("new.adam_m." + name, m(name));
+      c.emplace_back("new.adam_v." + name, v(name));
+    }
+    if (hasMems)
+      for (int64_t l = 0; l < nLayer; ++l)
+        c.emplace_back("new_mems." + std::to_string(l), "mems." + std::to_string(l));
+    return c;
+  }
+
+  /// Input `name`: bound here, or kept by the executor from the last step.
+  rt::Status get(rt::Executor &executor, const std::string &name, rt::Tensor &out) const {
+    if (auto it = map.find(name); it != map.end()) {
+      out = it->second;
+      return rt::Status::ok();
+    }
+    return executor.fetch(name, out);
+  }
+
+  rt::Status snapshot(rt::Executor &executor, const rt::train::ParamShapes &shapes,
+                      int64_t nLayer, bool hasMems, rt::train::TrainState &s) const {
+    for (const auto &[name, shape] : shapes) {
+      XLNETC_RETURN_IF_ERROR(get(executor, name, s.params[name]));
+      XLNETC_RETURN_IF_ERROR(get(executor, m(name), s.adamM[name]));
+      XLNETC_RETURN_IF_ERROR(get(executor, v(name), s.adamV[name]));
     }
     if (hasMems)
       for (int64_t l = 0; l < nLayer; ++l) {
         std::string key = "mems." + std::to_string(l);
-        s.mems[key] = map.at(key);
+        XLNETC_RETURN_IF_ERROR(get(executor, key, s.mems[key]));
       }
-    return s;
+    return rt::Status::ok();
   }
 };
 
@@ -252,7 +275,8 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
   }
 
   auto saveCheckpoint = [&]() -> rt::Status {
-    rt::train::TrainState state = bind.snapshot(shapes, spec.nLayer, hasMems);
+    rt::train::TrainState state;
+    XLNETC_RETURN_IF_ERROR(bind.snapshot(executor, shapes, spec.nLayer, hasMems, state));
     state.step = step;
     state.rngState = std::to_string(dropoutSeed);
     state.dataPosition = stream.savePosition();
@@ -285,7 +309,10 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
       args.checkpointEvery > 0 ? std::to_string(args.checkpointEvery) : "run (end only)",
       metricsPath);
 
-  // 5. The loop.
+  // 5. The loop. The parameters, moments and memory go to the executor with
+  //    the first step and stay there (on the device for emu and cuda).
+  const auto carry = Bindings::carry(shapes, spec.nLayer, hasMems);
+  executor.setCarry(carry);
   rt::ExecOptions exec;
   exec.threads = args.threads;
   const std::optional<int64_t> faultStep = nanFaultStep();
@@ -303,7 +330,8 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
       rt::data::Batch dumped = batch;
       for (int64_t l = 0; hasMems && l < spec.nLayer; ++l) {
         std::string key = "mems." + std::to_string(l);
-        dumped.tensors[key] = bind.map.at(key);
+        if (rt::Status st = bind.get(executor, key, dumped.tensors[key]); !st)
+          return fail(st.message());
       }
       std::string path =
           (fs::path(args.dumpBatches) / fmt::format("step-{:06d}.safetensors", step + 1)).string();
@@ -314,8 +342,13 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
       if (name.rfind("raw.", 0) != 0)
         bind.map[name] = std::move(t);
     bind.map["step"] = rt::Tensor::fromI64({}, {step});
-    if (faultStep && *faultStep == step + 1)
-      bind.map.at("transformer.mask_emb").f32()[0] = NAN;
+    if (faultStep && *faultStep == step + 1) {
+      rt::Tensor poisoned;
+      if (rt::Status st = bind.get(executor, "transformer.mask_emb", poisoned); !st)
+        return fail(st.message());
+      poisoned.f32()[0] = NAN;
+      bind.map["transformer.mask_emb"] = std::move(poisoned);
+    }
 
     exec.seed = stepSeed(dropoutSeed, step);
     if (rt::Status st = executor.execute(plan, bind.map, outputs, exec); !st)
@@ -334,17 +367,10 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
           step + 1, loss, gnorm, kept));
     }
 
-    // The step's results become the state of the next step.
-    for (const auto &[name, s] : shapes) {
-      bind.map[name] = std::move(outputs.at("new." + name));
-      bind.map[Bindings::m(name)] = std::move(outputs.at("new.adam_m." + name));
-      bind.map[Bindings::v(name)] = std::move(outputs.at("new.adam_v." + name));
-    }
-    if (hasMems)
-      for (int64_t l = 0; l < spec.nLayer; ++l) {
-        std::string key = "mems." + std::to_string(l);
-        bind.map[key] = std::move(outputs.at("new_" + key));
-      }
+    // The step's results are the state of the next step: the executor
+    // keeps them (on the device), so they are bound no more.
+    for (const auto &[out, in] : carry)
+      bind.map.erase(in);
     ++step;
     ++intervalSteps;
 
