@@ -110,15 +110,24 @@ Status DeviceExecutor::module(const DeviceProgram &program,
   auto it = modules_.find(key);
   if (it == modules_.end()) {
     LoadedModule loaded;
-    if (!program.cubins.empty() && program.cubinArch == device_.arch()) {
-      // CUBINs compiled ahead of time for this architecture: no JIT.
+    bool fromCubins = !program.cubins.empty() && program.cubinArch == device_.arch();
+    if (fromCubins) {
+      // CUBINs compiled ahead of time for this architecture: no kernel to
+      // compile. One this driver cannot load (a newer NVRTC made it) sends
+      // the whole program back to its source.
       for (const auto &[name, image] : program.cubins) {
         std::unique_ptr<dev::Module> m;
-        XLNETC_RETURN_IF_ERROR(device_.loadCubin(name + ".cubin", image, m));
+        if (!device_.loadCubin(name + ".cubin", image, m)) {
+          loaded.cubins.clear();
+          loaded.moduleOf.clear();
+          fromCubins = false;
+          break;
+        }
         loaded.moduleOf[name] = m.get();
         loaded.cubins.push_back(std::move(m));
       }
-    } else {
+    }
+    if (!fromCubins) {
       dev::ModuleSource src;
       src.name = program.moduleName;
       src.text = program.source;
@@ -154,8 +163,14 @@ struct DeviceExecutor::Prepared {
   };
 
   const DeviceProgram *program = nullptr;
-  const Plan *plan = nullptr;
+  uint64_t programId = 0;
   std::string digest;
+  /// The plan's buffers (what fetch needs after the plan is gone).
+  std::vector<Buffer> buffers;
+  /// Whether a step ran piece by piece already: the graph is recorded at
+  /// the second step, once every lazy setup (cuBLASLt's handle and
+  /// workspace, kernel attributes) has happened outside a capture.
+  bool warm = false;
   /// Inputs whose buffers hold a value a step left (Executor::setCarry).
   std::set<int> kept;
   /// Buffer ids by input and by output name.
@@ -180,7 +195,8 @@ Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
   XLNETC_RETURN_IF_ERROR(module(program, mod));
   auto p = std::make_unique<Prepared>();
   p->program = &program;
-  p->plan = &plan;
+  p->programId = program.id;
+  p->buffers = plan.buffers;
   for (const Buffer &b : plan.buffers) {
     if (b.role != Buffer::Temp)
       p->inputId[b.name] = b.id;
@@ -365,7 +381,7 @@ Status DeviceExecutor::fetch(const std::string &name, Tensor &out) {
   if (prepared_) {
     auto it = prepared_->inputId.find(name);
     if (it != prepared_->inputId.end() && prepared_->kept.count(it->second)) {
-      const Buffer &b = prepared_->plan->buffers[size_t(it->second)];
+      const Buffer &b = prepared_->buffers[size_t(it->second)];
       Tensor t = Tensor::zeros(b.dtype, b.shape);
       XLNETC_RETURN_IF_ERROR(device_.download(t.storage.data(), prepared_->addr[b.id], t.nbytes()));
       out = std::move(t);
@@ -387,7 +403,9 @@ Status DeviceExecutor::execute(const Plan &plan, const DeviceProgram &program,
 
   // 1. The program's memory and work: prepared once, kept for the next
   //    steps of the same program (with the inputs earlier steps left).
-  const bool same = prepared_ && prepared_->program == &program && prepared_->plan == &plan &&
+  const bool same = prepared_ &&
+                    (program.id != 0 ? prepared_->programId == program.id
+                                     : prepared_->program == &program) &&
                     prepared_->digest == program.sourceDigest && prepared_->addr.size() == n;
 
   // 2. Check the bindings before any device work; a kept input needs none.
@@ -429,11 +447,13 @@ Status DeviceExecutor::execute(const Plan &plan, const DeviceProgram &program,
   if (p.statusSteps > 0)
     XLNETC_RETURN_IF_ERROR(device_.memset(p.status, 0, p.statusBytes));
 
-  // 4. The work, in plan order, without reading anything back: recorded
-  //    into the step's graph the first time, which every later step
-  //    replays (docs/Devices.md "The step as one graph").
-  if (!opts.deviceGraph) {
+  // 4. The work, in plan order, without reading anything back: launched
+  //    piece by piece at the first step, recorded into the step's graph at
+  //    the second, which every later step replays (docs/Devices.md "The
+  //    step as one graph").
+  if (!opts.deviceGraph || !p.warm) {
     XLNETC_RETURN_IF_ERROR(runOps(p));
+    p.warm = true;
   } else {
     if (!p.graph) {
       XLNETC_RETURN_IF_ERROR(device_.beginCapture("the step"));

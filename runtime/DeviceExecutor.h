@@ -6,7 +6,7 @@
 // the program's source once per executor (through the kernel cache),
 // allocates the program's memory once at fixed addresses and runs the work
 // of every step in plan order on one stream — generated kernels and
-// cuBLASLt-semantics GEMMs — as one graph recorded at the first step and
+// cuBLASLt-semantics GEMMs — as one graph recorded at the second step and
 // replayed after (inputs, parameters and the step seed are uploaded to
 // their fixed buffers before). Nothing is read back inside the step; the
 // status words of the steps that can find a data error (a bad id, a bad

@@ -16,6 +16,7 @@
 #include "runtime/MemoryPlan.h"
 #include "runtime/device/Gemm.h"
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -86,8 +87,18 @@ struct DeviceStep {
   bool status = false;        ///< whether a launch can report a data error
 };
 
+/// A fresh, process-wide identity for a device program (never 0).
+inline uint64_t newDeviceProgramId() {
+  static std::atomic<uint64_t> next{1};
+  return next++;
+}
+
 /// A plan's device program; `steps` is parallel to the plan's steps.
 struct DeviceProgram {
+  /// Which program this is (newDeviceProgramId, set by whoever builds it;
+  /// 0: unknown): the executor keeps a program's memory and graph for its
+  /// next step only while the ids match.
+  uint64_t id = 0;
   std::string moduleName; ///< e.g. "xlnet-train.cu" (messages, cache)
   std::string source;     ///< the generated CUDA C++ (includes the prelude)
   /// SHA-256 of `source` (hex), set by the emitter: the executor keys its

@@ -269,6 +269,7 @@ Status parseDeviceProgramJson(const std::string &text, const Plan &plan,
     p.steps.push_back(std::move(step));
   }
   p.memory = planMemory(plan, &p);
+  p.id = newDeviceProgramId();
   out = std::move(p);
   return Status::ok();
 }

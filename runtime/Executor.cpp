@@ -13,6 +13,8 @@ Status Executor::open(dev::DeviceKind kind, const dev::DeviceOptions &options,
   out.kind_ = dev::resolveDeviceKind(kind, &out.autoWhy_);
   out.deviceExecutor_.reset(); // it refers to the old device
   out.device_.reset();
+  out.carry_.clear();
+  out.kept_.clear();
   if (out.kind_ == dev::DeviceKind::Host)
     return Status::ok();
   return dev::openDevice(out.kind_, options, out.device_);
@@ -48,18 +50,27 @@ Status Executor::execute(const Plan &plan, const TensorMap &bindings,
   if (!device_) {
     if (carry_.empty())
       return executeHost(plan, bindings, outputs, opts);
-    // The kept inputs join the bindings (a binding of the same name wins).
+    // The kept inputs join the bindings (a binding of the same name wins):
+    // moved in, and back out when the step fails.
     TensorMap merged = bindings;
+    std::vector<std::string> lent;
     for (auto &[name, t] : kept_)
-      merged.emplace(name, t);
+      if (merged.emplace(name, std::move(t)).second)
+        lent.push_back(name);
     TensorMap result;
-    XLNETC_RETURN_IF_ERROR(executeHost(plan, merged, result, opts));
+    Status st = executeHost(plan, merged, result, opts);
+    for (const auto &[out, in] : carry_)
+      if (st && !result.count(out))
+        st = Status::error(fmt::format("the step has no output '{}' to carry to '{}'", out, in));
+    if (!st) {
+      for (const std::string &name : lent)
+        kept_[name] = std::move(merged[name]);
+      return st;
+    }
+    kept_.clear();
     for (const auto &[out, in] : carry_) {
-      auto it = result.find(out);
-      if (it == result.end())
-        return Status::error(fmt::format("the step has no output '{}' to carry to '{}'", out, in));
-      kept_[in] = std::move(it->second);
-      result.erase(it);
+      kept_[in] = std::move(result[out]);
+      result.erase(out);
     }
     for (auto &[name, t] : result)
       outputs[name] = std::move(t);

@@ -24,7 +24,8 @@ struct ExecOptions {
   /// OpenMP / OpenBLAS threads; 0 = all cores.
   int threads = 0;
   /// emu and cuda: run the step as one recorded graph (a CUDA graph on a
-  /// GPU), recorded at the first step of a program and replayed after;
+  /// GPU), recorded at the second step of a program (the first runs piece by
+  /// piece) and replayed after;
   /// false launches every piece of work one by one.
   bool deviceGraph = true;
 };

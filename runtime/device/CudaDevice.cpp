@@ -210,10 +210,14 @@ constexpr size_t kCublasWorkspaceBytes = size_t(32) << 20;
 Status CudaDevice::ensureCublas(const std::string &where) {
   if (ltHandle_)
     return Status::ok();
+  // The workspace first: the handle says the setup is complete.
   XLNETC_RETURN_IF_ERROR(loadCublasLt(lt_));
-  XLNETC_CUBLAS_RETURN_IF_ERROR(*lt_, where, cublasLtCreate(&ltHandle_));
-  XLNETC_CU_RETURN_IF_ERROR(drv_, "cuBLASLt workspace",
-                            cuMemAlloc(&workspace_, kCublasWorkspaceBytes));
+  if (!workspace_)
+    XLNETC_CU_RETURN_IF_ERROR(drv_, "cuBLASLt workspace",
+                              cuMemAlloc(&workspace_, kCublasWorkspaceBytes));
+  cublasLtHandle_t handle = nullptr;
+  XLNETC_CUBLAS_RETURN_IF_ERROR(*lt_, where, cublasLtCreate(&handle));
+  ltHandle_ = handle;
   return Status::ok();
 }
 

@@ -160,7 +160,7 @@ void checkWholeStep(const std::string &planName, const std::string &batchName) {
   }
 }
 
-/// Steps of a training run replay the graph recorded at the first: with a
+/// Steps of a training run replay the graph recorded at the second: with a
 /// new seed and new inputs each step, every step equals the same step
 /// launched piece by piece (and the seed reaches the replayed kernels: two
 /// seeds give two results). On emu, and on the GPU when one answers.

@@ -192,10 +192,15 @@ rt::Status writeBundle(const std::string &dir, const std::string &specPath,
                    {"plan_steps", program.steps.size()},
                    {"kernel_launches", kernels},
                    {"sha256", files}};
-  if (!cubins.empty())
+  if (!cubins.empty()) {
+    std::string nvrtc;
+    if (!rt::nvrtcVersionString(nvrtc))
+      nvrtc = "unknown";
     manifest["cubins"] = {{"arch", cubinArch},
                           {"dir", "cubin/" + cubinArch},
+                          {"nvrtc", nvrtc},
                           {"sha256", cubinSums}};
+  }
   if (rt::Status st = writeFile(tmp / kManifest, manifest.dump(2) + "\n"); !st)
     return cleanup(st);
 

@@ -356,6 +356,8 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
     const double loss = outputs.at("loss").f32()[0];
     const double gnorm = outputs.at("grad_norm").f32()[0];
     const double lr = outputs.at("lr").f32()[0];
+    // The executor has already taken this step's (poisoned) state as the
+    // next step's; no step follows and no checkpoint is written from it.
     if (!std::isfinite(loss) || !std::isfinite(gnorm)) {
       std::string kept = lastCheckpointStep >= 0
                              ? fmt::format("the last checkpoint ({}, step {}) is untouched",

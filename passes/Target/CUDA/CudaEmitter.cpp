@@ -859,6 +859,7 @@ Status Emitter::run(const CudaEmitOptions &options) {
 
 Status emitDeviceProgram(const Plan &plan, const CudaEmitOptions &options,
                          DeviceProgram &out) {
+  out.id = newDeviceProgramId();
   Emitter e(plan, out);
   XLNETC_RETURN_IF_ERROR(e.run(options));
   // The memory-plan pass: the arena of the temps from what each launch
