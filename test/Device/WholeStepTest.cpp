@@ -130,6 +130,16 @@ bool bitwiseEqual(const TensorMap &a, const TensorMap &b) {
   return a.size() == b.size();
 }
 
+/// `always`, and the GPU when one answers (else one line says why not).
+std::vector<dev::DeviceKind> devicesToTest(std::vector<dev::DeviceKind> always) {
+  std::string why;
+  if (dev::resolveDeviceKind(dev::DeviceKind::Auto, &why) == dev::DeviceKind::Cuda)
+    always.push_back(dev::DeviceKind::Cuda);
+  else
+    std::cout << "[ INFO     ] no GPU (" << why << "): not on cuda\n";
+  return always;
+}
+
 /// Runs `planName` with `batchName`'s batch on the host, on emu, and on the
 /// GPU when one answers.
 void checkWholeStep(const std::string &planName, const std::string &batchName) {
@@ -139,13 +149,7 @@ void checkWholeStep(const std::string &planName, const std::string &batchName) {
   ExecOptions opts;
   opts.seed = 42; // dropout and dropatt on
   ASSERT_TRUE(executeHost(plan, bindings, host, opts));
-  std::vector<dev::DeviceKind> kinds = {dev::DeviceKind::Emu};
-  std::string why;
-  if (dev::resolveDeviceKind(dev::DeviceKind::Auto, &why) == dev::DeviceKind::Cuda)
-    kinds.push_back(dev::DeviceKind::Cuda);
-  else
-    std::cout << "[ INFO     ] no GPU (" << why << "): emu only\n";
-  for (dev::DeviceKind kind : kinds) {
+  for (dev::DeviceKind kind : devicesToTest({dev::DeviceKind::Emu})) {
     Executor e;
     Status st = Executor::open(kind, {}, e);
     ASSERT_TRUE(st) << st.message();
@@ -167,10 +171,7 @@ void checkWholeStep(const std::string &planName, const std::string &batchName) {
 TEST(WholeStep, GraphReplaysFollowTheSeedAndTheInputs) {
   Plan plan = loadPlan("xlnet-tiny.train");
   ASSERT_TRUE(plan.device);
-  std::vector<dev::DeviceKind> kinds = {dev::DeviceKind::Emu};
-  if (dev::resolveDeviceKind(dev::DeviceKind::Auto) == dev::DeviceKind::Cuda)
-    kinds.push_back(dev::DeviceKind::Cuda);
-  for (dev::DeviceKind kind : kinds) {
+  for (dev::DeviceKind kind : devicesToTest({dev::DeviceKind::Emu})) {
     Executor graphed, direct;
     ASSERT_TRUE(Executor::open(kind, {}, graphed));
     ASSERT_TRUE(Executor::open(kind, {}, direct));
@@ -213,10 +214,7 @@ TEST(WholeStep, CarriedStateStaysWithTheExecutor) {
         carry.emplace_back(out, out.substr(4));
     }
   ASSERT_GT(carry.size(), 3u);
-  std::vector<dev::DeviceKind> kinds = {dev::DeviceKind::Host, dev::DeviceKind::Emu};
-  if (dev::resolveDeviceKind(dev::DeviceKind::Auto) == dev::DeviceKind::Cuda)
-    kinds.push_back(dev::DeviceKind::Cuda);
-  for (dev::DeviceKind kind : kinds) {
+  for (dev::DeviceKind kind : devicesToTest({dev::DeviceKind::Host, dev::DeviceKind::Emu})) {
     Executor kept, rebound;
     ASSERT_TRUE(Executor::open(kind, {}, kept));
     ASSERT_TRUE(Executor::open(kind, {}, rebound));
