@@ -20,6 +20,7 @@ for model in tiny base large; do
     -o "$out/bundles/$model-train" > /dev/null
 done
 "$build/bin/xlnetc" make-corpus demo "$out/demo.txt" --lines 20000 > /dev/null
+cp scripts/hf_xlnet_bench.py "$out/"
 for lib in libfmt.so.9 libopenblas.so.0 libgfortran.so.5 libquadmath.so.0 libgomp.so.1 \
            libsentencepiece.so.0 libsentencepiece_train.so.0 libtomlplusplus.so.3; do
   path=$(ldconfig -p | awk -v l="$lib" '$1 == l { print $NF; exit }')
@@ -51,6 +52,12 @@ for model in base large; do
   "$here/bin/xlnetc-run" train "$here/bundles/$model-train" --data "$here/demo.txt" \
     --out /tmp/run-$model --steps 5 --log-every 1 --no-plot --device cuda \
     --tokenizer /tmp/run-tiny/spiece.model 2>&1 | tail -7
+done
+# The competitor on the same shapes (scripts/hf_xlnet_bench.py; written
+# without a GPU or PyTorch at hand: not run yet).
+for model in base large; do
+  python3 "$here/hf_xlnet_bench.py" "$here/bundles/$model-train/spec.toml" --steps 5 \
+    --warmup 2 --json "$log/hf-$model.json" 2>&1 | tail -3
 done
 RUN
 chmod +x "$out/run.sh"
