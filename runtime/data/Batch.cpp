@@ -60,7 +60,7 @@ Status checkHalf(const std::vector<int64_t> &v, int64_t begin, int64_t len,
 } // namespace
 
 Status deriveBatchFromRaw(const TensorMap &raw, int64_t reuseLen,
-                          int64_t numPredict, TensorMap &out) {
+                          int64_t numPredict, TensorMap &out, bool densePermMask) {
   auto fail = [](const Status &s) {
     return s.withPrefix("deriveBatchFromRaw: ");
   };
@@ -93,7 +93,7 @@ Status deriveBatchFromRaw(const TensorMap &raw, int64_t reuseLen,
     return fail(
         Status::error(fmt::format("num_predict {} is negative", numPredict)));
 
-  Tensor permMask = Tensor::zeros(DType::F32, {B, S, S});
+  Tensor permMask = densePermMask ? Tensor::zeros(DType::F32, {B, S, S}) : Tensor();
   Tensor permRank = Tensor::zeros(DType::I64, {B, 2, S});
   Tensor mapping = Tensor::zeros(DType::F32, {B, numPredict, S});
   Tensor tgt = Tensor::zeros(DType::I64, {B, numPredict});
@@ -108,7 +108,8 @@ Status deriveBatchFromRaw(const TensorMap &raw, int64_t reuseLen,
       return fail(s.withPrefix(rowPrefix + "raw.perm_index: "));
     LocalPermResult r;
     if (Status s = permuteExample(rowOf(*input, b), rowOf(*target, b),
-                                  rowOf(*isMasked, b), index, reuseLen, r);
+                                  rowOf(*isMasked, b), index, reuseLen, r, kSepId,
+                                  kClsId, densePermMask);
         !s)
       return fail(s.withPrefix(rowPrefix));
     PredictionTargets t;
@@ -116,7 +117,8 @@ Status deriveBatchFromRaw(const TensorMap &raw, int64_t reuseLen,
             buildPredictionTargets(r.targetMask, r.newTargets, numPredict, t);
         !s)
       return fail(s.withPrefix(rowPrefix));
-    std::copy(r.permMask.begin(), r.permMask.end(), permMask.f32() + b * S * S);
+    if (densePermMask)
+      std::copy(r.permMask.begin(), r.permMask.end(), permMask.f32() + b * S * S);
     std::copy(r.queryRank.begin(), r.queryRank.end(), permRank.i64() + b * 2 * S);
     std::copy(r.keyRank.begin(), r.keyRank.end(), permRank.i64() + (b * 2 + 1) * S);
     std::copy(t.targetMapping.begin(), t.targetMapping.end(),
@@ -129,7 +131,8 @@ Status deriveBatchFromRaw(const TensorMap &raw, int64_t reuseLen,
   Tensor seg = *segId; // copied before `out` changes (raw may alias out)
   out["input_k"] = std::move(inputK);
   out["seg_id"] = std::move(seg);
-  out["perm_mask"] = std::move(permMask);
+  if (densePermMask)
+    out["perm_mask"] = std::move(permMask);
   out["perm_rank"] = std::move(permRank);
   out["target_mapping"] = std::move(mapping);
   out["target"] = std::move(tgt);

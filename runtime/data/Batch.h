@@ -33,9 +33,12 @@ inline constexpr const char *kRawPermIndex = "raw.perm_index";
 /// of 0..reuseLen-1 followed by one of 0..S-reuseLen-1. The seven tensors are
 /// written into `out` (other entries are left alone). Errors name the tensor
 /// and row: missing tensors, wrong dtypes or shapes, a bad permutation, more
-/// targets than numPredict.
+/// targets than numPredict. Without `densePermMask` (the training pipeline)
+/// no perm_mask is built or written: the S×S mask never exists, only
+/// perm_rank.
 Status deriveBatchFromRaw(const TensorMap &raw, int64_t reuseLen,
-                          int64_t numPredict, TensorMap &out);
+                          int64_t numPredict, TensorMap &out,
+                          bool densePermMask = true);
 
 /// The compact form of a dense perm_mask f32 [B,S,S]: perm_rank i64 [B,2,S]
 /// (row 0 the query ranks, row 1 the key ranks; permMaskRanks). A row

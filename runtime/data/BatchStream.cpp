@@ -139,7 +139,9 @@ Status BatchStream::next(Batch &out) {
   t[kRawIsMasked] = std::move(isMasked);
   t[kRawPermIndex] = std::move(permIndex);
   t["seg_id"] = std::move(segId);
-  XLNETC_RETURN_IF_ERROR(deriveBatchFromRaw(t, c.reuseLen, c.numPredict, t));
+  // The step reads perm_rank: no S×S perm_mask is built for training.
+  XLNETC_RETURN_IF_ERROR(
+      deriveBatchFromRaw(t, c.reuseLen, c.numPredict, t, /*densePermMask=*/false));
   out = std::move(batch);
   // Advance; past the last window the next epoch starts at window 0.
   if (++step_ == stepsPerEpoch_) {

@@ -43,7 +43,7 @@ Status localPerm(const std::vector<int64_t> &inputs,
                  const std::vector<int64_t> &targets,
                  const std::vector<int64_t> &isMasked,
                  const std::vector<int64_t> &index, LocalPermResult &out,
-                 int64_t sepId, int64_t clsId) {
+                 int64_t sepId, int64_t clsId, bool densePermMask) {
   size_t len = inputs.size();
   if (targets.size() != len || isMasked.size() != len || index.size() != len)
     return Status::error(fmt::format(
@@ -67,11 +67,14 @@ Status localPerm(const std::vector<int64_t> &inputs,
     selfRevIndex[k] = target ? revIndex[k] : revIndex[k] + 1;
   }
   // 2. perm_mask[i,j] = self_rev_index[i] <= rev_index[j] & masked_or_func[j].
-  out.permMask.assign(len * len, 0.0f);
-  for (size_t i = 0; i < len; ++i)
-    for (size_t j = 0; j < len; ++j)
-      out.permMask[i * len + j] =
-          selfRevIndex[i] <= revIndex[j] && maskedOrFunc[j] ? 1.0f : 0.0f;
+  out.permMask.clear();
+  if (densePermMask) {
+    out.permMask.assign(len * len, 0.0f);
+    for (size_t i = 0; i < len; ++i)
+      for (size_t j = 0; j < len; ++j)
+        out.permMask[i * len + j] =
+            selfRevIndex[i] <= revIndex[j] && maskedOrFunc[j] ? 1.0f : 0.0f;
+  }
   // 3. Each position predicts its own token.
   out.newTargets.assign(len, 0);
   for (size_t k = 0; k < len; ++k)
@@ -87,14 +90,17 @@ LocalPermResult combinePermHalves(const LocalPermResult &reuse,
                                   const LocalPermResult &rest) {
   size_t r = reuse.inputK.size(), n = rest.inputK.size(), len = r + n;
   LocalPermResult out;
-  out.permMask.assign(len * len, 0.0f);
-  for (size_t i = 0; i < r; ++i) {
+  // The dense mask only when both halves have theirs (ranks always).
+  const bool dense = reuse.permMask.size() == r * r && rest.permMask.size() == n * n;
+  if (dense)
+    out.permMask.assign(len * len, 0.0f);
+  for (size_t i = 0; dense && i < r; ++i) {
     for (size_t j = 0; j < r; ++j)
       out.permMask[i * len + j] = reuse.permMask[i * r + j];
     for (size_t j = r; j < len; ++j)
       out.permMask[i * len + j] = 1.0f; // reuse half cannot see the rest
   }
-  for (size_t i = 0; i < n; ++i)
+  for (size_t i = 0; dense && i < n; ++i)
     for (size_t j = 0; j < n; ++j) // the rest sees the whole reuse half
       out.permMask[(r + i) * len + r + j] = rest.permMask[i * n + j];
   auto cat = [](auto a, const auto &b) {
@@ -155,7 +161,8 @@ Status permuteExample(const std::vector<int64_t> &inputs,
                       const std::vector<int64_t> &targets,
                       const std::vector<int64_t> &isMasked,
                       const std::vector<int64_t> &index, int64_t reuseLen,
-                      LocalPermResult &out, int64_t sepId, int64_t clsId) {
+                      LocalPermResult &out, int64_t sepId, int64_t clsId,
+                      bool densePermMask) {
   size_t len = inputs.size();
   if (reuseLen < 0 || size_t(reuseLen) > len)
     return Status::error(fmt::format(
@@ -174,11 +181,11 @@ Status permuteExample(const std::vector<int64_t> &inputs,
   LocalPermResult first, second;
   XLNETC_RETURN_IF_ERROR(localPerm(head(inputs), head(targets),
                                    head(isMasked), head(index), first, sepId,
-                                   clsId)
+                                   clsId, densePermMask)
                              .withPrefix("reuse half: "));
   XLNETC_RETURN_IF_ERROR(localPerm(tail(inputs), tail(targets),
                                    tail(isMasked), tail(index), second, sepId,
-                                   clsId)
+                                   clsId, densePermMask)
                              .withPrefix("second half: "));
   out = combinePermHalves(first, second);
   return Status::ok();

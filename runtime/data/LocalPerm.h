@@ -25,7 +25,9 @@ inline constexpr int64_t kSepId = 4;
 
 /// Output of _local_perm for one sequence (or half) of length len.
 struct LocalPermResult {
-  /// len×len row-major; 1 = query i may NOT attend to key j.
+  /// len×len row-major; 1 = query i may NOT attend to key j. Empty when
+  /// the caller asked for the ranks alone (densePermMask false: the
+  /// training pipeline, which never builds an S×S mask).
   std::vector<float> permMask;
   /// concat(inputs[0:1], targets[:-1]): each position predicts itself.
   std::vector<int64_t> newTargets;
@@ -77,7 +79,8 @@ Status localPerm(const std::vector<int64_t> &inputs,
                  const std::vector<int64_t> &targets,
                  const std::vector<int64_t> &isMasked,
                  const std::vector<int64_t> &index, LocalPermResult &out,
-                 int64_t sepId = kSepId, int64_t clsId = kClsId);
+                 int64_t sepId = kSepId, int64_t clsId = kClsId,
+                 bool densePermMask = true);
 
 /// Combines the reuse half (length reuse_len) and the rest (length rest) into
 /// one sequence of length reuse_len + rest: perm masks block-diagonal, the
@@ -98,7 +101,7 @@ Status permuteExample(const std::vector<int64_t> &inputs,
                       const std::vector<int64_t> &isMasked,
                       const std::vector<int64_t> &index, int64_t reuseLen,
                       LocalPermResult &out, int64_t sepId = kSepId,
-                      int64_t clsId = kClsId);
+                      int64_t clsId = kClsId, bool densePermMask = true);
 
 /// Prediction targets padded to num_predict, as the official parser builds
 /// them.

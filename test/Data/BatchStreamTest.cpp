@@ -1,6 +1,7 @@
 //===- BatchStreamTest.cpp - Streaming, epochs, resume, memory alignment --===//
 
 #include "runtime/data/BatchStream.h"
+#include "runtime/data/LocalPerm.h"
 #include "runtime/data/Batch.h"
 #include "runtime/data/SyntheticCorpus.h"
 #include "test/Data/DataTestUtil.h"
@@ -90,14 +91,16 @@ TEST(BatchStreamTest, TensorsHaveTheGoldenLayout) {
   };
   expect("input_k", DType::I64, {4, 32});
   expect("seg_id", DType::I64, {4, 32});
-  expect("perm_mask", DType::F32, {4, 32, 32});
+  // The training pipeline builds no S×S mask: perm_rank is what the step
+  // reads (docs/DataPipeline.md).
+  EXPECT_EQ(t.count("perm_mask"), 0u);
   expect("perm_rank", DType::I64, {4, 2, 32});
   expect("target_mapping", DType::F32, {4, 8, 32});
   expect("target", DType::I64, {4, 8});
   expect("target_mask", DType::F32, {4, 8});
   for (const char *raw : {kRawInput, kRawTarget, kRawIsMasked, kRawPermIndex})
     expect(raw, DType::I64, {4, 32});
-  EXPECT_EQ(t.size(), 11u);
+  EXPECT_EQ(t.size(), 10u);
   EXPECT_EQ(b.labels.size(), 4u);
   // Each real slot predicts the token at its mapped position, and the
   // derived tensors are exactly deriveBatchFromRaw of the raw ones.
@@ -111,10 +114,20 @@ TEST(BatchStreamTest, TensorsHaveTheGoldenLayout) {
       EXPECT_EQ(t.at("target").i64()[r * 8 + m],
                 t.at("input_k").i64()[r * 32 + pos]);
     }
-  TensorMap again;
+  TensorMap again; // with the official dense perm_mask this time
   ASSERT_TRUE(deriveBatchFromRaw(t, 16, 8, again));
   for (const auto &[name, tensor] : again)
-    EXPECT_TRUE(sameTensor(tensor, t.at(name))) << name;
+    if (name != "perm_mask")
+      EXPECT_TRUE(sameTensor(tensor, t.at(name))) << name;
+  // The ranks stand for exactly that dense mask.
+  const Tensor &rank = t.at("perm_rank"), &dense = again.at("perm_mask");
+  for (int64_t r = 0; r < 4; ++r) {
+    std::vector<int64_t> q(rank.i64() + r * 64, rank.i64() + r * 64 + 32),
+        k(rank.i64() + r * 64 + 32, rank.i64() + r * 64 + 64);
+    std::vector<float> fromRanks = permMaskFromRanks(q, k);
+    EXPECT_TRUE(std::equal(fromRanks.begin(), fromRanks.end(), dense.f32() + r * 32 * 32))
+        << "row " << r;
+  }
 }
 
 TEST(BatchStreamTest, DumpedBatchReadsBackLikeAGoldenOne) {

@@ -168,6 +168,15 @@ TEST(LocalPermTest, RanksReproduceGeneratedExamples) {
       std::vector<int64_t> q, k;
       ASSERT_TRUE(permMaskRanks(r.permMask.data(), len, q, k));
       EXPECT_EQ(permMaskFromRanks(q, k), r.permMask);
+      // The training pipeline's ranks-only call: the same ranks, no mask.
+      LocalPermResult ranksOnly;
+      ASSERT_TRUE(permuteExample(in, tg, masked, index, reuse, ranksOnly, kSepId, kClsId,
+                                 /*densePermMask=*/false));
+      EXPECT_TRUE(ranksOnly.permMask.empty());
+      EXPECT_EQ(ranksOnly.queryRank, r.queryRank);
+      EXPECT_EQ(ranksOnly.keyRank, r.keyRank);
+      EXPECT_EQ(ranksOnly.newTargets, r.newTargets);
+      EXPECT_EQ(ranksOnly.targetMask, r.targetMask);
       ++checked;
     }
   }
