@@ -389,19 +389,8 @@ std::vector<std::vector<float>> runAll(const char *schedule) {
       DevPtr status = put(nullptr, 5 * 4);
       std::vector<DevPtr> all = args;
       all.insert(all.end(), {o, lse, status});
-      Kernel k;
-      EXPECT_TRUE(dev->getKernel(*mod, std::string("fused_") + c.name, k));
-      std::vector<void *> params;
-      for (DevPtr &x : all)
-        params.push_back(&x);
-      unsigned long long seed = kSeed;
-      params.push_back(&seed);
-      LaunchDims dims;
-      dims.grid[0] = grid;
-      dims.block[0] = unsigned(c.block);
-      dims.dynSmem = c.smem();
-      st = dev->launch(k, dims, params.data(), what);
-      EXPECT_TRUE(st) << st.message();
+      launchOn(*dev, *mod, std::string("fused_") + c.name, grid, c.block, all,
+               c.smem());
       std::vector<float> got(size_t(ref.numel())), gotLse(refLse.size());
       int words[5];
       EXPECT_TRUE(dev->download(got.data(), o, got.size() * 4));

@@ -263,38 +263,31 @@ rt::Status readBundle(const std::string &dir, Bundle &out) {
     b.shape.permBits = s.at("perm_mask").get<std::string>() == "bits";
     b.precision = m.at("precision").get<std::string>();
     const json &sums = m.at("sha256");
-    struct File {
-      const char *key;
-      std::string *text;
-    };
-    std::string specText;
-    for (File f : {File{"plan", &b.planText}, File{"program", &b.programText},
-                   File{"source", &b.source}}) {
-      std::string name = m.at(f.key).get<std::string>();
-      XLNETC_RETURN_IF_ERROR(readFile(root / name, *f.text));
-      if (rt::Sha256::hexHash(*f.text) != sums.at(name).get<std::string>())
+    // Every file is read whole and checked against the manifest's SHA-256.
+    auto readChecked = [&](const fs::path &path, const json &sum, std::string &text) {
+      XLNETC_RETURN_IF_ERROR(readFile(path, text));
+      if (rt::Sha256::hexHash(text) != sum.get<std::string>())
         return rt::Status::error(fmt::format(
             "{}: its SHA-256 is not the one {} records (the file was changed or damaged)",
-            (root / name).string(), where));
+            path.string(), where));
+      return rt::Status::ok();
+    };
+    for (auto [key, text] : {std::pair<const char *, std::string *>{"plan", &b.planText},
+                             {"program", &b.programText},
+                             {"source", &b.source}}) {
+      std::string name = m.at(key).get<std::string>();
+      XLNETC_RETURN_IF_ERROR(readChecked(root / name, sums.at(name), *text));
     }
     if (m.contains("cubins")) {
       const json &c = m.at("cubins");
       b.cubinArch = c.at("arch").get<std::string>();
       const fs::path cubinDir = root / c.at("dir").get<std::string>();
-      for (const auto &[name, sum] : c.at("sha256").items()) {
-        const fs::path path = cubinDir / (name + ".cubin");
-        XLNETC_RETURN_IF_ERROR(readFile(path, b.cubins[name]));
-        if (rt::Sha256::hexHash(b.cubins[name]) != sum.get<std::string>())
-          return rt::Status::error(fmt::format(
-              "{}: its SHA-256 is not the one {} records (the file was changed or damaged)",
-              path.string(), where));
-      }
+      for (const auto &[name, sum] : c.at("sha256").items())
+        XLNETC_RETURN_IF_ERROR(readChecked(cubinDir / (name + ".cubin"), sum, b.cubins[name]));
     }
-    XLNETC_RETURN_IF_ERROR(readFile(b.specPath, specText));
-    if (rt::Sha256::hexHash(specText) != sums.at(spec.at("file").get<std::string>()).get<std::string>())
-      return rt::Status::error(fmt::format(
-          "{}: its SHA-256 is not the one {} records (the file was changed or damaged)",
-          b.specPath, where));
+    std::string specText;
+    XLNETC_RETURN_IF_ERROR(
+        readChecked(b.specPath, sums.at(spec.at("file").get<std::string>()), specText));
   } catch (const json::exception &e) {
     return rt::Status::error(fmt::format("{}: malformed manifest: {}", where, e.what()));
   }

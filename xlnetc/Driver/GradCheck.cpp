@@ -30,10 +30,8 @@ namespace xlnetc {
 int runGradCheck(const GradCheckArgs &args) {
   ModelSpec spec;
   std::string error;
-  if (!loadSpec(args.spec, spec, error)) {
-    std::cerr << error << "\n";
-    return 1;
-  }
+  if (!loadSpec(args.spec, spec, error))
+    return failDiagnostics(error);
   if (spec.fromHFConfig)
     return fail(args.spec + ": gradcheck needs a TOML spec (a config.json has no batch shape)");
   // The device first: a missing GPU is reported before any work.

@@ -50,10 +50,8 @@ int runKernels(const KernelsArgs &args) {
                 "' (expected forward, grads or train)");
   ModelSpec spec;
   std::string error;
-  if (!loadSpec(args.spec, spec, error)) {
-    std::cerr << error << "\n";
-    return 1;
-  }
+  if (!loadSpec(args.spec, spec, error))
+    return failDiagnostics(error);
   if (spec.fromHFConfig)
     return fail(args.spec + ": kernels needs a TOML spec (a config.json has no "
                             "batch shape)");

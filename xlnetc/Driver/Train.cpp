@@ -141,10 +141,8 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
   // 1. Spec, run directory, step count.
   ModelSpec spec;
   std::string error;
-  if (!loadSpec(args.spec, spec, error)) {
-    std::cerr << error << "\n";
-    return 1;
-  }
+  if (!loadSpec(args.spec, spec, error))
+    return failDiagnostics(error);
   if (spec.fromHFConfig)
     return fail(args.spec + ": training needs a TOML spec with [data] and [train] "
                             "sections (a config.json has no batch shape)");

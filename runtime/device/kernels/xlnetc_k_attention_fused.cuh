@@ -439,6 +439,12 @@ XL_DEVICE void xl_rel_attention_fused_grad(
   // shared memory; then the threads that own output elements (row or key,
   // h) sum over it in order.
   XL_SHARED XlAttnGradRows<BQ, H> g;
+  // One (row, key) entry of the current query tile (xl_attn_grad_entry).
+  auto entry = [&](int r, xl_i64 b, int n, xl_i64 t, xl_i64 j, const float *kj,
+                   const float *vj) {
+    return xl_attn_grad_entry<B, T, N, H, K, S, P, R, HAS_ROWS, SCALE_BITS, DROP_BITS, BQ,
+                              MASK_BITS>(g, r, b, n, t, j, kj, vj, kR, segId, permMask, key);
+  };
   XL_SHARED double ec[BQ][kBK]; // c of the entry
   XL_SHARED double ea[BQ][kBK]; // A of the entry (PHASE 1)
   XL_SHARED unsigned char ed[BQ][kBK]; // the entry's key is in another segment
@@ -473,11 +479,7 @@ XL_DEVICE void xl_rel_attention_fused_grad(
         __syncthreads();
         for (int e = threadIdx.x; e < BQ * kBK; e += BLOCK) {
           const int r = e / kBK, c = e % kBK;
-          const XlAttnGradEntry x =
-              xl_attn_grad_entry<B, T, N, H, K, S, P, R, HAS_ROWS, SCALE_BITS,
-                                 DROP_BITS, BQ, MASK_BITS>(g, r, b, n, t0 + r, j0 + c,
-                                                kt[c], vt[c], kR, segId,
-                                                permMask, key);
+          const XlAttnGradEntry x = entry(r, b, n, t0 + r, j0 + c, kt[c], vt[c]);
           ec[r][c] = x.valid ? x.s : kNegInf;
           ea[r][c] = x.dpf;
         }
@@ -534,11 +536,7 @@ XL_DEVICE void xl_rel_attention_fused_grad(
         __syncthreads();
         for (int e = threadIdx.x; e < BQ * kBK; e += BLOCK) {
           const int r = e / kBK, c = e % kBK;
-          const XlAttnGradEntry x =
-              xl_attn_grad_entry<B, T, N, H, K, S, P, R, HAS_ROWS, SCALE_BITS,
-                                 DROP_BITS, BQ, MASK_BITS>(g, r, b, n, t0 + r, j0 + c,
-                                                kt[c], vt[c], kR, segId,
-                                                permMask, key);
+          const XlAttnGradEntry x = entry(r, b, n, t0 + r, j0 + c, kt[c], vt[c]);
           ec[r][c] = x.c;
           ed[r][c] = x.differ ? 1 : 0;
         }
@@ -602,11 +600,7 @@ XL_DEVICE void xl_rel_attention_fused_grad(
         __syncthreads();
         for (int e = threadIdx.x; e < BQ * kBK; e += BLOCK) {
           const int r = e / kBK, c = e % kBK;
-          const XlAttnGradEntry x =
-              xl_attn_grad_entry<B, T, N, H, K, S, P, R, HAS_ROWS, SCALE_BITS,
-                                 DROP_BITS, BQ, MASK_BITS>(g, r, b, n, t0 + r, j0 + c,
-                                                kt[c], vt[c], kR, segId,
-                                                permMask, key);
+          const XlAttnGradEntry x = entry(r, b, n, t0 + r, j0 + c, kt[c], vt[c]);
           ec[r][c] = x.c;
           ea[r][c] = x.a;
         }
@@ -660,10 +654,7 @@ XL_DEVICE void xl_rel_attention_fused_grad(
             if (i >= 0 && j >= 0 && j < K && r0 + c < R) {
               const float *kj = k + ((b * K + j) * N + n) * H;
               const float *vj = v + ((b * K + j) * N + n) * H;
-              cv = xl_attn_grad_entry<B, T, N, H, K, S, P, R, HAS_ROWS,
-                                      SCALE_BITS, DROP_BITS, BQ, MASK_BITS>(
-                       g, r, b, n, t0 + r, j, kj, vj, kR, segId, permMask, key)
-                       .c;
+              cv = entry(r, b, n, t0 + r, j, kj, vj).c;
             }
             ec[r][c] = cv;
           }
