@@ -32,9 +32,11 @@ enum class Stage {
 
 /// Adds the passes that take a freshly built module (Stage::Model) to
 /// `until`. This is the one place where pass order is written. `optimizer`
-/// configures the Stage::Optimized pass.
+/// configures the Stage::Optimized pass; `bf16` ends a pipeline that reaches
+/// the kernel-level ops with --xlnet-mixed-precision.
 void buildLoweringPipeline(OpPassManager &pm, Stage until = Stage::Kernels,
-                           const ApplyOptimizerPassOptions &optimizer = {});
+                           const ApplyOptimizerPassOptions &optimizer = {},
+                           bool bf16 = false);
 
 /// One past the largest `site` attribute of the random ops (dropout,
 /// rel_attention) under `root`; 0 when none has one. New sites are numbered

@@ -131,4 +131,29 @@ def LowerToKernelsPass : Pass<"xlnet-lower-to-kernels", "::mlir::func::FuncOp"> 
   let dependentDialects = ["::mlir::xlnet::XLNetDialect"];
 }
 
+def MixedPrecisionPass : Pass<"xlnet-mixed-precision", "::mlir::func::FuncOp"> {
+  let summary = "Store activations and GEMM operands in bf16; keep parameters, gradients, optimizer state and losses in f32";
+  let description = [{
+    bf16 mixed precision (design/cuda.md §3): the results of the activation
+    ops (`embedding`, `mask_embedding`, `rel_pos_encoding`, `mem_concat`,
+    `gemm`, `rel_attention`, `add_layer_norm`, `dropout`, `activation`) and
+    of the backward ops that produce an activation's gradient become bf16.
+    GEMM operands are bf16: an f32 operand (a parameter) is read through one
+    `xlnet.cast` per value, so the master weights stay f32; a GEMM's bias is
+    cast too (a bias has its GEMM's output type, as cuBLASLt reads it). Kept
+    f32: the
+    parameters, every parameter gradient (`gemm_wgrad`, `bias_grad`,
+    `embedding_grad`, `mask_embedding_grad`, the bias and segment gradients of
+    `rel_attention_grad`, `dgamma`/`dbeta`, and their sums), Adam's moments,
+    the learning rate, norms, losses and the carried memory (`mem_cache`).
+    A bf16 value the function returns is cast back, so the signature, the
+    checkpoints and the runtime's bindings do not change. Kernels accumulate
+    in f32 whatever they store.
+
+    Runs on kernel-level ops: a function that still has model-level ops is
+    rejected.
+  }];
+  let dependentDialects = ["::mlir::xlnet::XLNetDialect"];
+}
+
 #endif // XLNETC_PASSES_TD

@@ -12,28 +12,35 @@
 using namespace mlir;
 
 void xlnet::buildLoweringPipeline(OpPassManager &pm, Stage until,
-                                  const ApplyOptimizerPassOptions &optimizer) {
+                                  const ApplyOptimizerPassOptions &optimizer,
+                                  bool bf16) {
   if (until == Stage::Model)
     return;
+  // Last: bf16 storage for what the earlier stages made (f32 throughout).
+  auto finish = [&] {
+    if (bf16)
+      pm.addNestedPass<func::FuncOp>(createMixedPrecisionPass());
+  };
   // 1. Layers -> memory, attention and FFN ops.
   pm.addNestedPass<func::FuncOp>(createDecomposeLayersPass());
   pm.addPass(createCSEPass());
   if (until == Stage::Decomposed)
-    return;
+    return; // mixed precision needs kernel-level ops
   // 2. Model-level ops -> kernel-level ops (one op = one plan step); the
   //    attention reads segment ids and ranks instead of [B,S,K] masks.
   pm.addNestedPass<func::FuncOp>(createCompactMasksPass());
   pm.addNestedPass<func::FuncOp>(createLowerToKernelsPass());
   pm.addPass(createCSEPass());
   if (until == Stage::Kernels)
-    return;
+    return finish();
   // 3. Backward of the loss: grad.<param> results.
   pm.addNestedPass<func::FuncOp>(createDifferentiatePass());
   pm.addPass(createCSEPass());
   if (until == Stage::Differentiated)
-    return;
+    return finish();
   // 4. Adam update of every parameter inside the step.
   pm.addNestedPass<func::FuncOp>(createApplyOptimizerPass(optimizer));
+  finish();
 }
 
 void xlnet::registerPipelines() {

@@ -29,7 +29,8 @@ json gemmJson(const dev::GemmDesc &g) {
           {"k", g.k}, {"lda", g.lda}, {"ldb", g.ldb}, {"ldc", g.ldc},
           {"batch", g.batch}, {"stride_a", g.strideA}, {"stride_b", g.strideB},
           {"stride_c", g.strideC}, {"alpha", g.alpha}, {"beta", g.beta},
-          {"epilogue", dev::gemmEpilogueName(g.epilogue)}};
+          {"epilogue", dev::gemmEpilogueName(g.epilogue)},
+          {"ab", dev::gemmTypeName(g.ab)}, {"cd", dev::gemmTypeName(g.cd)}};
 }
 
 /// Reads JSON values with one error naming where (the first problem wins).
@@ -215,6 +216,14 @@ Status parseDeviceProgramJson(const std::string &text, const Plan &plan,
             d.epilogue = e, known = true;
         if (r.ok() && !known)
           r.fail(fmt::format("unknown GEMM epilogue '{}'", epilogue));
+        for (auto [key, type] : {std::pair<const char *, dev::GemmType *>{"ab", &d.ab},
+                                 {"cd", &d.cd}}) {
+          std::string t = r.string(g, key);
+          if (t == "f32" || t == "bf16")
+            *type = t == "bf16" ? dev::GemmType::BF16 : dev::GemmType::F32;
+          else if (r.ok())
+            r.fail(fmt::format("unknown GEMM {} type '{}' (expected f32 or bf16)", key, t));
+        }
         launch.a = buffer(l, "a", false), launch.b = buffer(l, "b", false);
         launch.d = buffer(l, "d", false);
         launch.bias = buffer(l, "bias", true), launch.aux = buffer(l, "aux", true);
@@ -230,6 +239,21 @@ Status parseDeviceProgramJson(const std::string &text, const Plan &plan,
               r.fail(fmt::format("GEMM operand {} (buffer {}) has {} elements but the "
                                  "descriptor spans {}",
                                  name, id, numelOf(plan.buffers[size_t(id)].shape), need));
+          // ... in the descriptor's storage types.
+          auto dtypeOf = [](dev::GemmType t) {
+            return t == dev::GemmType::BF16 ? DType::BF16 : DType::F32;
+          };
+          for (auto [name, id, want] :
+               {std::tuple<const char *, int, DType>{"a", launch.a, dtypeOf(d.ab)},
+                {"b", launch.b, dtypeOf(d.ab)},
+                {"d", launch.d, dtypeOf(d.cd)},
+                {"bias", launch.bias, dtypeOf(d.cd)},
+                {"aux", launch.aux, dtypeOf(d.cd)}})
+            if (r.ok() && id >= 0 && plan.buffers[size_t(id)].dtype != want)
+              r.fail(fmt::format("GEMM operand {} (buffer {}) is {} but the descriptor "
+                                 "says {}",
+                                 name, id, dtypeName(plan.buffers[size_t(id)].dtype),
+                                 dtypeName(want)));
         }
       } else {
         launch.kernel = r.string(l, "kernel");

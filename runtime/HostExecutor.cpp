@@ -127,6 +127,8 @@ Status runStep(const Step &s, const std::vector<const Tensor *> &in,
   case OpKind::Add:
     host::add(*in[0], *in[1], *out[0]);
     return Status::ok();
+  case OpKind::Cast: // every cast touches bf16, which executeHost refuses
+    return Status::error("cast needs a device executor (bf16)");
   case OpKind::LrSchedule: {
     host::LrScheduleArgs args;
     args.learningRate = a.learningRate;
@@ -184,6 +186,15 @@ Status executeHost(const Plan &plan, const TensorMap &bindings,
                    TensorMap &outputs, const ExecOptions &opts) {
   ThreadScope threads(opts.threads);
   size_t n = plan.buffers.size();
+  // The host executor is the fp32 reference: a plan compiled with
+  // --precision bf16 runs on a device (cuda or emu).
+  for (const Buffer &b : plan.buffers)
+    if (b.dtype == DType::BF16)
+      return Status::error(fmt::format(
+          "this plan stores bf16 (buffer {}, {}): it was compiled with "
+          "--precision bf16, which runs on --device cuda or emu; the host "
+          "executor runs fp32 plans only",
+          b.id, bufferType(b)));
 
   // 1. Bind inputs and params; find the last reader of every temp so its
   //    memory can be released early.

@@ -55,6 +55,8 @@ constexpr OpInfo kOps[] = {
     {"add_layer_norm_grad", OpKind::AddLayerNormGrad, 4, 4, 3},
     {"lm_loss_grad", OpKind::LmLossGrad, 3, 3, 1},
     {"add", OpKind::Add, 2, 2, 1},
+    // Mixed precision.
+    {"cast", OpKind::Cast, 1, 1, 1},
     // Optimizer ops.
     {"lr_schedule", OpKind::LrSchedule, 1, 1, 1},
     {"global_norm", OpKind::GlobalNorm, 1, kVariadic, 1},

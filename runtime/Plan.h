@@ -63,6 +63,8 @@ enum class OpKind {
   AddLayerNormGrad,
   LmLossGrad,
   Add,
+  // Mixed precision (docs/Plan.md "Mixed precision (version 3)").
+  Cast,
   // Optimizer ops (docs/Plan.md "Optimizer ops (version 2)").
   LrSchedule,
   GlobalNorm,
@@ -70,7 +72,7 @@ enum class OpKind {
 };
 
 /// The plan version this runtime reads (and the only one it accepts).
-constexpr int kSupportedPlanVersion = 2;
+constexpr int kSupportedPlanVersion = 3;
 
 /// Activation applied by a gemm step.
 enum class Activation { None, Relu, GeluTanh, GeluErf };

@@ -42,6 +42,7 @@ public:
 
   size_t numIn() const { return step_.in.size(); }
   const Buffer &in(size_t k) const { return plan_.buffers[step_.in[k]]; }
+  const Buffer &out(size_t k) const { return plan_.buffers[step_.out[k]]; }
   const std::vector<int64_t> &shape(size_t k) const { return in(k).shape; }
   int64_t dim(size_t k, size_t d) const { return in(k).shape[d]; }
 
@@ -50,10 +51,23 @@ public:
                        k < inNames_.size() ? inNames_[k] : "?", in(k).id);
   }
 
+  /// From here on, an f32 slot takes f32 only (the optimizer's and the
+  /// losses' operands); by default it also takes bf16 (docs/Plan.md
+  /// "Mixed precision").
+  Rule &f32Only() {
+    f32Only_ = true;
+    return *this;
+  }
+
+  /// Whether a buffer of `have` fits a slot of `want`.
+  bool fits(DType have, DType want) const {
+    return have == want || (want == DType::F32 && have == DType::BF16 && !f32Only_);
+  }
+
   /// Input k has `dtype` and `rank` dims (rank < 0: at least -rank dims).
   Status operand(size_t k, DType dtype, int rank) const {
     const Buffer &b = in(k);
-    if (b.dtype != dtype)
+    if (!fits(b.dtype, dtype))
       return Status::error(fmt::format("{} must be {}, got {}", name(k),
                                        dtypeName(dtype), bufStr(b)));
     if (rank >= 0 && int(b.shape.size()) != rank)
@@ -67,9 +81,19 @@ public:
 
   /// Input k has `dtype`, any rank.
   Status operandDType(size_t k, DType dtype) const {
-    if (in(k).dtype != dtype)
+    if (!fits(in(k).dtype, dtype))
       return Status::error(fmt::format("{} must be {}, got {}", name(k),
                                        dtypeName(dtype), bufStr(in(k))));
+    return Status::ok();
+  }
+
+  /// Inputs j and k have one dtype (a GEMM's operands).
+  Status sameDType(size_t j, size_t k) const {
+    if (in(j).dtype != in(k).dtype)
+      return Status::error(fmt::format("{} and {} must have one dtype, got {} "
+                                       "and {}",
+                                       name(j), name(k), bufStr(in(j)),
+                                       bufStr(in(k))));
     return Status::ok();
   }
 
@@ -107,8 +131,8 @@ public:
 
   const StepAttrs &attrs() const { return step_.attrs; }
 
-  static bool matches(const Buffer &b, const TypeSpec &spec) {
-    if (b.dtype != spec.dtype || b.shape.size() != spec.shape.size())
+  bool matches(const Buffer &b, const TypeSpec &spec) const {
+    if (!fits(b.dtype, spec.dtype) || b.shape.size() != spec.shape.size())
       return false;
     for (size_t d = 0; d < b.shape.size(); ++d)
       if (spec.shape[d] >= 0 && spec.shape[d] != b.shape[d])
@@ -120,6 +144,7 @@ private:
   const Plan &plan_;
   const Step &step_;
   std::vector<const char *> inNames_;
+  bool f32Only_ = false;
 };
 
 constexpr DType F32 = DType::F32, I64 = DType::I64, Bool = DType::Bool;
@@ -128,6 +153,7 @@ Status verifyGemm(const Rule &r) {
   int kRank = r.attrs().kRank;
   XLNETC_RETURN_IF_ERROR(r.operand(0, F32, -kRank));
   XLNETC_RETURN_IF_ERROR(r.operand(1, F32, -kRank));
+  XLNETC_RETURN_IF_ERROR(r.sameDType(0, 1));
   const auto &x = r.shape(0), &w = r.shape(1);
   std::vector<int64_t> xK(x.end() - kRank, x.end());
   std::vector<int64_t> wK, wN;
@@ -154,7 +180,14 @@ Status verifyGemm(const Rule &r) {
   }
   std::vector<int64_t> y(x.begin(), x.end() - kRank);
   y.insert(y.end(), wN.begin(), wN.end());
-  return r.outputs({{F32, y}}, "(x's leading dims followed by w's N dims)");
+  XLNETC_RETURN_IF_ERROR(r.outputs({{F32, y}}, "(x's leading dims followed by w's N dims)"));
+  // The bias has the output's type (cuBLASLt's rule).
+  const Buffer &out = r.out(0);
+  if (r.numIn() == 3 && r.in(2).dtype != out.dtype)
+    return Status::error(fmt::format("{} is {} but the output (buffer {}) is {}: a bias has "
+                                     "its output's type",
+                                     r.name(2), bufStr(r.in(2)), out.id, bufStr(out)));
+  return Status::ok();
 }
 
 /// The operands of rel_attention starting at input `o` (0 for rel_attention,
@@ -184,7 +217,7 @@ Status verifyRelAttentionOperands(const Rule &r, size_t o, AttnDims &dims) {
   if (compact) {
     XLNETC_RETURN_IF_ERROR(r.operandType(o + 8, {I64, {B, S}}));
     const TypeSpec ranks{I64, {B, 2, S}}, bits{I64, {B, S, permBitsWords(S)}};
-    if (!Rule::matches(r.in(o + 9), ranks) && !Rule::matches(r.in(o + 9), bits))
+    if (!r.matches(r.in(o + 9), ranks) && !r.matches(r.in(o + 9), bits))
       return Status::error(fmt::format("{} must be {} (perm_rank) or {} (perm_bits), got {}",
                                        r.name(o + 9), specStr(ranks), specStr(bits),
                                        bufStr(r.in(o + 9))));
@@ -247,6 +280,7 @@ Status verifyGemmWgrad(const Rule &r) {
   // dy has x's leading dims, then the N dims (possibly none).
   XLNETC_RETURN_IF_ERROR(lead == 0 ? r.operandDType(1, F32)
                                    : r.operand(1, F32, -int(lead)));
+  XLNETC_RETURN_IF_ERROR(r.sameDType(0, 1));
   const auto &dy = r.shape(1);
   for (size_t d = 0; d < lead; ++d)
     XLNETC_RETURN_IF_ERROR(
@@ -386,7 +420,8 @@ Status verifyStepTypes(const Plan &plan, const Step &step) {
     int64_t B = r.dim(0, 0), NP = r.dim(0, 1);
     XLNETC_RETURN_IF_ERROR(r.operandType(1, {I64, {B, NP}}));
     XLNETC_RETURN_IF_ERROR(r.operandType(2, {F32, {B, NP}}));
-    return r.outputs({{F32, {}}, {F32, {B, NP}}});
+    return r.f32Only().outputs({{F32, {}}, {F32, {B, NP}}},
+                               "(losses are f32)");
   }
   case OpKind::EmbeddingGrad: {
     Rule r(plan, step, {"ids", "dout"});
@@ -459,14 +494,28 @@ Status verifyStepTypes(const Plan &plan, const Step &step) {
     XLNETC_RETURN_IF_ERROR(r.operandType(1, {F32, r.shape(0)}));
     return r.outputs({{F32, r.shape(0)}});
   }
+  case OpKind::Cast: {
+    Rule r(plan, step, {"x"});
+    XLNETC_RETURN_IF_ERROR(r.operandDType(0, F32));
+    XLNETC_RETURN_IF_ERROR(r.outputs({{F32, r.shape(0)}}, "(x's shape)"));
+    const Buffer &out = plan.buffers[step.out[0]];
+    if (out.dtype == r.in(0).dtype)
+      return Status::error(fmt::format(
+          "output 0 (buffer {}) is {} like its input: a cast must change the "
+          "dtype (f32 to bf16 or bf16 to f32)",
+          out.id, bufStr(out)));
+    return Status::ok();
+  }
   case OpKind::LrSchedule: {
     Rule r(plan, step, {"step"});
+    r.f32Only();
     XLNETC_RETURN_IF_ERROR(r.operandType(0, {I64, {}}));
     return r.outputs({{F32, {}}});
   }
   case OpKind::GlobalNorm: {
     std::vector<const char *> names(step.in.size(), "g");
     Rule r(plan, step, names);
+    r.f32Only();
     for (size_t k = 0; k < step.in.size(); ++k)
       XLNETC_RETURN_IF_ERROR(r.operandDType(k, F32));
     return r.outputs({{F32, {}}});
@@ -474,6 +523,7 @@ Status verifyStepTypes(const Plan &plan, const Step &step) {
   case OpKind::AdamUpdate: {
     Rule r(plan, step,
            {"param", "grad", "m", "v", "lr", "grad_norm", "step"});
+    r.f32Only();
     XLNETC_RETURN_IF_ERROR(r.operandDType(0, F32));
     TypeSpec param{F32, r.shape(0)};
     for (size_t k = 1; k <= 3; ++k)

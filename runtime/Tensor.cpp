@@ -16,6 +16,8 @@ size_t dtypeSize(DType dtype) {
     return 8;
   case DType::Bool:
     return 1;
+  case DType::BF16:
+    return 2;
   }
   return 0;
 }
@@ -28,6 +30,8 @@ const char *dtypeName(DType dtype) {
     return "i64";
   case DType::Bool:
     return "bool";
+  case DType::BF16:
+    return "bf16";
   }
   return "?";
 }
@@ -39,6 +43,8 @@ std::optional<DType> parseDTypeName(const std::string &name) {
     return DType::I64;
   if (name == "bool")
     return DType::Bool;
+  if (name == "bf16")
+    return DType::BF16;
   return std::nullopt;
 }
 
@@ -50,6 +56,8 @@ const char *dtypeSafetensorsName(DType dtype) {
     return "I64";
   case DType::Bool:
     return "BOOL";
+  case DType::BF16:
+    return "BF16";
   }
   return "?";
 }
@@ -61,6 +69,8 @@ std::optional<DType> parseSafetensorsDType(const std::string &name) {
     return DType::I64;
   if (name == "BOOL")
     return DType::Bool;
+  if (name == "BF16")
+    return DType::BF16;
   return std::nullopt;
 }
 

@@ -17,16 +17,19 @@
 
 namespace xlnetc::rt {
 
-/// Element types of the plan. Bool is one byte holding 0 or 1.
-enum class DType { F32, I64, Bool };
+/// Element types of the plan. Bool is one byte holding 0 or 1. BF16 is
+/// bfloat16 (the top half of an f32, rounded to nearest even): the storage
+/// of activations in a plan compiled with --precision bf16 (docs/Plan.md
+/// "Mixed precision"); only device executors run such plans.
+enum class DType { F32, I64, Bool, BF16 };
 
-/// Size of one element in bytes (4, 8, 1).
+/// Size of one element in bytes (4, 8, 1, 2).
 size_t dtypeSize(DType dtype);
-/// Plan spelling: "f32", "i64", "bool".
+/// Plan spelling: "f32", "i64", "bool", "bf16".
 const char *dtypeName(DType dtype);
 /// Parses the plan spelling; nullopt when unknown.
 std::optional<DType> parseDTypeName(const std::string &name);
-/// Safetensors spelling: "F32", "I64", "BOOL".
+/// Safetensors spelling: "F32", "I64", "BOOL", "BF16".
 const char *dtypeSafetensorsName(DType dtype);
 /// Parses the safetensors spelling; nullopt when unsupported.
 std::optional<DType> parseSafetensorsDType(const std::string &name);

@@ -91,9 +91,13 @@ int main(int argc, char **argv) {
     run.model = bundle.specPath;
     run.grads = run.grads || bundle.step == xlnetc::StepKind::Grads;
     run.defaultShape = &bundle.shape; // a synthetic batch of the bundle's shape
+    if (run.precision.empty())
+      run.precision = bundle.precision;
     return xlnetc::runRunStep(run, compile);
   }
   train.spec = bundle.specPath;
+  if (train.precision.empty())
+    train.precision = bundle.precision;
   if (train.outDir.empty())
     train.outDir = "runs/" + std::filesystem::path(bundle.dir).filename().string();
   return xlnetc::runTrain(train, compile);

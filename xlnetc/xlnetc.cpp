@@ -57,6 +57,7 @@ int main(int argc, char **argv) {
                          "ranks)")
       ->check(CLI::IsMember({"ranks", "bits"}))
       ->capture_default_str();
+  xlnetc::addPrecisionOption(compileCmd, compile.precision);
   compileCmd->add_option("--arch", compile.arch,
                          "Bundles: also compile every kernel ahead of time for this GPU "
                          "architecture (sm_80, sm_90, ...), one CUBIN per kernel");
@@ -126,6 +127,10 @@ int main(int argc, char **argv) {
                      "Names to compare ('*' matches any suffix, e.g. new_mems.*)");
   cmpCmd->add_option("--rtol", cmp.rtol, "Tolerance relative to max|ref|")
       ->capture_default_str();
+  cmpCmd->add_option("--min-cosine", cmp.minCosine,
+                     "Pass a tensor when cos(got, ref) >= this instead of by --rtol "
+                     "(bf16 against fp32)")
+      ->check(CLI::Range(0.0, 1.0));
 
   CLI11_PARSE(app, argc, argv);
   if (*compileCmd) {

@@ -81,6 +81,10 @@ class XLNet_Op<string mnemonic, list<Trait> traits = []>
 }
 
 def XLNet_F32Tensor : RankedTensorOf<[F32]>;
+// An activation or an activation's gradient: f32, or bf16 once
+// --xlnet-mixed-precision has run (parameters, their gradients, optimizer
+// state and losses stay f32).
+def XLNet_FloatTensor : RankedTensorOf<[F32, BF16]>;
 def XLNet_I64Tensor : RankedTensorOf<[I64]>;
 def XLNet_MaskTensor : RankedTensorOf<[I1]>;
 // A mask operand of rel_attention(_grad): dense (i1 [B,S,K]) or compact

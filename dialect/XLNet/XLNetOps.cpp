@@ -504,15 +504,34 @@ static LogicalResult verifyGemmShapes(Operation *op, RankedTensorType x,
   return success();
 }
 
+/// A GEMM's two operands have one element type (cuBLASLt's A and B; f32, or
+/// bf16 after --xlnet-mixed-precision).
+static LogicalResult verifySameOperandElements(Operation *op, Value a,
+                                               StringRef aName, Value b,
+                                               StringRef bName) {
+  Type ea = cast<ShapedType>(a.getType()).getElementType();
+  Type eb = cast<ShapedType>(b.getType()).getElementType();
+  if (ea != eb)
+    return op->emitOpError() << "'" << aName << "' (" << ea << ") and '" << bName
+                             << "' (" << eb << ") must have one element type";
+  return success();
+}
+
 LogicalResult GemmOp::verify() {
   auto w = getW().getType();
   int64_t kRank = getKRankAttr().getInt();
+  if (failed(verifySameOperandElements(*this, getX(), "x", getW(), "w")))
+    return failure();
   if (failed(verifyGemmShapes(*this, getX().getType(), w, getResult().getType(),
                               kRank, getTransposeW(), "w", "result")))
     return failure();
   int64_t wN = w.getRank() - kRank, wN0 = getTransposeW() ? 0 : kRank;
   if (getBias()) {
     auto bias = getBias().getType();
+    if (bias.getElementType() != getResult().getType().getElementType())
+      return emitOpError() << "bias (" << bias << ") must have the result's element type ("
+                           << getResult().getType().getElementType()
+                           << "), as cuBLASLt's bias epilogues read it";
     if (bias.getRank() != 1)
       return emitOpError() << "bias must have rank 1 [N], got " << bias;
     int64_t n = 1;
@@ -600,6 +619,8 @@ LogicalResult ActivationGradOp::verify() {
 }
 
 LogicalResult GemmWGradOp::verify() {
+  if (failed(verifySameOperandElements(*this, getX(), "x", getDy(), "dy")))
+    return failure();
   return verifyGemmShapes(*this, getX().getType(), getResult().getType(),
                           getDy().getType(), getKRankAttr().getInt(),
                           getTransposeW(), "result", "'dy'");
@@ -669,6 +690,22 @@ LogicalResult LMLossGradOp::verify() {
       succeeded(d.bind(getTarget(), "target", {"B", "NP"})) &&
       succeeded(d.bind(getTargetMask(), "target_mask", {"B", "NP"})) &&
       succeeded(d.bind(getResult(), "result", {"B", "NP", "V"})));
+}
+
+//===----------------------------------------------------------------------===//
+// Mixed precision
+//===----------------------------------------------------------------------===//
+
+LogicalResult CastOp::verify() {
+  auto x = cast<RankedTensorType>(getX().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (x.getShape() != result.getShape())
+    return emitOpError() << "result shape (" << result
+                         << ") must be the shape of 'x' (" << x << ")";
+  if (x.getElementType() == result.getElementType())
+    return emitOpError() << "converts " << x.getElementType()
+                         << " to itself: a cast must change the element type";
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

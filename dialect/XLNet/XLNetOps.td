@@ -31,7 +31,7 @@ def XLNet_EmbeddingOp : XLNet_Op<"embedding", [Pure]> {
     ```
   }];
   let arguments = (ins XLNet_I64Tensor:$ids, XLNet_F32Tensor:$table);
-  let results = (outs XLNet_F32Tensor:$result);
+  let results = (outs XLNet_FloatTensor:$result);
   let assemblyFormat = "$ids `,` $table attr-dict `:` functional-type(operands, results)";
 }
 
@@ -47,7 +47,7 @@ def XLNet_MaskEmbeddingOp : XLNet_Op<"mask_embedding", [Pure]> {
     ```
   }];
   let arguments = (ins XLNet_F32Tensor:$mask_emb);
-  let results = (outs XLNet_F32Tensor:$result);
+  let results = (outs XLNet_FloatTensor:$result);
   let assemblyFormat = "$mask_emb attr-dict `:` functional-type(operands, results)";
 }
 
@@ -72,7 +72,7 @@ def XLNet_RelPosEncodingOp : XLNet_Op<"rel_pos_encoding", [Pure]> {
   }];
   let arguments = (ins I64Attr:$klen, I64Attr:$qlen, I64Attr:$clamp_len,
                        UnitAttr:$bi_data);
-  let results = (outs XLNet_F32Tensor:$result);
+  let results = (outs XLNet_FloatTensor:$result);
   let assemblyFormat = [{
     `klen` `=` $klen `qlen` `=` $qlen `clamp_len` `=` $clamp_len
     (`bi_data` $bi_data^)? attr-dict `:` type($result)
@@ -203,8 +203,8 @@ def XLNet_MemConcatOp : XLNet_Op<"mem_concat", [Pure]> {
         : (tensor<8x2x32xf32>, tensor<2x16x32xf32>) -> tensor<2x24x32xf32>
     ```
   }];
-  let arguments = (ins XLNet_F32Tensor:$mems, XLNet_F32Tensor:$h);
-  let results = (outs XLNet_F32Tensor:$result);
+  let arguments = (ins XLNet_FloatTensor:$mems, XLNet_FloatTensor:$h);
+  let results = (outs XLNet_FloatTensor:$result);
   let assemblyFormat = "$mems `,` $h attr-dict `:` functional-type(operands, results)";
 }
 
@@ -222,7 +222,7 @@ def XLNet_MemCacheOp : XLNet_Op<"mem_cache", [Pure]> {
         : (tensor<8x2x32xf32>, tensor<2x16x32xf32>) -> tensor<8x2x32xf32>
     ```
   }];
-  let arguments = (ins Optional<XLNet_F32Tensor>:$mems, XLNet_F32Tensor:$h,
+  let arguments = (ins Optional<XLNet_F32Tensor>:$mems, XLNet_FloatTensor:$h,
                        I64Attr:$reuse_len, I64Attr:$mem_len);
   let results = (outs XLNet_F32Tensor:$result);
   let assemblyFormat = [{
@@ -287,14 +287,14 @@ def XLNet_RelAttentionOp : XLNet_Op<"rel_attention", [Pure]> {
            tensor<2x16x24xi1>, tensor<2x5xi64>) -> tensor<2x5x2x16xf32>
     ```
   }];
-  let arguments = (ins XLNet_F32Tensor:$q, XLNet_F32Tensor:$k, XLNet_F32Tensor:$v,
-                       XLNet_F32Tensor:$k_r, XLNet_F32Tensor:$seg_embed,
+  let arguments = (ins XLNet_FloatTensor:$q, XLNet_FloatTensor:$k, XLNet_FloatTensor:$v,
+                       XLNet_FloatTensor:$k_r, XLNet_F32Tensor:$seg_embed,
                        XLNet_F32Tensor:$r_w_bias, XLNet_F32Tensor:$r_r_bias,
                        XLNet_F32Tensor:$r_s_bias, XLNet_AttnMaskOperand:$seg_mat,
                        XLNet_AttnMaskOperand:$mask, Optional<XLNet_I64Tensor>:$rows,
                        F64Attr:$scale, F64Attr:$dropatt,
                        OptionalAttr<I64Attr>:$site);
-  let results = (outs XLNet_F32Tensor:$result);
+  let results = (outs XLNet_FloatTensor:$result);
   let assemblyFormat = [{
     `q` `(` $q `)` `k` `(` $k `)` `v` `(` $v `)` `k_r` `(` $k_r `)`
     `seg_embed` `(` $seg_embed `)` `biases` `(` $r_w_bias `,` $r_r_bias `,` $r_s_bias `)`
@@ -388,7 +388,7 @@ def XLNet_LMLossOp : XLNet_Op<"lm_loss", [Pure]> {
         -> (tensor<f32>, tensor<2x5xf32>)
     ```
   }];
-  let arguments = (ins XLNet_F32Tensor:$logits, XLNet_I64Tensor:$target,
+  let arguments = (ins XLNet_FloatTensor:$logits, XLNet_I64Tensor:$target,
                        XLNet_F32Tensor:$target_mask);
   let results = (outs XLNet_ScalarF32:$loss, XLNet_F32Tensor:$per_token_loss);
   let assemblyFormat = [{
@@ -470,13 +470,13 @@ def XLNet_GemmOp : XLNet_Op<"gemm", [Pure]> {
         : (tensor<2x16x32xf32>, tensor<48x32xf32>, tensor<48xf32>) -> tensor<2x16x48xf32>
     ```
   }];
-  let arguments = (ins XLNet_F32Tensor:$x, XLNet_F32Tensor:$w,
-                       Optional<XLNet_F32Tensor>:$bias,
+  let arguments = (ins XLNet_FloatTensor:$x, XLNet_FloatTensor:$w,
+                       Optional<XLNet_FloatTensor>:$bias,
                        DefaultValuedAttr<I64Attr, "1">:$k_rank,
                        UnitAttr:$transpose_w,
                        DefaultValuedAttr<XLNet_ActivationAttr,
                                          "::mlir::xlnet::Activation::none">:$activation);
-  let results = (outs XLNet_F32Tensor:$result);
+  let results = (outs XLNet_FloatTensor:$result);
   let assemblyFormat = [{
     $x `,` $w (`bias` $bias^)? attr-dict `:` functional-type(operands, results)
   }];
@@ -493,9 +493,9 @@ def XLNet_AddLayerNormOp : XLNet_Op<"add_layer_norm", [Pure]> {
         -> tensor<2x16x32xf32>
     ```
   }];
-  let arguments = (ins XLNet_F32Tensor:$x, XLNet_F32Tensor:$residual,
+  let arguments = (ins XLNet_FloatTensor:$x, XLNet_FloatTensor:$residual,
                        XLNet_F32Tensor:$gamma, XLNet_F32Tensor:$beta, F64Attr:$eps);
-  let results = (outs XLNet_F32Tensor:$result);
+  let results = (outs XLNet_FloatTensor:$result);
   let assemblyFormat = [{
     $x `,` $residual `,` $gamma `,` $beta `eps` `=` $eps attr-dict
     `:` functional-type(operands, results)
@@ -517,9 +517,9 @@ def XLNet_DropoutOp : XLNet_Op<"dropout", [SameOperandsAndResultType]> {
     %y = xlnet.dropout %x rate = 1.000000e-01 : tensor<2x16x32xf32>
     ```
   }];
-  let arguments = (ins XLNet_F32Tensor:$x, F64Attr:$rate,
+  let arguments = (ins XLNet_FloatTensor:$x, F64Attr:$rate,
                        OptionalAttr<I64Attr>:$site);
-  let results = (outs XLNet_F32Tensor:$result);
+  let results = (outs XLNet_FloatTensor:$result);
   let assemblyFormat = "$x `rate` `=` $rate attr-dict `:` type($result)";
 }
 
@@ -538,7 +538,7 @@ def XLNet_EmbeddingGradOp : XLNet_Op<"embedding_grad", [Pure]> {
         : (tensor<2x16xi64>, tensor<2x16x32xf32>) -> tensor<64x32xf32>
     ```
   }];
-  let arguments = (ins XLNet_I64Tensor:$ids, XLNet_F32Tensor:$dout);
+  let arguments = (ins XLNet_I64Tensor:$ids, XLNet_FloatTensor:$dout);
   let results = (outs XLNet_F32Tensor:$result);
   let assemblyFormat = "$ids `,` $dout attr-dict `:` functional-type(operands, results)";
 }
@@ -551,7 +551,7 @@ def XLNet_MaskEmbeddingGradOp : XLNet_Op<"mask_embedding_grad", [Pure]> {
         : (tensor<2x5x32xf32>) -> tensor<1x1x32xf32>
     ```
   }];
-  let arguments = (ins XLNet_F32Tensor:$dout);
+  let arguments = (ins XLNet_FloatTensor:$dout);
   let results = (outs XLNet_F32Tensor:$result);
   let assemblyFormat = "$dout attr-dict `:` functional-type(operands, results)";
 }
@@ -567,8 +567,8 @@ def XLNet_MemConcatGradOp : XLNet_Op<"mem_concat_grad", [Pure]> {
         : (tensor<2x24x32xf32>) -> tensor<2x16x32xf32>
     ```
   }];
-  let arguments = (ins XLNet_F32Tensor:$dout);
-  let results = (outs XLNet_F32Tensor:$result);
+  let arguments = (ins XLNet_FloatTensor:$dout);
+  let results = (outs XLNet_FloatTensor:$result);
   let assemblyFormat = "$dout attr-dict `:` functional-type(operands, results)";
 }
 
@@ -582,8 +582,8 @@ def XLNet_ActivationOp : XLNet_Op<"activation", [Pure, SameOperandsAndResultType
     %y = xlnet.activation gelu_tanh %z : tensor<2x16x48xf32>
     ```
   }];
-  let arguments = (ins XLNet_F32Tensor:$x, XLNet_ActivationAttr:$activation);
-  let results = (outs XLNet_F32Tensor:$result);
+  let arguments = (ins XLNet_FloatTensor:$x, XLNet_ActivationAttr:$activation);
+  let results = (outs XLNet_FloatTensor:$result);
   // SameOperandsAndResultType is the whole rule.
   let hasVerifier = 0;
   let assemblyFormat = "`` $activation $x attr-dict `:` type($result)";
@@ -598,9 +598,9 @@ def XLNet_ActivationGradOp : XLNet_Op<"activation_grad", [Pure, SameOperandsAndR
     %dz = xlnet.activation_grad gelu_tanh %dy, %z : tensor<2x16x48xf32>
     ```
   }];
-  let arguments = (ins XLNet_F32Tensor:$dy, XLNet_F32Tensor:$x,
+  let arguments = (ins XLNet_FloatTensor:$dy, XLNet_FloatTensor:$x,
                        XLNet_ActivationAttr:$activation);
-  let results = (outs XLNet_F32Tensor:$result);
+  let results = (outs XLNet_FloatTensor:$result);
   let assemblyFormat = "`` $activation $dy `,` $x attr-dict `:` type($result)";
 }
 
@@ -618,7 +618,7 @@ def XLNet_GemmWGradOp : XLNet_Op<"gemm_wgrad", [Pure]> {
         : (tensor<2x16x32xf32>, tensor<2x16x48xf32>) -> tensor<48x32xf32>
     ```
   }];
-  let arguments = (ins XLNet_F32Tensor:$x, XLNet_F32Tensor:$dy,
+  let arguments = (ins XLNet_FloatTensor:$x, XLNet_FloatTensor:$dy,
                        DefaultValuedAttr<I64Attr, "1">:$k_rank,
                        UnitAttr:$transpose_w);
   let results = (outs XLNet_F32Tensor:$result);
@@ -635,7 +635,7 @@ def XLNet_BiasGradOp : XLNet_Op<"bias_grad", [Pure]> {
     %db1 = xlnet.bias_grad %dz : (tensor<2x16x48xf32>) -> tensor<48xf32>
     ```
   }];
-  let arguments = (ins XLNet_F32Tensor:$dy);
+  let arguments = (ins XLNet_FloatTensor:$dy);
   let results = (outs XLNet_F32Tensor:$result);
   let assemblyFormat = "$dy attr-dict `:` functional-type(operands, results)";
 }
@@ -656,16 +656,16 @@ def XLNet_RelAttentionGradOp : XLNet_Op<"rel_attention_grad", [Pure]> {
         : (...) -> (...)
     ```
   }];
-  let arguments = (ins XLNet_F32Tensor:$dout, XLNet_F32Tensor:$q,
-                       XLNet_F32Tensor:$k, XLNet_F32Tensor:$v,
-                       XLNet_F32Tensor:$k_r, XLNet_F32Tensor:$seg_embed,
+  let arguments = (ins XLNet_FloatTensor:$dout, XLNet_FloatTensor:$q,
+                       XLNet_FloatTensor:$k, XLNet_FloatTensor:$v,
+                       XLNet_FloatTensor:$k_r, XLNet_F32Tensor:$seg_embed,
                        XLNet_F32Tensor:$r_w_bias, XLNet_F32Tensor:$r_r_bias,
                        XLNet_F32Tensor:$r_s_bias, XLNet_AttnMaskOperand:$seg_mat,
                        XLNet_AttnMaskOperand:$mask, Optional<XLNet_I64Tensor>:$rows,
                        F64Attr:$scale, F64Attr:$dropatt,
                        OptionalAttr<I64Attr>:$site);
-  let results = (outs XLNet_F32Tensor:$dq, XLNet_F32Tensor:$dk,
-                      XLNet_F32Tensor:$dv, XLNet_F32Tensor:$dk_r,
+  let results = (outs XLNet_FloatTensor:$dq, XLNet_FloatTensor:$dk,
+                      XLNet_FloatTensor:$dv, XLNet_FloatTensor:$dk_r,
                       XLNet_F32Tensor:$dseg_embed, XLNet_F32Tensor:$dr_w_bias,
                       XLNet_F32Tensor:$dr_r_bias, XLNet_F32Tensor:$dr_s_bias);
   let assemblyFormat = [{
@@ -691,10 +691,10 @@ def XLNet_AddLayerNormGradOp : XLNet_Op<"add_layer_norm_grad", [Pure]> {
            tensor<32xf32>) -> (tensor<2x16x32xf32>, tensor<32xf32>, tensor<32xf32>)
     ```
   }];
-  let arguments = (ins XLNet_F32Tensor:$dout, XLNet_F32Tensor:$x,
-                       XLNet_F32Tensor:$residual, XLNet_F32Tensor:$gamma,
+  let arguments = (ins XLNet_FloatTensor:$dout, XLNet_FloatTensor:$x,
+                       XLNet_FloatTensor:$residual, XLNet_F32Tensor:$gamma,
                        F64Attr:$eps);
-  let results = (outs XLNet_F32Tensor:$dsum, XLNet_F32Tensor:$dgamma,
+  let results = (outs XLNet_FloatTensor:$dsum, XLNet_F32Tensor:$dgamma,
                       XLNet_F32Tensor:$dbeta);
   let assemblyFormat = [{
     $dout `,` $x `,` $residual `,` $gamma `eps` `=` $eps attr-dict
@@ -714,9 +714,9 @@ def XLNet_LMLossGradOp : XLNet_Op<"lm_loss_grad", [Pure]> {
         : (tensor<2x5x64xf32>, tensor<2x5xi64>, tensor<2x5xf32>) -> tensor<2x5x64xf32>
     ```
   }];
-  let arguments = (ins XLNet_F32Tensor:$logits, XLNet_I64Tensor:$target,
+  let arguments = (ins XLNet_FloatTensor:$logits, XLNet_I64Tensor:$target,
                        XLNet_F32Tensor:$target_mask);
-  let results = (outs XLNet_F32Tensor:$result);
+  let results = (outs XLNet_FloatTensor:$result);
   let assemblyFormat = [{
     $logits `,` $target `,` $target_mask attr-dict `:` functional-type(operands, results)
   }];
@@ -729,11 +729,33 @@ def XLNet_AddOp : XLNet_Op<"add", [Pure, Commutative, SameOperandsAndResultType]
     %g = xlnet.add %a, %b : tensor<2x16x32xf32>
     ```
   }];
-  let arguments = (ins XLNet_F32Tensor:$lhs, XLNet_F32Tensor:$rhs);
-  let results = (outs XLNet_F32Tensor:$result);
+  let arguments = (ins XLNet_FloatTensor:$lhs, XLNet_FloatTensor:$rhs);
+  let results = (outs XLNet_FloatTensor:$result);
   // SameOperandsAndResultType is the whole rule.
   let hasVerifier = 0;
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Mixed precision (produced by --xlnet-mixed-precision)
+//===----------------------------------------------------------------------===//
+
+def XLNet_CastOp : XLNet_Op<"cast", [Pure]> {
+  let summary = "elementwise conversion between f32 and bf16";
+  let description = [{
+    The value of `x` in the result's element type: f32 to bf16 rounds to
+    nearest even, bf16 to f32 is exact. `--xlnet-mixed-precision` inserts it
+    where an f32 value (a parameter) feeds a bf16 GEMM and where a bf16 value
+    is returned.
+
+    ```mlir
+    %w16 = xlnet.cast %w : tensor<32x2x16xf32> to tensor<32x2x16xbf16>
+    ```
+  }];
+  let arguments = (ins XLNet_FloatTensor:$x);
+  let results = (outs XLNet_FloatTensor:$result);
+  let hasVerifier = 1;
+  let assemblyFormat = "$x attr-dict `:` type($x) `to` type($result)";
 }
 
 //===----------------------------------------------------------------------===//

@@ -284,6 +284,7 @@ Status CudaDevice::gemm(const GemmDesc &d, const GemmOperands &ops,
   XLNETC_RETURN_IF_ERROR(setOp(CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta)));
   XLNETC_RETURN_IF_ERROR(setOp(CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb)));
   XLNETC_RETURN_IF_ERROR(setOp(CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof(epi)));
+  // The bias (or bias gradient) has D's type, cuBLASLt's default.
   if (d.epilogue != GemmEpilogue::Default)
     XLNETC_RETURN_IF_ERROR(
         setOp(CUBLASLT_MATMUL_DESC_BIAS_POINTER, &p.bias, sizeof(p.bias)));
@@ -295,10 +296,10 @@ Status CudaDevice::gemm(const GemmDesc &d, const GemmOperands &ops,
         setOp(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &auxLd, sizeof(auxLd)));
   }
   // Column-major layouts; batched through the strided-batch attributes.
-  auto layout = [&](cublasLtMatrixLayout_t &l, int64_t rows, int64_t cols,
+  auto layout = [&](cublasLtMatrixLayout_t &l, GemmType type, int64_t rows, int64_t cols,
                     int64_t ld, int64_t stride) -> Status {
-    XLNETC_CUBLAS_RETURN_IF_ERROR(
-        lt, at, cublasLtMatrixLayoutCreate(&l, CUDA_R_32F, rows, cols, ld));
+    cudaDataType_t t = type == GemmType::BF16 ? CUDA_R_16BF : CUDA_R_32F;
+    XLNETC_CUBLAS_RETURN_IF_ERROR(lt, at, cublasLtMatrixLayoutCreate(&l, t, rows, cols, ld));
     if (d.batch > 1) {
       int32_t count = int32_t(d.batch);
       XLNETC_CUBLAS_RETURN_IF_ERROR(
@@ -313,11 +314,11 @@ Status CudaDevice::gemm(const GemmDesc &d, const GemmOperands &ops,
     }
     return Status::ok();
   };
-  XLNETC_RETURN_IF_ERROR(layout(call.a, d.transA ? d.k : d.m,
+  XLNETC_RETURN_IF_ERROR(layout(call.a, d.ab, d.transA ? d.k : d.m,
                                 d.transA ? d.m : d.k, d.lda, d.strideA));
-  XLNETC_RETURN_IF_ERROR(layout(call.b, d.transB ? d.n : d.k,
+  XLNETC_RETURN_IF_ERROR(layout(call.b, d.ab, d.transB ? d.n : d.k,
                                 d.transB ? d.k : d.n, d.ldb, d.strideB));
-  XLNETC_RETURN_IF_ERROR(layout(call.c, d.m, d.n, d.ldc, d.strideC));
+  XLNETC_RETURN_IF_ERROR(layout(call.c, d.cd, d.m, d.n, d.ldc, d.strideC));
   XLNETC_CUBLAS_RETURN_IF_ERROR(lt, at, cublasLtMatmulPreferenceCreate(&call.pref));
   size_t ws = kCublasWorkspaceBytes;
   XLNETC_CUBLAS_RETURN_IF_ERROR(

@@ -349,15 +349,16 @@ public:
     XLNETC_RETURN_IF_ERROR(validateGemm(desc, p).withPrefix(at));
     // Every operand inside one allocation, as cuBLASLt would need.
     GemmExtents e = gemmExtents(desc);
-    XLNETC_RETURN_IF_ERROR(checkRange(ops.a, e.a * 4, "GEMM operand A").withPrefix(at));
-    XLNETC_RETURN_IF_ERROR(checkRange(ops.b, e.b * 4, "GEMM operand B").withPrefix(at));
-    XLNETC_RETURN_IF_ERROR(checkRange(ops.d, e.cd * 4, "GEMM operand D").withPrefix(at));
+    const int64_t ab = gemmTypeSize(desc.ab), cd = gemmTypeSize(desc.cd);
+    XLNETC_RETURN_IF_ERROR(checkRange(ops.a, e.a * ab, "GEMM operand A").withPrefix(at));
+    XLNETC_RETURN_IF_ERROR(checkRange(ops.b, e.b * ab, "GEMM operand B").withPrefix(at));
+    XLNETC_RETURN_IF_ERROR(checkRange(ops.d, e.cd * cd, "GEMM operand D").withPrefix(at));
     if (desc.beta != 0.0f)
-      XLNETC_RETURN_IF_ERROR(checkRange(ops.c, e.cd * 4, "GEMM operand C").withPrefix(at));
+      XLNETC_RETURN_IF_ERROR(checkRange(ops.c, e.cd * cd, "GEMM operand C").withPrefix(at));
     if (ops.aux)
-      XLNETC_RETURN_IF_ERROR(checkRange(ops.aux, e.cd * 4, "GEMM aux").withPrefix(at));
+      XLNETC_RETURN_IF_ERROR(checkRange(ops.aux, e.cd * cd, "GEMM aux").withPrefix(at));
     if (e.bias)
-      XLNETC_RETURN_IF_ERROR(checkRange(ops.bias, e.bias * 4, "GEMM bias").withPrefix(at));
+      XLNETC_RETURN_IF_ERROR(checkRange(ops.bias, e.bias * cd, "GEMM bias").withPrefix(at));
     return gemmReference(desc, p).withPrefix(at);
   }
   Status synchronize(const std::string &) override { return Status::ok(); }

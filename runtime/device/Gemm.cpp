@@ -2,6 +2,8 @@
 
 #include "runtime/device/Gemm.h"
 
+#include "runtime/BFloat16.h"
+
 #include <cblas.h>
 #include <fmt/format.h>
 
@@ -51,7 +53,10 @@ std::string describeGemm(const GemmDesc &d) {
                      "batch={} alpha={} beta={} epilogue={}",
                      d.m, d.n, d.k, d.transA ? 'T' : 'N', d.transB ? 'T' : 'N',
                      d.lda, d.ldb, d.ldc, d.batch, d.alpha, d.beta,
-                     gemmEpilogueName(d.epilogue));
+                     gemmEpilogueName(d.epilogue)) +
+         (d.ab == GemmType::F32 && d.cd == GemmType::F32
+              ? std::string()
+              : fmt::format(" types={}/{}", gemmTypeName(d.ab), gemmTypeName(d.cd)));
 }
 
 GemmExtents gemmExtents(const GemmDesc &d) {
@@ -102,14 +107,75 @@ Status validateGemm(const GemmDesc &d, const GemmPointers &p) {
   return Status::ok();
 }
 
+namespace {
+
+/// `n` elements at `p` of type `t` as f32 (bf16 widened exactly); for f32,
+/// no copy: `storage` stays empty and the pointer is `p` itself.
+float *asF32(const void *p, GemmType t, int64_t n, std::vector<float> &storage) {
+  if (!p || t == GemmType::F32)
+    return static_cast<float *>(const_cast<void *>(p));
+  storage.resize(size_t(n));
+  const uint16_t *h = static_cast<const uint16_t *>(p);
+  for (int64_t i = 0; i < n; ++i)
+    storage[size_t(i)] = floatFromBf16(h[i]);
+  return storage.data();
+}
+
+/// Stores the m×n entries of every batch entry of the f32 matrix `src`
+/// (C/D layout: leading dimension ldc, stride strideC) to the bf16 `dst`,
+/// rounded; entries between columns are not touched.
+void storeBf16(const GemmDesc &d, const float *src, void *dst) {
+  uint16_t *h = static_cast<uint16_t *>(dst);
+  for (int64_t i = 0; i < d.batch; ++i)
+    for (int64_t col = 0; col < d.n; ++col)
+      for (int64_t row = 0; row < d.m; ++row) {
+        int64_t at = i * d.strideC + row + col * d.ldc;
+        h[at] = bf16FromFloat(src[at]);
+      }
+}
+
+/// The f32 computation on f32 views of the operands.
+void gemmF32(const GemmDesc &d, const float *A, const float *B, const float *C,
+             float *D, float *bias, float *aux);
+
+} // namespace
+
 Status gemmReference(const GemmDesc &d, const GemmPointers &p) {
   XLNETC_RETURN_IF_ERROR(validateGemm(d, p));
-  const float *A = static_cast<const float *>(p.a);
-  const float *B = static_cast<const float *>(p.b);
+  const GemmExtents e = gemmExtents(d);
+  std::vector<float> a, b, cd, x;
+  const float *A = asF32(p.a, d.ab, e.a, a);
+  const float *B = asF32(p.b, d.ab, e.b, b);
+  // f32 C/D/aux/bias are used in place; bf16 ones are computed in f32
+  // copies (D starting as C when beta != 0; aux widened for DGeluBGrad).
+  float *D = static_cast<float *>(p.d), *aux = static_cast<float *>(p.aux);
   const float *C = static_cast<const float *>(p.c);
-  float *D = static_cast<float *>(p.d);
-  float *bias = static_cast<float *>(p.bias);
-  float *aux = static_cast<float *>(p.aux);
+  if (d.cd == GemmType::BF16) {
+    if (d.beta != 0.0f)
+      D = asF32(p.c, d.cd, e.cd, cd);
+    else
+      cd.assign(size_t(e.cd), 0.0f), D = cd.data();
+    C = D;
+    aux = asF32(p.aux, d.cd, p.aux ? e.cd : 0, x);
+  }
+  std::vector<float> bias;
+  float *biasF = asF32(p.bias, d.cd, e.bias, bias);
+  gemmF32(d, A, B, C, D, biasF, aux);
+  if (d.cd == GemmType::BF16) {
+    storeBf16(d, D, p.d);
+    if (d.epilogue == GemmEpilogue::GeluAuxBias)
+      storeBf16(d, aux, p.aux);
+    if (d.epilogue == GemmEpilogue::DGeluBGrad)
+      for (int64_t row = 0; row < d.m; ++row)
+        static_cast<uint16_t *>(p.bias)[row] = bf16FromFloat(biasF[row]);
+  }
+  return Status::ok();
+}
+
+namespace {
+
+void gemmF32(const GemmDesc &d, const float *A, const float *B, const float *C,
+             float *D, float *bias, float *aux) {
   for (int64_t i = 0; i < d.batch; ++i) {
     const float *Ai = A + i * d.strideA;
     const float *Bi = B + i * d.strideB;
@@ -169,7 +235,8 @@ Status gemmReference(const GemmDesc &d, const GemmPointers &p) {
     }
     }
   }
-  return Status::ok();
 }
+
+} // namespace
 
 } // namespace xlnetc::rt::dev

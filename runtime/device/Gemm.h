@@ -25,6 +25,12 @@
 // cuBLASLt's GELU is the tanh form (official XLNet's "gelu"); gelu_erf and
 // relu without a bias get their own epilogue kernels.
 //
+// A and B are both f32 or both bf16; C, D, aux and the bias (or bias
+// gradient) share one type, f32 or bf16 (cuBLASLt's rule: the bias has D's
+// type). The products and the epilogue
+// compute in f32 (CUBLAS_COMPUTE_32F) and a bf16 result is rounded once, to
+// nearest even, when it is stored.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef XLNETC_RUNTIME_DEVICE_GEMM_H
@@ -50,6 +56,16 @@ enum class GemmEpilogue {
 /// "dgelu_bgrad".
 const char *gemmEpilogueName(GemmEpilogue e);
 
+/// The storage of a GEMM's matrices (cuBLASLt's Atype/Btype, Ctype/Dtype).
+enum class GemmType { F32, BF16 };
+
+/// "f32" or "bf16".
+inline const char *gemmTypeName(GemmType t) {
+  return t == GemmType::BF16 ? "bf16" : "f32";
+}
+/// Bytes per element: 4 or 2.
+inline int64_t gemmTypeSize(GemmType t) { return t == GemmType::BF16 ? 2 : 4; }
+
 /// Everything about one GEMM call that is known at compile time.
 struct GemmDesc {
   bool transA = false, transB = false;
@@ -59,6 +75,8 @@ struct GemmDesc {
   int64_t strideA = 0, strideB = 0, strideC = 0;
   float alpha = 1.0f, beta = 0.0f;
   GemmEpilogue epilogue = GemmEpilogue::Default;
+  /// Storage of A and B, and of C, D, aux and bias.
+  GemmType ab = GemmType::F32, cd = GemmType::F32;
 };
 
 /// The device addresses of one call (host addresses on the emulated device).
@@ -83,12 +101,14 @@ GemmExtents gemmExtents(const GemmDesc &desc);
 /// dimensions large enough, pointers the epilogue needs present).
 Status validateGemm(const GemmDesc &desc, const GemmPointers &p);
 
-/// The reference: fp32 operands in host memory, OpenBLAS sgemm per batch
-/// entry, then the epilogue; what the emulated device runs.
+/// The reference: operands in host memory (bf16 ones widened to f32 exactly),
+/// OpenBLAS sgemm per batch entry, then the epilogue, bf16 results rounded
+/// when stored; what the emulated device runs.
 Status gemmReference(const GemmDesc &desc, const GemmPointers &p);
 
 /// One line describing a call, for the generated source and messages:
-/// "gemm m=256 n=1024 k=64 opA=N opB=T batch=1 epilogue=bias".
+/// "gemm m=256 n=1024 k=64 opA=N opB=T batch=1 epilogue=bias" (and
+/// " types=bf16/bf16" when A/B or C/D are not f32).
 std::string describeGemm(const GemmDesc &desc);
 
 } // namespace xlnetc::rt::dev

@@ -97,6 +97,19 @@ Status lowerGemmStep(const Plan &plan, const Step &step, GemmStepCall &out) {
     return Status::error(fmt::format("{}: not a gemm or gemm_wgrad step",
                                      step.op));
   }
+  auto type = [&](int id) {
+    return plan.buffers[size_t(id)].dtype == DType::BF16 ? GemmType::BF16 : GemmType::F32;
+  };
+  out.desc.ab = type(out.a);
+  out.desc.cd = type(out.out);
+  if (out.bias >= 0 && type(out.bias) != out.desc.cd)
+    return Status::error(fmt::format("{}: a GEMM's bias has its output's type ({}), got {}",
+                                     step.op, gemmTypeName(out.desc.cd),
+                                     gemmTypeName(type(out.bias))));
+  if (type(out.b) != out.desc.ab)
+    return Status::error(fmt::format("{}: A and B of a GEMM need one type, got {} and {}",
+                                     step.op, gemmTypeName(out.desc.ab),
+                                     gemmTypeName(type(out.b))));
   if (out.desc.m <= 0 || out.desc.n <= 0 || out.desc.k <= 0)
     return Status::error(fmt::format(
         "{} ({}): an empty matrix product (m={} n={} k={}) has no device "

@@ -174,7 +174,9 @@ TEST(Numeric, Bf16RoundsToNearestEven) {
     unsigned short got = xl_float2bf16(x).x;
     ASSERT_EQ(got, bf16Reference(x)) << std::hexfloat << x;
     if (!std::isnan(x)) {
-      ASSERT_EQ(bits(xl_bf162float(xl_float2bf16(xl_bf162float({got})))),
+      xl_bf16 h;
+      h.x = got;
+      ASSERT_EQ(bits(xl_bf162float(xl_float2bf16(xl_bf162float(h)))),
                 static_cast<uint32_t>(got) << 16);
     }
   }

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/device/Device.h"
+#include "runtime/BFloat16.h"
 #include "runtime/device/Gemm.h"
 
 #include <gtest/gtest.h>
@@ -172,6 +173,73 @@ TEST(GemmReference, MatchesALoopForEveryLayoutAndEpilogue) {
     if (v.epi == GemmEpilogue::GeluAuxBias)
       EXPECT_LT(relError(c.desc, aux, wantAux), 1e-6);
   }
+}
+
+/// bf16 storage (--precision bf16): A and B bf16 and D f32 (a weight
+/// gradient), or everything bf16 (an activation). The result is the f32
+/// computation on the bf16 values, a bf16 D rounded once; entries between
+/// D's columns are not written.
+TEST(GemmReference, Bf16OperandsAndResults) {
+  uint32_t seed = 300;
+  for (GemmType cd : {GemmType::F32, GemmType::BF16})
+    for (const Variant &v : variants()) {
+      if (cd == GemmType::F32 && v.epi != GemmEpilogue::Default)
+        continue; // f32 results with bf16 operands: the weight gradients
+      Case c = makeCase(v.ta, v.tb, 13, 11, 17, v.batch, v.beta, v.epi, seed++);
+      c.desc.ab = GemmType::BF16;
+      c.desc.cd = cd;
+      SCOPED_TRACE(describeGemm(c.desc));
+      auto toBf16 = [](std::vector<float> &v) {
+        std::vector<uint16_t> h(v.size());
+        for (size_t i = 0; i < v.size(); ++i) {
+          h[i] = bf16FromFloat(v[i]);
+          v[i] = floatFromBf16(h[i]); // what the expectation reads
+        }
+        return h;
+      };
+      std::vector<uint16_t> a = toBf16(c.a), b = toBf16(c.b);
+      std::vector<uint16_t> cH, biasH, auxH, dH;
+      if (cd == GemmType::BF16) {
+        cH = toBf16(c.c), biasH = toBf16(c.bias), auxH = toBf16(c.aux);
+        dH.assign(c.c.size(), 0x7777); // a sentinel between the columns
+      }
+      std::vector<float> wantD, wantBias, wantAux;
+      expected(c, wantD, wantBias, wantAux);
+      std::vector<float> D(c.c.size(), -7.0f), bias = c.bias, aux = c.aux;
+      GemmPointers p{a.data(), b.data(), nullptr, nullptr, nullptr, nullptr};
+      if (cd == GemmType::BF16)
+        p.c = cH.data(), p.d = dH.data(), p.bias = biasH.data(), p.aux = auxH.data();
+      else
+        p.c = c.c.data(), p.d = D.data(), p.bias = bias.data(), p.aux = aux.data();
+      Status st = gemmReference(c.desc, p);
+      ASSERT_TRUE(st.isOk()) << st.message();
+      if (cd == GemmType::F32) {
+        EXPECT_LT(relError(c.desc, D, wantD), 1e-6);
+        continue;
+      }
+      // One rounding to bf16: within half a unit (2^-9 relative) of the f32
+      // result, plus the f32 computation's own error.
+      std::vector<float> got(dH.size());
+      for (size_t i = 0; i < dH.size(); ++i)
+        got[i] = floatFromBf16(dH[i]);
+      EXPECT_LT(relError(c.desc, got, wantD), 1.0 / 256);
+      for (int64_t i = 0; i < c.desc.batch; ++i)
+        for (int64_t col = 0; col + 1 < c.desc.n; ++col)
+          for (int64_t row = c.desc.m; row < c.desc.ldc; ++row)
+            ASSERT_EQ(dH[size_t(i * c.desc.strideC + row + col * c.desc.ldc)], 0x7777)
+                << "wrote between the columns";
+      if (v.epi == GemmEpilogue::GeluAuxBias) {
+        std::vector<float> gotAux(auxH.size());
+        for (size_t i = 0; i < auxH.size(); ++i)
+          gotAux[i] = floatFromBf16(auxH[i]);
+        EXPECT_LT(relError(c.desc, gotAux, wantAux), 1.0 / 256);
+      }
+      if (v.epi == GemmEpilogue::DGeluBGrad)
+        for (int64_t r = 0; r < c.desc.m; ++r)
+          EXPECT_NEAR(floatFromBf16(biasH[size_t(r)]), wantBias[size_t(r)],
+                      std::fabs(wantBias[size_t(r)]) / 128 + 1e-5)
+              << "bias row " << r;
+    }
 }
 
 TEST(GemmReference, BetaWithCAliasingD) {

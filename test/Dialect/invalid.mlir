@@ -5066,3 +5066,53 @@ func.func @rel_attention_compact_bad_bits(%q: tensor<2x16x2x16xf32>, %k: tensor<
          tensor<2x16xi64>, tensor<2x16x2xi64>) -> tensor<2x16x2x16xf32>
   return %0 : tensor<2x16x2x16xf32>
 }
+
+// -----
+
+func.func @cast_to_itself(%x: tensor<2x16xf32>) -> tensor<2x16xf32> {
+  // expected-error @+1 {{'xlnet.cast' op converts 'f32' to itself: a cast must change the element type}}
+  %0 = xlnet.cast %x : tensor<2x16xf32> to tensor<2x16xf32>
+  return %0 : tensor<2x16xf32>
+}
+
+// -----
+
+func.func @cast_shape(%x: tensor<2x16xf32>) -> tensor<2x8xbf16> {
+  // expected-error @+1 {{'xlnet.cast' op result shape ('tensor<2x8xbf16>') must be the shape of 'x' ('tensor<2x16xf32>')}}
+  %0 = xlnet.cast %x : tensor<2x16xf32> to tensor<2x8xbf16>
+  return %0 : tensor<2x8xbf16>
+}
+
+// -----
+
+func.func @gemm_mixed_operands(%x: tensor<2x16x32xbf16>, %w: tensor<32x48xf32>) -> tensor<2x16x48xbf16> {
+  // expected-error @+1 {{'xlnet.gemm' op 'x' ('bf16') and 'w' ('f32') must have one element type}}
+  %0 = xlnet.gemm %x, %w : (tensor<2x16x32xbf16>, tensor<32x48xf32>) -> tensor<2x16x48xbf16>
+  return %0 : tensor<2x16x48xbf16>
+}
+
+// -----
+
+func.func @gemm_bias_type(%x: tensor<2x16x32xbf16>, %w: tensor<32x48xbf16>,
+                          %b: tensor<48xf32>) -> tensor<2x16x48xbf16> {
+  // expected-error @+1 {{'xlnet.gemm' op bias ('tensor<48xf32>') must have the result's element type ('bf16'), as cuBLASLt's bias epilogues read it}}
+  %0 = xlnet.gemm %x, %w bias %b
+      : (tensor<2x16x32xbf16>, tensor<32x48xbf16>, tensor<48xf32>) -> tensor<2x16x48xbf16>
+  return %0 : tensor<2x16x48xbf16>
+}
+
+// -----
+
+func.func @wgrad_mixed_operands(%x: tensor<2x16x32xbf16>, %dy: tensor<2x16x48xf32>) -> tensor<32x48xf32> {
+  // expected-error @+1 {{'xlnet.gemm_wgrad' op 'x' ('bf16') and 'dy' ('f32') must have one element type}}
+  %0 = xlnet.gemm_wgrad %x, %dy : (tensor<2x16x32xbf16>, tensor<2x16x48xf32>) -> tensor<32x48xf32>
+  return %0 : tensor<32x48xf32>
+}
+
+// -----
+
+func.func @global_norm_bf16(%g: tensor<4xbf16>) -> tensor<f32> {
+  // expected-error @+1 {{operand #0 must be variadic of ranked tensor of 32-bit float values}}
+  %0 = xlnet.global_norm %g : (tensor<4xbf16>) -> tensor<f32>
+  return %0 : tensor<f32>
+}

@@ -838,3 +838,20 @@ func.func @rel_attention_compact(%q: tensor<2x5x2x16xf32>, %k: tensor<2x24x2x16x
          tensor<2x16xi64>, tensor<2x2x16xi64>, tensor<2x5xi64>) -> tensor<2x5x2x16xf32>
   return %0 : tensor<2x5x2x16xf32>
 }
+
+// -----
+
+// Mixed precision (--xlnet-mixed-precision): casts, and a GEMM on bf16
+// operands with a bf16 bias.
+// CHECK-LABEL: func.func @bf16_gemm(
+// CHECK:         %[[W16:.+]] = xlnet.cast %[[W:.+]] : tensor<32x48xf32> to tensor<32x48xbf16>
+// CHECK:         %[[Y:.+]] = xlnet.gemm %{{.+}}, %[[W16]] bias %{{.+}} : (tensor<2x16x32xbf16>, tensor<32x48xbf16>, tensor<48xbf16>) -> tensor<2x16x48xbf16>
+// CHECK:         xlnet.cast %[[Y]] : tensor<2x16x48xbf16> to tensor<2x16x48xf32>
+func.func @bf16_gemm(%x: tensor<2x16x32xbf16>, %w: tensor<32x48xf32>,
+                     %b: tensor<48xbf16>) -> tensor<2x16x48xf32> {
+  %w16 = xlnet.cast %w : tensor<32x48xf32> to tensor<32x48xbf16>
+  %y = xlnet.gemm %x, %w16 bias %b
+      : (tensor<2x16x32xbf16>, tensor<32x48xbf16>, tensor<48xbf16>) -> tensor<2x16x48xbf16>
+  %0 = xlnet.cast %y : tensor<2x16x48xbf16> to tensor<2x16x48xf32>
+  return %0 : tensor<2x16x48xf32>
+}

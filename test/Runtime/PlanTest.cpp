@@ -1,5 +1,6 @@
 //===- PlanTest.cpp - Plan parsing and verification -----------------------===//
 
+#include "runtime/HostExecutor.h"
 #include "runtime/Plan.h"
 #include "test/Runtime/TestUtil.h"
 
@@ -36,7 +37,7 @@ TEST(PlanTest, ParsesAValidPlan) {
   Plan plan;
   Status s = parsePlan(qProjPlan().text(), plan);
   ASSERT_TRUE(s) << s.message();
-  EXPECT_EQ(plan.version, 2);
+  EXPECT_EQ(plan.version, 3);
   EXPECT_EQ(plan.function, "forward");
   ASSERT_EQ(plan.buffers.size(), 3u);
   EXPECT_EQ(plan.buffers[0].role, Buffer::Input);
@@ -50,22 +51,92 @@ TEST(PlanTest, ParsesAValidPlan) {
   EXPECT_EQ(plan.steps[0].in, (std::vector<int>{0, 1}));
 }
 
+/// The mixed-precision forms (version 3): bf16 temporaries, casts of the
+/// f32 parameters, a GEMM on bf16 operands and bias, an f32 weight gradient.
+PlanBuilder bf16Plan(bool castBias = true, const std::string &castTo = "bf16") {
+  PlanBuilder p;
+  int x = p.buffer("f32", {2, 4, 8}, "input", "h");
+  int w = p.buffer("f32", {8, 6}, "param", "w");
+  int b = p.buffer("f32", {6}, "param", "b");
+  int x16 = p.buffer("bf16", {2, 4, 8}, "temp");
+  int w16 = p.buffer(castTo, {8, 6}, "temp");
+  int b16 = castBias ? p.buffer("bf16", {6}, "temp") : b;
+  int y = p.buffer("bf16", {2, 4, 6}, "temp");
+  int dw = p.buffer("f32", {8, 6}, "temp", "", {"grad.w"});
+  int y32 = p.buffer("f32", {2, 4, 6}, "temp", "", {"hidden"});
+  p.step("cast", {x}, {x16}, {}, "x");
+  p.step("cast", {w}, {w16}, {}, "w");
+  if (castBias)
+    p.step("cast", {b}, {b16}, {}, "b");
+  p.step("gemm", {x16, w16, b16}, {y},
+         {{"k_rank", 1}, {"transpose_w", false}, {"activation", "none"}}, "proj");
+  p.step("gemm_wgrad", {x16, y}, {dw}, {{"k_rank", 1}, {"transpose_w", false}}, "dw");
+  p.step("cast", {y}, {y32}, {}, "out");
+  return p;
+}
+
+TEST(PlanTest, MixedPrecisionBuffersAndCasts) {
+  Plan plan;
+  Status s = parsePlan(bf16Plan().text(), plan);
+  ASSERT_TRUE(s) << s.message();
+  EXPECT_EQ(plan.buffers[3].dtype, DType::BF16);
+  EXPECT_EQ(plan.steps[0].kind, OpKind::Cast);
+  // A GEMM's bias has its output's type (cuBLASLt's rule).
+  EXPECT_EQ(parseError(bf16Plan(false).text()),
+            "step 2 (gemm, loc 'proj'): input 2 (bias, buffer 2) is f32[6] but the output "
+            "(buffer 5) is bf16[2, 4, 6]: a bias has its output's type");
+  // A cast changes the dtype.
+  EXPECT_EQ(parseError(bf16Plan(true, "f32").text()),
+            "step 1 (cast, loc 'w'): output 0 (buffer 4) is f32[8, 6] like its input: a cast "
+            "must change the dtype (f32 to bf16 or bf16 to f32)");
+  // The optimizer and the losses take f32 only.
+  PlanBuilder adam;
+  int pr = adam.buffer("f32", {4}, "param", "p");
+  int g = adam.buffer("bf16", {4}, "input", "g");
+  int m = adam.buffer("f32", {4}, "input", "m");
+  int lr = adam.buffer("f32", {}, "input", "lr");
+  int st = adam.buffer("i64", {}, "input", "step");
+  int o1 = adam.buffer("f32", {4}, "temp"), o2 = adam.buffer("f32", {4}, "temp"),
+      o3 = adam.buffer("f32", {4}, "temp");
+  adam.step("adam_update", {pr, g, m, m, lr, lr, st}, {o1, o2, o3},
+            {{"beta1", 0.9}, {"beta2", 0.999}, {"epsilon", 1e-8}, {"clip", 1.0},
+             {"weight_decay", 0.0}, {"bias_correction", true}},
+            "adam");
+  EXPECT_EQ(parseError(adam.text()),
+            "step 0 (adam_update, loc 'adam'): input 1 (grad, buffer 1) must be f32[4], got "
+            "bf16[4]");
+}
+
+TEST(PlanTest, HostExecutorRefusesBf16Plans) {
+  Plan plan;
+  ASSERT_TRUE(parsePlan(bf16Plan().text(), plan));
+  TensorMap bindings, outputs;
+  bindings["h"] = Tensor::zeros(DType::F32, {2, 4, 8});
+  bindings["w"] = Tensor::zeros(DType::F32, {8, 6});
+  bindings["b"] = Tensor::zeros(DType::F32, {6});
+  Status s = executeHost(plan, bindings, outputs, ExecOptions{});
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.message(), "this plan stores bf16 (buffer 3, bf16[2, 4, 8]): it was compiled "
+                         "with --precision bf16, which runs on --device cuda or emu; the host "
+                         "executor runs fp32 plans only");
+}
+
 TEST(PlanTest, RejectsWrongFormatAndVersion) {
   json doc = qProjPlan().doc();
-  doc["version"] = 1;
+  doc["version"] = 2;
   EXPECT_EQ(parseError(doc.dump()),
-            "plan: unsupported version 1 (this runtime reads version 2)");
-  doc["version"] = 3;
+            "plan: unsupported version 2 (this runtime reads version 3)");
+  doc["version"] = 4;
   EXPECT_EQ(parseError(doc.dump()),
-            "plan: unsupported version 3 (this runtime reads version 2)");
-  doc["version"] = "2";
+            "plan: unsupported version 4 (this runtime reads version 3)");
+  doc["version"] = "3";
   EXPECT_EQ(parseError(doc.dump()),
-            "plan: unsupported version \"2\" (this runtime reads version 2)");
+            "plan: unsupported version \"3\" (this runtime reads version 3)");
   doc.erase("version");
   EXPECT_EQ(parseError(doc.dump()),
             "plan: unsupported version (missing) (this runtime reads version "
-            "2)");
-  doc["version"] = 2;
+            "3)");
+  doc["version"] = 3;
   doc["format"] = "other";
   EXPECT_EQ(parseError(doc.dump()),
             "plan: 'format' must be \"xlnetc-plan\", got \"other\"");

@@ -3,6 +3,7 @@
 #ifndef XLNETC_TEST_RUNTIME_TESTUTIL_H
 #define XLNETC_TEST_RUNTIME_TESTUTIL_H
 
+#include "runtime/Plan.h"
 #include "runtime/Tensor.h"
 
 #include <nlohmann/json.hpp>
@@ -43,7 +44,7 @@ public:
   /// The plan document; tests may edit it before dumping.
   nlohmann::json doc() const {
     return {{"format", "xlnetc-plan"},
-            {"version", 2},
+            {"version", kSupportedPlanVersion},
             {"function", "forward"},
             {"buffers", buffers_},
             {"steps", steps_}};

@@ -57,9 +57,9 @@ json shapeJson(const StepShape &s) {
 
 std::string shapeStr(StepKind step, const StepShape &s) {
   return fmt::format("the {} step for batch {}, seq_len {}, num_predict {}, mlen {}, "
-                     "reuse_len {}, perm_mask {}",
+                     "reuse_len {}, perm_mask {}, {}",
                      stepKindName(step), s.batch, s.seqLen, s.numPredict, s.mlen, s.reuseLen,
-                     s.permBits ? "bits" : "ranks");
+                     s.permBits ? "bits" : "ranks", precisionName(s.precision));
 }
 
 /// The manifest of `dir` when it is an xlnetc bundle's, else null.
@@ -185,7 +185,7 @@ rt::Status writeBundle(const std::string &dir, const std::string &specPath,
                              {"fingerprint", specFingerprint(spec, shape)}}},
                    {"step", stepKindName(step)},
                    {"shape", shapeJson(shape)},
-                   {"precision", "fp32"},
+                   {"precision", precisionName(shape.precision)},
                    {"plan", kPlan},
                    {"program", kProgram},
                    {"source", kSource},
@@ -291,9 +291,11 @@ rt::Status readBundle(const std::string &dir, Bundle &out) {
   } catch (const json::exception &e) {
     return rt::Status::error(fmt::format("{}: malformed manifest: {}", where, e.what()));
   }
-  if (b.precision != "fp32")
-    return rt::Status::error(fmt::format("{}: precision '{}' (this runtime runs fp32)", where,
-                                         b.precision));
+  if (std::optional<Precision> p = parsePrecision(b.precision))
+    b.shape.precision = *p;
+  else
+    return rt::Status::error(fmt::format("{}: unknown precision '{}' (expected fp32 or bf16)",
+                                         where, b.precision));
   out = std::move(b);
   return rt::Status::ok();
 }
@@ -311,10 +313,11 @@ StepCompiler bundleCompiler(const Bundle &bundle) {
     if (step != bundle.step || want.batch != have.batch || want.seqLen != have.seqLen ||
         want.numPredict != have.numPredict || want.mlen != have.mlen ||
         want.reuseLen != have.reuseLen || want.permBits != have.permBits ||
+        want.precision != have.precision ||
         specFingerprint(spec, bundle.shape) != bundle.fingerprint) {
       error = fmt::format("xlnetc: error: bundle {} holds {}; this run needs {} (compile a "
                           "bundle for it with xlnetc compile --step ... --batch-size ... "
-                          "--seq-len ... --num-predict ... --mlen ...)\n",
+                          "--seq-len ... --num-predict ... --mlen ... --precision ...)\n",
                           bundle.dir, shapeStr(bundle.step, bundle.shape), shapeStr(step, shape));
       return false;
     }

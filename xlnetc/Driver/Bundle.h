@@ -32,7 +32,7 @@ struct Bundle {
   std::string fingerprint;
   StepKind step = StepKind::Train;
   StepShape shape;
-  std::string precision; ///< "fp32"
+  std::string precision; ///< "fp32" or "bf16" (also in shape.precision)
   std::string planText, programText, source;
   /// CUBINs compiled ahead of time (empty: none), by kernel name.
   std::string cubinArch;

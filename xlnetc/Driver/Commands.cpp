@@ -9,6 +9,7 @@
 #include "xlnetc/Driver/Compiler.h"
 #include "xlnetc/Driver/Synthetic.h"
 
+#include "runtime/BFloat16.h"
 #include "runtime/HostExecutor.h"
 #include "runtime/Plan.h"
 #include "runtime/Safetensors.h"
@@ -65,6 +66,8 @@ int runCompile(const CompileArgs &args) {
   if (args.mlen >= 0)
     shape.mlen = args.mlen;
   shape.permBits = args.permMask == "bits";
+  if (!args.precision.empty())
+    shape.precision = *parsePrecision(args.precision); // checked by CLI11
   if (spec.fromHFConfig && (shape.batch <= 0 || shape.seqLen <= 0 || shape.numPredict <= 0))
     return fail(args.spec + ": a HuggingFace config.json has no batch shape; pass "
                             "--batch-size, --seq-len and --num-predict");
@@ -162,7 +165,7 @@ static bool matches(const std::string &pattern, const std::string &name) {
   return pattern == name;
 }
 
-/// Element `i` of a tensor as double (f32, i64 or bool).
+/// Element `i` of a tensor as double.
 static double element(const rt::Tensor &t, int64_t i) {
   switch (t.dtype) {
   case rt::DType::F32:
@@ -171,6 +174,8 @@ static double element(const rt::Tensor &t, int64_t i) {
     return static_cast<double>(t.i64()[i]);
   case rt::DType::Bool:
     return t.b8()[i];
+  case rt::DType::BF16:
+    return rt::floatFromBf16(reinterpret_cast<const uint16_t *>(t.bytes())[i]);
   }
   return 0;
 }
@@ -194,8 +199,9 @@ int runCompare(const CompareArgs &args) {
       return fail(fmt::format("{}: no tensor matches '{}'", args.ref, p));
 
   int bad = 0;
-  std::cout << fmt::format("{:<44} {:>14} {:>12} {:>12} {:>10}\n", "tensor", "shape",
-                           "max|got-ref|", "max|ref|", "ratio");
+  const bool byCosine = args.minCosine > 0;
+  std::cout << fmt::format("{:<44} {:>14} {:>12} {:>12} {:>10}{}\n", "tensor", "shape",
+                           "max|got-ref|", "max|ref|", "ratio", byCosine ? "     cosine" : "");
   for (const std::string &name : names) {
     const rt::Tensor &r = ref.at(name);
     auto it = got.find(name);
@@ -211,23 +217,29 @@ int runCompare(const CompareArgs &args) {
       ++bad;
       continue;
     }
-    double maxDiff = 0, maxRef = 0;
+    double maxDiff = 0, maxRef = 0, dot = 0, gg = 0, rr = 0;
     bool finite = true;
     for (int64_t i = 0, n = r.numel(); i < n; ++i) {
       double a = element(g, i), b = element(r, i);
       finite &= std::isfinite(a);
       maxDiff = std::max(maxDiff, std::fabs(a - b));
       maxRef = std::max(maxRef, std::fabs(b));
+      dot += a * b, gg += a * a, rr += b * b;
     }
     double ratio = maxRef > 0 ? maxDiff / maxRef : maxDiff;
-    bool ok = finite && maxDiff <= args.rtol * maxRef;
+    // Two zero tensors agree; one zero tensor against another does not.
+    double cosine = gg == 0 && rr == 0 ? 1.0 : dot / std::sqrt(gg * rr + 1e-300);
+    bool ok = finite && (byCosine ? cosine >= args.minCosine : maxDiff <= args.rtol * maxRef);
     bad += !ok;
-    std::cout << fmt::format("{:<44} {:>14} {:>12.3e} {:>12.3e} {:>10.2e} {}\n", name,
+    std::cout << fmt::format("{:<44} {:>14} {:>12.3e} {:>12.3e} {:>10.2e}{} {}\n", name,
                              rt::shapeStr(r.shape), maxDiff, maxRef, ratio,
+                             byCosine ? fmt::format(" {:>10.6f}", cosine) : std::string(),
                              ok ? "ok" : (finite ? "MISMATCH" : "NOT FINITE"));
   }
-  std::cout << fmt::format("compare: {} of {} tensors within rtol {:g}\n",
-                           names.size() - bad, names.size(), args.rtol);
+  std::cout << fmt::format("compare: {} of {} tensors within {}\n", names.size() - bad,
+                           names.size(),
+                           byCosine ? fmt::format("cosine >= {:g}", args.minCosine)
+                                    : fmt::format("rtol {:g}", args.rtol));
   return bad == 0 ? 0 : 1;
 }
 

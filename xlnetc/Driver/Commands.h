@@ -30,6 +30,8 @@ struct CompileArgs {
   /// "bits": the step reads perm_bits (a perm_mask without ranks) instead
   /// of perm_rank.
   std::string permMask = "ranks";
+  /// "fp32" or "bf16"; empty: the spec's [train] precision.
+  std::string precision;
   /// Bundles: also compile every kernel ahead of time for this NVRTC
   /// architecture (empty: none); noKernelCache bypasses the kernel cache.
   std::string arch;
@@ -53,6 +55,8 @@ struct RunStepArgs {
   uint64_t seed = 0;
   int threads = 0;
   std::string device = "host"; ///< host, emu, cuda or auto
+  /// "fp32" or "bf16"; empty: the spec's [train] precision.
+  std::string precision;
   bool noKernelCache = false;
   /// The step shape without --batch (a bundle's); null: the spec's.
   const StepShape *defaultShape = nullptr;
@@ -86,6 +90,9 @@ struct CompareArgs {
   std::string got, ref;
   std::vector<std::string> only; ///< name patterns ('*' wildcard); empty: all of ref
   double rtol = 1e-5;
+  /// > 0: a tensor passes when the cosine similarity of got and ref is at
+  /// least this (the bf16 criterion, docs/Testing.md), instead of rtol.
+  double minCosine = 0;
 };
 int runCompare(const CompareArgs &args);
 

@@ -117,7 +117,8 @@ bool compileStep(const ModelSpec &spec, const StepShape &shape,
     pm.enableIRPrinting(/*shouldPrintBeforePass=*/never,
                         /*shouldPrintAfterPass=*/always);
   }
-  xlnet::buildLoweringPipeline(pm, stageFor(options), optimizerOptions(spec));
+  xlnet::buildLoweringPipeline(pm, stageFor(options), optimizerOptions(spec),
+                               shape.precision == Precision::BF16);
   if (failed(pm.run(*module)))
     return false;
 
@@ -156,10 +157,10 @@ bool compileStep(const ModelSpec &spec, const StepShape &shape,
     return true;
   }
   const char *stepName = stepKindName(options.step);
-  os << fmt::format("{} step of {}: batch {}, seq {}, mem {}, num_predict {}, fp32; "
+  os << fmt::format("{} step of {}: batch {}, seq {}, mem {}, num_predict {}, {}; "
                     "{} plan steps, {} temporaries\n",
                     stepName, spec.sourcePath, shape.batch, shape.seqLen, shape.mlen,
-                    shape.numPredict, plan.steps.size(),
+                    shape.numPredict, precisionName(shape.precision), plan.steps.size(),
                     std::count_if(plan.buffers.begin(), plan.buffers.end(),
                                   [](const rt::Buffer &b) { return b.role == rt::Buffer::Temp; }))
      << rt::formatMemoryPlan(program.memory, shape.batch);

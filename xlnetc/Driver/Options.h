@@ -47,6 +47,16 @@ inline void addDeviceOptions(CLI::App *cmd, std::string &device, bool &noCache,
                 "kernel cache ($XLNETC_KERNEL_CACHE)");
 }
 
+/// --precision, shared by compile, run-step and train.
+inline void addPrecisionOption(CLI::App *cmd, std::string &precision) {
+  cmd->add_option("--precision", precision,
+                  "fp32, or bf16 mixed precision (bf16 activations and GEMM "
+                  "operands, f32 parameters, gradients, Adam moments and "
+                  "losses; on cuda or emu)")
+      ->check(CLI::IsMember({"fp32", "bf16"}))
+      ->default_str("the spec's [train] precision, default fp32");
+}
+
 /// run-step's options after the model (or bundle).
 inline void addRunStepOptions(CLI::App *cmd, RunStepArgs &run) {
   cmd->add_option("--weights", run.weights,
@@ -68,6 +78,7 @@ inline void addRunStepOptions(CLI::App *cmd, RunStepArgs &run) {
   cmd->add_option("--threads", run.threads, "Host threads (0: all cores)")
       ->capture_default_str();
   addDeviceOptions(cmd, run.device, run.noKernelCache, "host");
+  addPrecisionOption(cmd, run.precision);
 }
 
 /// train's options after the spec (or bundle).
@@ -99,6 +110,7 @@ inline void addTrainOptions(CLI::App *cmd, TrainArgs &train) {
       ->capture_default_str();
   addDeviceOptions(cmd, train.device, train.noKernelCache,
                    "the spec's [train] device, default host");
+  addPrecisionOption(cmd, train.precision);
 }
 
 } // namespace xlnetc

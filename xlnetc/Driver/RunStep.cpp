@@ -81,6 +81,28 @@ bool openExecutor(const std::string &device, bool noKernelCache,
   return true;
 }
 
+bool applyPrecision(const std::string &flag, const rt::Executor &executor, StepShape &shape,
+                    std::string &error) {
+  if (!flag.empty()) {
+    std::optional<Precision> p = parsePrecision(flag);
+    if (!p) {
+      error = "unknown --precision '" + flag + "' (expected fp32 or bf16)";
+      return false;
+    }
+    shape.precision = *p;
+  }
+  if (shape.precision == Precision::BF16 && executor.kind() == rt::dev::DeviceKind::Host) {
+    error = fmt::format("bf16 mixed precision runs on the CUDA executor (--device cuda or "
+                        "emu), but the step would run on the host executor{}, the fp32 "
+                        "reference; pass --precision fp32 or another --device",
+                        executor.autoFallbackReason().empty()
+                            ? std::string()
+                            : " (auto: " + executor.autoFallbackReason() + ")");
+    return false;
+  }
+  return true;
+}
+
 //===----------------------------------------------------------------------===//
 // run-step
 //===----------------------------------------------------------------------===//
@@ -156,6 +178,8 @@ int runRunStep(const RunStepArgs &args, const StepCompiler &compile) {
     return fail(args.model + ": a HuggingFace config.json has no batch shape; pass --batch");
   }
   if (!checkShape(spec, shape, args.batch.empty() ? args.model : args.batch, error))
+    return fail(error);
+  if (!applyPrecision(args.precision, executor, shape, error))
     return fail(error);
   if (!args.batch.empty() &&
       (args.fromRaw || (!batch.count("perm_mask") && !batch.count("perm_rank") &&

@@ -44,6 +44,11 @@ bool writeText(const std::string &path, const std::string &text, std::string &er
 bool checkShape(const ModelSpec &spec, const StepShape &s, const std::string &what,
                 std::string &error);
 
+/// Sets shape.precision from --precision (`flag`; empty: keep the spec's or
+/// the bundle's) and checks that a bf16 step has a device executor.
+bool applyPrecision(const std::string &flag, const rt::Executor &executor, StepShape &shape,
+                    std::string &error);
+
 /// Opens the executor `device` names (host, emu, cuda, auto) and prints one
 /// "xlnetc: device: ..." line to stderr saying what runs the step (and why
 /// auto fell back to the host). On failure `error` is one line.

@@ -156,6 +156,9 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
   if (!openExecutor(args.device.empty() ? spec.device : args.device,
                     args.noKernelCache, executor, error))
     return fail(error);
+  StepShape precisionShape = stepShapeFromSpec(spec); // and bf16 needs a device
+  if (!applyPrecision(args.precision, executor, precisionShape, error))
+    return fail(error);
   const std::string outDir =
       args.outDir.empty() ? "runs/" + fs::path(args.spec).stem().string() : args.outDir;
   const std::string ckptPath = (fs::path(outDir) / "checkpoint.safetensors").string();
@@ -200,6 +203,7 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
   StepShape shape = stepShapeFromSpec(spec);
   if (shape.reuseLen <= 0)
     shape.reuseLen = shape.seqLen;
+  shape.precision = precisionShape.precision;
   rt::data::PipelineConfig pipe;
   pipe.batchSize = shape.batch;
   pipe.seqLen = shape.seqLen;

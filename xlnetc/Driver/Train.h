@@ -37,6 +37,8 @@ struct TrainArgs {
   int threads = 0;
   /// host, emu, cuda or auto; empty: the spec's `device` key.
   std::string device;
+  /// "fp32" or "bf16"; empty: the spec's `precision` key.
+  std::string precision;
   bool noKernelCache = false;
 };
 

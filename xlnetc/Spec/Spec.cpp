@@ -231,7 +231,10 @@ bool RuleChecker::trainRules() {
                "device",
                fmt::format("unknown device {}; expected 'host', 'emu', 'cuda' "
                            "or 'auto'",
-                           quote(s.device)));
+                           quote(s.device))) &&
+         check(s.precision == "fp32" || s.precision == "bf16", "precision",
+               fmt::format("unknown precision {}; expected 'fp32' or 'bf16'",
+                           quote(s.precision)));
 }
 
 } // namespace

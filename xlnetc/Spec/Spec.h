@@ -81,6 +81,9 @@ struct ModelSpec {
   /// device: where `xlnetc train` runs the step ("host", "emu", "cuda" or
   /// "auto"); --device overrides it.
   std::string device = "host";
+  /// precision: "fp32" or "bf16" (mixed precision, on cuda or emu);
+  /// --precision overrides it.
+  std::string precision = "fp32";
 };
 
 /// Loads a TOML spec or (by .json extension) a HuggingFace config.json into

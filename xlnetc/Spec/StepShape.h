@@ -1,7 +1,8 @@
 //===- StepShape.h - The shapes of one compiled step -------------*- C++ -*-===//
 //
 // What a step is compiled for besides the model: batch, sequence and memory
-// lengths, prediction slots, and the form of the permutation mask. No MLIR:
+// lengths, prediction slots, the form of the permutation mask and the
+// precision. No MLIR:
 // the compiler, the runtime-only runner and bundles share it.
 //
 //===----------------------------------------------------------------------===//
@@ -17,6 +18,25 @@
 
 namespace xlnetc {
 
+/// The storage of activations (--precision, [train] precision): fp32, or bf16
+/// mixed precision (--xlnet-mixed-precision; parameters, gradients,
+/// optimizer state and losses stay f32).
+enum class Precision { FP32, BF16 };
+
+/// "fp32" or "bf16".
+inline const char *precisionName(Precision p) {
+  return p == Precision::BF16 ? "bf16" : "fp32";
+}
+
+/// Parses "fp32" or "bf16".
+inline std::optional<Precision> parsePrecision(const std::string &name) {
+  if (name == "fp32")
+    return Precision::FP32;
+  if (name == "bf16")
+    return Precision::BF16;
+  return std::nullopt;
+}
+
 /// The shapes of one step: they come from the spec ([data], [train]) or
 /// from a batch file.
 struct StepShape {
@@ -28,6 +48,9 @@ struct StepShape {
   /// The step reads perm_bits (a perm_mask without ranks) instead of
   /// perm_rank (runtime/PermMask.h).
   bool permBits = false;
+  /// What the plan stores activations in (not part of specFingerprint: the
+  /// parameters and checkpoints are f32 whatever the precision).
+  Precision precision = Precision::FP32;
 };
 
 /// Which step the plan computes.
@@ -62,6 +85,7 @@ inline StepShape stepShapeFromSpec(const ModelSpec &spec) {
   s.numPredict = spec.numPredict;
   s.mlen = spec.memLen;
   s.reuseLen = spec.reuseLen;
+  s.precision = parsePrecision(spec.precision).value_or(Precision::FP32);
   return s;
 }
 

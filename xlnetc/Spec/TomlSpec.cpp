@@ -103,6 +103,7 @@ const std::vector<KeyDesc> &keyTable() {
         floatKey("train", "min_lr_ratio", &S::minLrRatio),
         intKey("train", "seed", &S::seed),
         stringKey("train", "device", &S::device),
+        stringKey("train", "precision", &S::precision),
     };
   }();
   return table;

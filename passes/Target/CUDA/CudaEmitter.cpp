@@ -69,6 +69,8 @@ const char *ctype(DType t) {
     return "xl_i64";
   case DType::Bool:
     return "unsigned char";
+  case DType::BF16:
+    return "xl_bf16";
   }
   return "void";
 }
@@ -287,6 +289,8 @@ void Emitter::gemm(const dev::GemmStepCall &call) {
     l.d = f->second.d;
     l.aux = f->second.aux;
     l.bias = f->second.bias;
+    // D is another buffer now: its type (the aux matrix has the same one).
+    l.gemm.cd = buf(l.d).dtype == DType::BF16 ? dev::GemmType::BF16 : dev::GemmType::F32;
     fused = fmt::format(", aux b{}; D is b{} (does step", l.aux, l.d);
     for (size_t j : f->second.absorbed)
       fused += fmt::format(" {}", j);
@@ -297,9 +301,10 @@ void Emitter::gemm(const dev::GemmStepCall &call) {
   stepHeader_.clear();
   body_ += fmt::format(
       "// cuBLASLt (column-major): D[{}x{}] = op(A=b{}){} . op(B=b{}){}, k {}, "
-      "ld {}/{}/{}, batch {}, epilogue {}{}{}\n\n",
+      "ld {}/{}/{}, batch {}, {} in, {} out, epilogue {}{}{}\n\n",
       g.m, g.n, l.a, g.transA ? "^T" : "", l.b, g.transB ? "^T" : "", g.k,
-      g.lda, g.ldb, g.ldc, g.batch, dev::gemmEpilogueName(g.epilogue),
+      g.lda, g.ldb, g.ldc, g.batch, dev::gemmTypeName(g.ab), dev::gemmTypeName(g.cd),
+      dev::gemmEpilogueName(g.epilogue),
       l.bias >= 0 ? fmt::format(" (bias b{})", l.bias) : std::string(), fused);
   cur_->launches.push_back(std::move(l));
   ++gemms_;
@@ -349,7 +354,8 @@ void Emitter::findEpilogueFusions() {
     if (call.bias >= 0) {
       for (size_t j : users)
         if (j > g && isGeluTanh(j, OpKind::ActivationOp) &&
-            steps[j].in[0] == out) {
+            steps[j].in[0] == out &&
+            buf(steps[j].out[0]).dtype == buf(out).dtype) {
           fusions_[g] = {dev::GemmEpilogue::GeluAuxBias, steps[j].out[0], out,
                          call.bias, {j}};
           absorbedBy_[j] = g;
@@ -366,8 +372,12 @@ void Emitter::findEpilogueFusions() {
     size_t k = users[0];
     int dP = steps[k].out[0];
     for (size_t l : readers[dP])
-      if (steps[l].kind == OpKind::BiasGrad && numel(steps[l].out[0]) ==
-                                                   call.desc.m) {
+      // D, aux and the bias gradient in one type (cuBLASLt's rule): so
+      // not with bf16 activations, whose bias gradients are f32.
+      if (steps[l].kind == OpKind::BiasGrad &&
+          numel(steps[l].out[0]) == call.desc.m &&
+          buf(dP).dtype == buf(steps[k].in[1]).dtype &&
+          buf(steps[l].out[0]).dtype == buf(dP).dtype) {
         fusions_[g] = {dev::GemmEpilogue::DGeluBGrad, dP, steps[k].in[1],
                        steps[l].out[0], {k, l}};
         absorbedBy_[k] = g;
@@ -783,6 +793,10 @@ Status Emitter::emitStep() {
     kernel("add", "xl_add", {s(numel(in(0))), eb},
            {inP(0), inP(1), outP(0), seed()}, elems(numel(in(0))),
            kElemBlock);
+    return Status::ok();
+  case OpKind::Cast:
+    kernel("cast", "xl_cast", {s(numel(in(0))), eb},
+           {inP(0), outP(0), seed()}, elems(numel(in(0))), kElemBlock);
     return Status::ok();
   case OpKind::LrSchedule:
     kernel("lr_schedule", "xl_lr_schedule",

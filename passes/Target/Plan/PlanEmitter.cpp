@@ -21,6 +21,8 @@ namespace {
 StringRef dtypeName(Type type) {
   if (type.isF32())
     return "f32";
+  if (type.isBF16())
+    return "bf16";
   if (type.isInteger(64))
     return "i64";
   if (type.isInteger(1))
@@ -51,7 +53,7 @@ std::optional<json::Object> stepAttrs(Operation *op, int64_t &site) {
   return llvm::TypeSwitch<Operation *, Result>(op)
       .Case<EmbeddingOp, MaskEmbeddingOp, TargetPositionsOp, MemConcatOp,
             LMLossOp, EmbeddingGradOp, MaskEmbeddingGradOp, MemConcatGradOp,
-            BiasGradOp, LMLossGradOp, AddOp, GlobalNormOp>(
+            BiasGradOp, LMLossGradOp, AddOp, CastOp, GlobalNormOp>(
           [](auto) { return json::Object{}; })
       .Case([](RelPosEncodingOp o) {
         return json::Object{{"klen", o.getKlenAttr().getInt()},
@@ -178,7 +180,7 @@ private:
     auto type = dyn_cast<RankedTensorType>(value.getType());
     if (!type || !type.hasStaticShape() || dtypeName(type.getElementType()).empty())
       return where->emitOpError()
-             << "plan buffers must be static tensors of f32, i64 or i1, got "
+             << "plan buffers must be static tensors of f32, bf16, i64 or i1, got "
              << value.getType();
     int64_t id = buffers.size();
     ids[value] = id;

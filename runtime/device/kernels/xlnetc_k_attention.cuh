@@ -103,8 +103,8 @@ XL_DEVICE void xl_rel_segment(const xl_i64 *XL_RESTRICT segId,
 /// attn_mask: perm_mask [B,S,S] -> out [B,S,K] bytes: 0 for j < MLEN,
 /// perm_mask[b,i,j-MLEN] > 0 after; CONTENT (the content stream) also opens
 /// out[b,i,MLEN+i].
-template <xl_i64 B, xl_i64 S, xl_i64 MLEN, int CONTENT, int BLOCK>
-XL_DEVICE void xl_attn_mask(const float *XL_RESTRICT permMask,
+template <xl_i64 B, xl_i64 S, xl_i64 MLEN, int CONTENT, int BLOCK, typename T_permMask>
+XL_DEVICE void xl_attn_mask(const T_permMask *XL_RESTRICT permMask,
                             unsigned char *XL_RESTRICT out,
                             unsigned long long seed) {
   (void)seed;
@@ -164,13 +164,13 @@ XL_DEVICE double xl_attn_drop_factor(xl_u64 key, xl_u64 index) {
 /// shared), with qw/qr (float) and qs (double) [H] left in shared memory.
 /// Called by the whole block; ends with a barrier.
 template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int P,
-          xl_i64 R, xl_u64 SCALE_BITS, int BLOCK>
+          xl_i64 R, xl_u64 SCALE_BITS, int BLOCK, typename T_q, typename T_k, typename T_kR, typename T_segEmb, typename T_rw, typename T_rr, typename T_rs, typename T_qw, typename T_qr>
 XL_DEVICE void
-xl_attn_row_softmax(xl_i64 b, xl_i64 t, int n, xl_i64 i, const float *q,
-                    const float *k, const float *kR, const float *segEmb,
-                    const float *rw, const float *rr, const float *rs,
+xl_attn_row_softmax(xl_i64 b, xl_i64 t, int n, xl_i64 i, const T_q *q,
+                    const T_k *k, const T_kR *kR, const T_segEmb *segEmb,
+                    const T_rw *rw, const T_rr *rr, const T_rs *rs,
                     const unsigned char *segMat, const unsigned char *mask,
-                    float *qw, float *qr, double *qs, double *prob,
+                    T_qw *qw, T_qr *qr, double *qs, double *prob,
                     double *scratch) {
   constexpr xl_i64 NH = static_cast<xl_i64>(N) * H;
   const double scale = __longlong_as_double(static_cast<long long>(SCALE_BITS));
@@ -232,15 +232,15 @@ xl_attn_row_softmax(xl_i64 b, xl_i64 t, int n, xl_i64 i, const float *q,
 /// HAS_ROWS), out [B,T,N,H], status, site, seed. Dynamic smem: K * 8 bytes.
 template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int P,
           xl_i64 R, int HAS_ROWS, xl_u64 SCALE_BITS, unsigned DROP_BITS,
-          int BLOCK>
+          int BLOCK, typename T_q, typename T_k, typename T_v, typename T_kR, typename T_segEmb, typename T_rw, typename T_rr, typename T_rs, typename T_out>
 XL_DEVICE void xl_rel_attention(
-    const float *XL_RESTRICT q, const float *XL_RESTRICT k,
-    const float *XL_RESTRICT v, const float *XL_RESTRICT kR,
-    const float *XL_RESTRICT segEmb, const float *XL_RESTRICT rw,
-    const float *XL_RESTRICT rr, const float *XL_RESTRICT rs,
+    const T_q *XL_RESTRICT q, const T_k *XL_RESTRICT k,
+    const T_v *XL_RESTRICT v, const T_kR *XL_RESTRICT kR,
+    const T_segEmb *XL_RESTRICT segEmb, const T_rw *XL_RESTRICT rw,
+    const T_rr *XL_RESTRICT rr, const T_rs *XL_RESTRICT rs,
     const unsigned char *XL_RESTRICT segMat,
     const unsigned char *XL_RESTRICT mask, const xl_i64 *XL_RESTRICT rows,
-    float *XL_RESTRICT out, int *status, xl_i64 site,
+    T_out *XL_RESTRICT out, int *status, xl_i64 site,
     unsigned long long seed) {
   static_assert(B > 0 && P > 0 && B % P == 0, "rel_attention: P divides B");
   static_assert(R == K + S, "rel_attention: R = K + S");
@@ -294,17 +294,17 @@ XL_DEVICE void xl_rel_attention(
 /// site, seed. Dynamic smem: PHASE 0 2 * K * 8 bytes, PHASE 1 none.
 template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int P,
           xl_i64 R, int HAS_ROWS, xl_u64 SCALE_BITS, unsigned DROP_BITS,
-          int PHASE, int BLOCK>
+          int PHASE, int BLOCK, typename T_dout, typename T_q, typename T_k, typename T_v, typename T_kR, typename T_segEmb, typename T_rw, typename T_rr, typename T_rs, typename T_dq, typename T_dk, typename T_dv, typename T_dkR, typename T_dsegEmb, typename T_drw, typename T_drr, typename T_drs>
 XL_DEVICE void xl_rel_attention_grad(
-    const float *XL_RESTRICT dout, const float *XL_RESTRICT q,
-    const float *XL_RESTRICT k, const float *XL_RESTRICT v,
-    const float *XL_RESTRICT kR, const float *XL_RESTRICT segEmb,
-    const float *XL_RESTRICT rw, const float *XL_RESTRICT rr,
-    const float *XL_RESTRICT rs, const unsigned char *XL_RESTRICT segMat,
+    const T_dout *XL_RESTRICT dout, const T_q *XL_RESTRICT q,
+    const T_k *XL_RESTRICT k, const T_v *XL_RESTRICT v,
+    const T_kR *XL_RESTRICT kR, const T_segEmb *XL_RESTRICT segEmb,
+    const T_rw *XL_RESTRICT rw, const T_rr *XL_RESTRICT rr,
+    const T_rs *XL_RESTRICT rs, const unsigned char *XL_RESTRICT segMat,
     const unsigned char *XL_RESTRICT mask, const xl_i64 *XL_RESTRICT rows,
-    float *XL_RESTRICT dq, float *XL_RESTRICT dk, float *XL_RESTRICT dv,
-    float *XL_RESTRICT dkR, float *XL_RESTRICT dsegEmb,
-    float *XL_RESTRICT drw, float *XL_RESTRICT drr, float *XL_RESTRICT drs,
+    T_dq *XL_RESTRICT dq, T_dk *XL_RESTRICT dk, T_dv *XL_RESTRICT dv,
+    T_dkR *XL_RESTRICT dkR, T_dsegEmb *XL_RESTRICT dsegEmb,
+    T_drw *XL_RESTRICT drw, T_drr *XL_RESTRICT drr, T_drs *XL_RESTRICT drs,
     double *XL_RESTRICT workspace, int *status, xl_i64 site,
     unsigned long long seed) {
   static_assert(PHASE == 0 || PHASE == 1, "PHASE is 0 or 1");

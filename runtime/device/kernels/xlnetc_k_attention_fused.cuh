@@ -90,29 +90,29 @@ XL_DEVICE void xl_attn_compact_mask(xl_i64 b, xl_i64 i, xl_i64 j, xl_i64 rowKey,
 
 /// Stages keys j0 .. j0 + TILE of (b, n) into kt and vt ([TILE][H], row-major;
 /// zeros past K). Called by the whole block, between barriers.
-template <xl_i64 K, int N, int H, int TILE, int BLOCK>
-XL_DEVICE void xl_attn_stage_keys(float *kt, float *vt, xl_i64 b, int n,
-                                  xl_i64 j0, const float *k, const float *v) {
+template <xl_i64 K, int N, int H, int TILE, int BLOCK, typename T_kt, typename T_vt, typename T_k, typename T_v>
+XL_DEVICE void xl_attn_stage_keys(T_kt *kt, T_vt *vt, xl_i64 b, int n,
+                                  xl_i64 j0, const T_k *k, const T_v *v) {
   for (int e = threadIdx.x; e < TILE * H; e += BLOCK) {
     const int c = e / H, h = e % H;
     const xl_i64 j = j0 + c;
     const xl_i64 at = ((b * K + j) * N + n) * H + h;
-    kt[e] = j < K ? k[at] : 0.0f;
-    vt[e] = j < K ? v[at] : 0.0f;
+    kt[e] = j < K ? float(k[at]) : 0.0f;
+    vt[e] = j < K ? float(v[at]) : 0.0f;
   }
 }
 
 template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int P,
           xl_i64 R, int HAS_ROWS, xl_u64 SCALE_BITS, unsigned DROP_BITS,
-          int BQ, int BK, int BLOCK, int MASK_BITS = 0>
+          int BQ, int BK, int BLOCK, int MASK_BITS = 0, typename T_q, typename T_k, typename T_v, typename T_kR, typename T_segEmb, typename T_rw, typename T_rr, typename T_rs, typename T_out, typename T_lse>
 XL_DEVICE void xl_rel_attention_fused(
-    const float *XL_RESTRICT q, const float *XL_RESTRICT k,
-    const float *XL_RESTRICT v, const float *XL_RESTRICT kR,
-    const float *XL_RESTRICT segEmb, const float *XL_RESTRICT rw,
-    const float *XL_RESTRICT rr, const float *XL_RESTRICT rs,
+    const T_q *XL_RESTRICT q, const T_k *XL_RESTRICT k,
+    const T_v *XL_RESTRICT v, const T_kR *XL_RESTRICT kR,
+    const T_segEmb *XL_RESTRICT segEmb, const T_rw *XL_RESTRICT rw,
+    const T_rr *XL_RESTRICT rr, const T_rs *XL_RESTRICT rs,
     const xl_i64 *XL_RESTRICT segId, const xl_i64 *XL_RESTRICT permMask,
-    const xl_i64 *XL_RESTRICT rows, float *XL_RESTRICT out,
-    float *XL_RESTRICT lse, int *status, xl_i64 site,
+    const xl_i64 *XL_RESTRICT rows, T_out *XL_RESTRICT out,
+    T_lse *XL_RESTRICT lse, int *status, xl_i64 site,
     unsigned long long seed) {
   static_assert(BK == 32, "one warp lane per key of a tile");
   static_assert(BLOCK % 32 == 0 && BLOCK <= 1024, "BLOCK: multiple of 32");
@@ -158,7 +158,7 @@ XL_DEVICE void xl_rel_attention_fused(
       lrow[r] = 0.0;
       double e0 = 0.0, e1 = 0.0;
       if (t < T) {
-        const float *qrow = q + ((b * T + t) * N + n) * H;
+        const auto *qrow = q + ((b * T + t) * N + n) * H;
         for (int h = 0; h < H; ++h) {
           const double s = static_cast<double>(qrow[h]) +
                            static_cast<double>(rs[n * H + h]);
@@ -172,7 +172,7 @@ XL_DEVICE void xl_rel_attention_fused(
     for (int e = threadIdx.x; e < BQ * H; e += BLOCK) {
       const int r = e / H, h = e % H;
       const xl_i64 t = t0 + r;
-      const float qv = t < T ? q[((b * T + t) * N + n) * H + h] : 0.0f;
+      const float qv = t < T ? float(q[((b * T + t) * N + n) * H + h]) : 0.0f;
       qw[e] = qv + rw[n * H + h];
       qr[e] = qv + rr[n * H + h];
       o[e] = 0.0;
@@ -188,7 +188,7 @@ XL_DEVICE void xl_rel_attention_fused(
         const xl_i64 j = j0 + c, i = pos[r];
         double s = kNegInf; // not a key of this row
         if (j < K && i >= 0) {
-          const float *krow = kR + ((p * R + (S - i + j)) * N + n) * H;
+          const auto *krow = kR + ((p * R + (S - i + j)) * N + n) * H;
           double ac = 0.0, bd = 0.0;
           for (int h = 0; h < H; ++h) {
             ac += static_cast<double>(qw[r * H + h]) *
@@ -279,11 +279,11 @@ template <int BQ, int H> struct XlAttnGradRows {
 /// `stats` is the workspace of the backward (per row: lse, D, ...); with
 /// WITH_STATS false (the statistics phase itself) lse and D are left 0.
 template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 S, int HAS_ROWS,
-          int MASK_BITS, int BQ, int BLOCK, bool WITH_STATS>
+          int MASK_BITS, int BQ, int BLOCK, bool WITH_STATS, typename T_q, typename T_segEmb, typename T_rw, typename T_rr, typename T_rs, typename T_dout>
 XL_DEVICE void xl_attn_grad_stage_rows(
-    XlAttnGradRows<BQ, H> &g, xl_i64 b, int n, xl_i64 t0, const float *q,
-    const float *segEmb, const float *rw, const float *rr, const float *rs,
-    const xl_i64 *permMask, const xl_i64 *rows, const float *dout,
+    XlAttnGradRows<BQ, H> &g, xl_i64 b, int n, xl_i64 t0, const T_q *q,
+    const T_segEmb *segEmb, const T_rw *rw, const T_rr *rr, const T_rs *rs,
+    const xl_i64 *permMask, const xl_i64 *rows, const T_dout *dout,
     const double *stats, xl_i64 statStride) {
   constexpr xl_i64 NH = static_cast<xl_i64>(N) * H;
   for (int r = threadIdx.x; r < BQ; r += BLOCK) {
@@ -317,10 +317,10 @@ XL_DEVICE void xl_attn_grad_stage_rows(
     const int r = e / H, h = e % H;
     const xl_i64 t = t0 + r;
     const xl_i64 at = ((b * T + t) * N + n) * H + h;
-    const float qv = t < T ? q[at] : 0.0f;
+    const float qv = t < T ? float(q[at]) : 0.0f;
     g.qw[r][h] = qv + rw[n * H + h];
     g.qr[r][h] = qv + rr[n * H + h];
-    g.go[r][h] = t < T ? dout[at] : 0.0f;
+    g.go[r][h] = t < T ? float(dout[at]) : 0.0f;
   }
 }
 
@@ -337,10 +337,10 @@ struct XlAttnGradEntry {
 
 template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int P,
           xl_i64 R, int HAS_ROWS, xl_u64 SCALE_BITS, unsigned DROP_BITS,
-          int BQ, int MASK_BITS>
+          int BQ, int MASK_BITS, typename T_kj, typename T_vj, typename T_kR>
 XL_DEVICE XlAttnGradEntry xl_attn_grad_entry(
     const XlAttnGradRows<BQ, H> &g, int r, xl_i64 b, int n, xl_i64 t,
-    xl_i64 j, const float *kj, const float *vj, const float *kR,
+    xl_i64 j, const T_kj *kj, const T_vj *vj, const T_kR *kR,
     const xl_i64 *segId, const xl_i64 *permMask, xl_u64 key) {
   XlAttnGradEntry e{false, false, 0.0, 0.0, 0.0, 0.0};
   const xl_i64 i = g.pos[r];
@@ -348,7 +348,7 @@ XL_DEVICE XlAttnGradEntry xl_attn_grad_entry(
     return e;
   e.valid = true;
   const xl_i64 p = b / (B / P);
-  const float *krow = kR + ((p * R + (S - i + j)) * N + n) * H;
+  const auto *krow = kR + ((p * R + (S - i + j)) * N + n) * H;
   double ac = 0.0, bd = 0.0, dp = 0.0;
   for (int h = 0; h < H; ++h) {
     ac += static_cast<double>(g.qw[r][h]) * static_cast<double>(kj[h]);
@@ -406,17 +406,17 @@ XL_DEVICE XlAttnGradEntry xl_attn_grad_entry(
 /// elements' sums in registers (BQ·H/BLOCK or 32·H/BLOCK of them).
 template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int P,
           xl_i64 R, int HAS_ROWS, xl_u64 SCALE_BITS, unsigned DROP_BITS,
-          int BQ, int PHASE, int BLOCK, int MASK_BITS = 0>
+          int BQ, int PHASE, int BLOCK, int MASK_BITS = 0, typename T_dout, typename T_q, typename T_k, typename T_v, typename T_kR, typename T_segEmb, typename T_rw, typename T_rr, typename T_rs, typename T_dq, typename T_dk, typename T_dv, typename T_dkR, typename T_dsegEmb, typename T_drw, typename T_drr, typename T_drs>
 XL_DEVICE void xl_rel_attention_fused_grad(
-    const float *XL_RESTRICT dout, const float *XL_RESTRICT q,
-    const float *XL_RESTRICT k, const float *XL_RESTRICT v,
-    const float *XL_RESTRICT kR, const float *XL_RESTRICT segEmb,
-    const float *XL_RESTRICT rw, const float *XL_RESTRICT rr,
-    const float *XL_RESTRICT rs, const xl_i64 *XL_RESTRICT segId,
+    const T_dout *XL_RESTRICT dout, const T_q *XL_RESTRICT q,
+    const T_k *XL_RESTRICT k, const T_v *XL_RESTRICT v,
+    const T_kR *XL_RESTRICT kR, const T_segEmb *XL_RESTRICT segEmb,
+    const T_rw *XL_RESTRICT rw, const T_rr *XL_RESTRICT rr,
+    const T_rs *XL_RESTRICT rs, const xl_i64 *XL_RESTRICT segId,
     const xl_i64 *XL_RESTRICT permMask, const xl_i64 *XL_RESTRICT rows,
-    float *XL_RESTRICT dq, float *XL_RESTRICT dk, float *XL_RESTRICT dv,
-    float *XL_RESTRICT dkR, float *XL_RESTRICT dsegEmb,
-    float *XL_RESTRICT drw, float *XL_RESTRICT drr, float *XL_RESTRICT drs,
+    T_dq *XL_RESTRICT dq, T_dk *XL_RESTRICT dk, T_dv *XL_RESTRICT dv,
+    T_dkR *XL_RESTRICT dkR, T_dsegEmb *XL_RESTRICT dsegEmb,
+    T_drw *XL_RESTRICT drw, T_drr *XL_RESTRICT drr, T_drs *XL_RESTRICT drs,
     double *XL_RESTRICT workspace, int *status, xl_i64 site,
     unsigned long long seed) {
   static_assert(PHASE >= 0 && PHASE <= 4, "PHASE is 0..4");
@@ -652,9 +652,14 @@ XL_DEVICE void xl_rel_attention_fused_grad(
             const xl_i64 i = g.pos[r], j = r0 + c - S + i;
             double cv = 0.0;
             if (i >= 0 && j >= 0 && j < K && r0 + c < R) {
-              const float *kj = k + ((b * K + j) * N + n) * H;
-              const float *vj = v + ((b * K + j) * N + n) * H;
-              cv = entry(r, b, n, t0 + r, j, kj, vj).c;
+              const auto *kj = k + ((b * K + j) * N + n) * H;
+              const auto *vj = v + ((b * K + j) * N + n) * H;
+              // k and v straight from global memory (their storage type,
+              // not the staged floats entry() takes).
+              cv = xl_attn_grad_entry<B, T, N, H, K, S, P, R, HAS_ROWS, SCALE_BITS,
+                                      DROP_BITS, BQ, MASK_BITS>(g, r, b, n, t0 + r, j, kj,
+                                                                vj, kR, segId, permMask, key)
+                       .c;
             }
             ec[r][c] = cv;
           }

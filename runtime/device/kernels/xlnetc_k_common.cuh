@@ -12,7 +12,12 @@
 // Conventions of every op template (xl_<op>):
 //
 //  - template parameters: the op's shapes and attributes, BLOCK (the
-//    blockDim.x of the launch) last;
+//    blockDim.x of the launch), then T_<arg> for every floating-point
+//    pointer argument <arg>: its storage type, float or xl_bf16, deduced
+//    from the argument (a plan compiled with --precision bf16 stores
+//    activations as bf16). Arithmetic is in float or double whatever the
+//    storage: an xl_bf16 element converts exactly when read and rounds to
+//    nearest even when written;
 //  - arguments: the inputs in plan order, the outputs, then (where an op
 //    needs them) a workspace pointer, `int *status` and the dropout site
 //    (xl_i64: a run-time value, so layers of the same shapes share one

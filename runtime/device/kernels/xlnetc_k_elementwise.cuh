@@ -1,7 +1,7 @@
 //===- xlnetc_k_elementwise.cuh - Elementwise plan ops ----------*- C++ -*-===//
 //
-// add, dropout, activation and activation_grad (docs/Plan.md), matching the
-// host kernels of runtime/host/Kernels.cpp and Backward.cpp. Assumes
+// add, cast, dropout, activation and activation_grad (docs/Plan.md),
+// matching the host kernels of runtime/host/Kernels.cpp and Backward.cpp. Assumes
 // xlnetc_prelude.cuh was included first; conventions in xlnetc_k_common.cuh.
 //
 // Every op is one grid-stride loop over the flat elements: thread t of
@@ -27,19 +27,29 @@ template <int BLOCK> XL_DEVICE xl_i64 xl_grid_step() {
 }
 
 /// add: out = a + b, N elements (host add).
-template <xl_i64 N, int BLOCK>
-XL_DEVICE void xl_add(const float *XL_RESTRICT a, const float *XL_RESTRICT b,
-                      float *XL_RESTRICT out, unsigned long long seed) {
+template <xl_i64 N, int BLOCK, typename T_a, typename T_b, typename T_out>
+XL_DEVICE void xl_add(const T_a *XL_RESTRICT a, const T_b *XL_RESTRICT b,
+                      T_out *XL_RESTRICT out, unsigned long long seed) {
   (void)seed;
   for (xl_i64 i = xl_grid_first<BLOCK>(); i < N; i += xl_grid_step<BLOCK>())
     out[i] = a[i] + b[i];
 }
 
+/// cast: out = x in out's storage type (float to xl_bf16 rounds to nearest
+/// even, xl_bf16 to float is exact).
+template <xl_i64 N, int BLOCK, typename T_x, typename T_out>
+XL_DEVICE void xl_cast(const T_x *XL_RESTRICT x, T_out *XL_RESTRICT out,
+                       unsigned long long seed) {
+  (void)seed;
+  for (xl_i64 i = xl_grid_first<BLOCK>(); i < N; i += xl_grid_step<BLOCK>())
+    out[i] = static_cast<float>(x[i]);
+}
+
 /// dropout: inverted dropout of N elements (host dropout). RATE_BITS are
 /// the bits of float(rate) (C++17 has no float template parameters); the
 /// element index of the hash is the flat index. Rate 0 is an exact copy.
-template <xl_i64 N, unsigned RATE_BITS, int BLOCK>
-XL_DEVICE void xl_dropout(const float *XL_RESTRICT x, float *XL_RESTRICT out,
+template <xl_i64 N, unsigned RATE_BITS, int BLOCK, typename T_x, typename T_out>
+XL_DEVICE void xl_dropout(const T_x *XL_RESTRICT x, T_out *XL_RESTRICT out,
                           xl_i64 site, unsigned long long seed) {
   if constexpr (RATE_BITS == 0u) {
     (void)site;
@@ -58,8 +68,8 @@ XL_DEVICE void xl_dropout(const float *XL_RESTRICT x, float *XL_RESTRICT out,
 
 /// activation: out = act(x) elementwise (host applyActivation); ACT is an
 /// XL_ACT_* code.
-template <xl_i64 N, int ACT, int BLOCK>
-XL_DEVICE void xl_activation(const float *XL_RESTRICT x, float *XL_RESTRICT out,
+template <xl_i64 N, int ACT, int BLOCK, typename T_x, typename T_out>
+XL_DEVICE void xl_activation(const T_x *XL_RESTRICT x, T_out *XL_RESTRICT out,
                              unsigned long long seed) {
   (void)seed;
   for (xl_i64 i = xl_grid_first<BLOCK>(); i < N; i += xl_grid_step<BLOCK>())
@@ -68,8 +78,8 @@ XL_DEVICE void xl_activation(const float *XL_RESTRICT x, float *XL_RESTRICT out,
 
 /// activation in place: y = act(y), the epilogue of a GEMM whose activation
 /// cuBLASLt cannot apply (gelu_erf; relu or gelu_tanh without a bias).
-template <xl_i64 N, int ACT, int BLOCK>
-XL_DEVICE void xl_activation_inplace(float *y, unsigned long long seed) {
+template <xl_i64 N, int ACT, int BLOCK, typename T_y>
+XL_DEVICE void xl_activation_inplace(T_y *y, unsigned long long seed) {
   (void)seed;
   for (xl_i64 i = xl_grid_first<BLOCK>(); i < N; i += xl_grid_step<BLOCK>())
     y[i] = xl_activate<ACT>(y[i]);
@@ -77,10 +87,10 @@ XL_DEVICE void xl_activation_inplace(float *y, unsigned long long seed) {
 
 /// activation_grad: dx = dy * act'(x), the product in double like the host
 /// (activationGrad).
-template <xl_i64 N, int ACT, int BLOCK>
+template <xl_i64 N, int ACT, int BLOCK, typename T_dy, typename T_x, typename T_out>
 XL_DEVICE void
-xl_activation_grad(const float *XL_RESTRICT dy, const float *XL_RESTRICT x,
-                   float *XL_RESTRICT out, unsigned long long seed) {
+xl_activation_grad(const T_dy *XL_RESTRICT dy, const T_x *XL_RESTRICT x,
+                   T_out *XL_RESTRICT out, unsigned long long seed) {
   (void)seed;
   for (xl_i64 i = xl_grid_first<BLOCK>(); i < N; i += xl_grid_step<BLOCK>())
     out[i] = static_cast<float>(static_cast<double>(dy[i]) *

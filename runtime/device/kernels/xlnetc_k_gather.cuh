@@ -22,10 +22,10 @@
 /// embedding: out[b,s] = table[ids[b,s]], ids i64 [B,S], table [V,D]. An id
 /// outside [0, V) reports XL_ERR_EMBEDDING_ID (b, s, id) and leaves that
 /// output row unwritten (the host writes nothing at all on an error).
-template <xl_i64 B, xl_i64 S, xl_i64 V, xl_i64 D, int BLOCK>
+template <xl_i64 B, xl_i64 S, xl_i64 V, xl_i64 D, int BLOCK, typename T_table, typename T_out>
 XL_DEVICE void
-xl_embedding(const xl_i64 *XL_RESTRICT ids, const float *XL_RESTRICT table,
-             float *XL_RESTRICT out, int *status, unsigned long long seed) {
+xl_embedding(const xl_i64 *XL_RESTRICT ids, const T_table *XL_RESTRICT table,
+             T_out *XL_RESTRICT out, int *status, unsigned long long seed) {
   (void)seed;
   constexpr xl_i64 kN = B * S * D;
   const xl_i64 step = static_cast<xl_i64>(gridDim.x) * BLOCK;
@@ -47,9 +47,9 @@ xl_embedding(const xl_i64 *XL_RESTRICT ids, const float *XL_RESTRICT table,
 }
 
 /// mask_embedding: every row of out [B,NP,D] (ROWS = B*NP) is mask_emb [D].
-template <xl_i64 ROWS, xl_i64 D, int BLOCK>
-XL_DEVICE void xl_mask_embedding(const float *XL_RESTRICT maskEmb,
-                                 float *XL_RESTRICT out,
+template <xl_i64 ROWS, xl_i64 D, int BLOCK, typename T_maskEmb, typename T_out>
+XL_DEVICE void xl_mask_embedding(const T_maskEmb *XL_RESTRICT maskEmb,
+                                 T_out *XL_RESTRICT out,
                                  unsigned long long seed) {
   (void)seed;
   constexpr xl_i64 kN = ROWS * D;
@@ -61,9 +61,9 @@ XL_DEVICE void xl_mask_embedding(const float *XL_RESTRICT maskEmb,
 
 /// mem_concat: out[b] = [mems[:, b] ; h[b]], mems time-major [M,B,D], h
 /// [B,S,D], out [B,M+S,D].
-template <xl_i64 M, xl_i64 B, xl_i64 S, xl_i64 D, int BLOCK>
-XL_DEVICE void xl_mem_concat(const float *XL_RESTRICT mems,
-                             const float *XL_RESTRICT h, float *XL_RESTRICT out,
+template <xl_i64 M, xl_i64 B, xl_i64 S, xl_i64 D, int BLOCK, typename T_mems, typename T_h, typename T_out>
+XL_DEVICE void xl_mem_concat(const T_mems *XL_RESTRICT mems,
+                             const T_h *XL_RESTRICT h, T_out *XL_RESTRICT out,
                              unsigned long long seed) {
   (void)seed;
   constexpr xl_i64 kK = M + S, kN = B * kK * D;
@@ -72,14 +72,14 @@ XL_DEVICE void xl_mem_concat(const float *XL_RESTRICT mems,
        i += step) {
     const xl_i64 row = i / D, d = i - row * D;
     const xl_i64 b = row / kK, j = row - b * kK;
-    out[i] = j < M ? mems[(j * B + b) * D + d] : h[(b * S + (j - M)) * D + d];
+    out[i] = j < M ? float(mems[(j * B + b) * D + d]) : float(h[(b * S + (j - M)) * D + d]);
   }
 }
 
 /// mem_concat_grad: out[b,s] = dout[b, K-S+s], dout [B,K,D], out [B,S,D].
-template <xl_i64 B, xl_i64 K, xl_i64 S, xl_i64 D, int BLOCK>
-XL_DEVICE void xl_mem_concat_grad(const float *XL_RESTRICT dout,
-                                  float *XL_RESTRICT out,
+template <xl_i64 B, xl_i64 K, xl_i64 S, xl_i64 D, int BLOCK, typename T_dout, typename T_out>
+XL_DEVICE void xl_mem_concat_grad(const T_dout *XL_RESTRICT dout,
+                                  T_out *XL_RESTRICT out,
                                   unsigned long long seed) {
   (void)seed;
   static_assert(S <= K, "mem_concat_grad: S must not exceed K");
@@ -96,9 +96,9 @@ XL_DEVICE void xl_mem_concat_grad(const float *XL_RESTRICT dout,
 /// time-major), mems [M,B,D] (ignored, may be null, when M = 0), h [B,S,D].
 /// L = min(mem_len, M + REUSE) is the output's leading dim.
 template <xl_i64 M, xl_i64 B, xl_i64 S, xl_i64 D, xl_i64 REUSE, xl_i64 L,
-          int BLOCK>
-XL_DEVICE void xl_mem_cache(const float *XL_RESTRICT mems,
-                            const float *XL_RESTRICT h, float *XL_RESTRICT out,
+          int BLOCK, typename T_mems, typename T_h, typename T_out>
+XL_DEVICE void xl_mem_cache(const T_mems *XL_RESTRICT mems,
+                            const T_h *XL_RESTRICT h, T_out *XL_RESTRICT out,
                             unsigned long long seed) {
   (void)seed;
   static_assert(L <= M + REUSE && REUSE <= S, "mem_cache: bad lengths");
@@ -111,7 +111,7 @@ XL_DEVICE void xl_mem_cache(const float *XL_RESTRICT mems,
     const xl_i64 l = row / B, b = row - l * B;
     const xl_i64 t = kFirst + l;
     if constexpr (M > 0)
-      out[i] = t < M ? mems[(t * B + b) * D + d] : h[(b * S + (t - M)) * D + d];
+      out[i] = t < M ? float(mems[(t * B + b) * D + d]) : float(h[(b * S + (t - M)) * D + d]);
     else
       out[i] = h[(b * S + t) * D + d];
   }
@@ -122,8 +122,8 @@ XL_DEVICE void xl_mem_cache(const float *XL_RESTRICT mems,
 /// for k < D/2, cos(pos f_{k-D/2}) after, f_k = 1/10000^(2k/D), all in
 /// double like the host. With an odd D the last column is not written
 /// (as on the host).
-template <xl_i64 P, xl_i64 R, xl_i64 D, xl_i64 KLEN, xl_i64 CLAMP, int BLOCK>
-XL_DEVICE void xl_rel_pos_encoding(float *XL_RESTRICT out,
+template <xl_i64 P, xl_i64 R, xl_i64 D, xl_i64 KLEN, xl_i64 CLAMP, int BLOCK, typename T_out>
+XL_DEVICE void xl_rel_pos_encoding(T_out *XL_RESTRICT out,
                                    unsigned long long seed) {
   (void)seed;
   constexpr xl_i64 kHalf = D / 2, kN = P * R * D;
@@ -154,8 +154,8 @@ XL_DEVICE void xl_rel_pos_encoding(float *XL_RESTRICT out,
 /// finds first: a value other than 0/1 (XL_ERR_TARGET_VALUE: b, row, value
 /// bits, column) or a second 1 (XL_ERR_TARGET_TWO_ONES: b, row, first and
 /// second column). An erroneous row's output is left unwritten.
-template <xl_i64 B, xl_i64 NP, xl_i64 S, int BLOCK>
-XL_DEVICE void xl_target_positions(const float *XL_RESTRICT targetMapping,
+template <xl_i64 B, xl_i64 NP, xl_i64 S, int BLOCK, typename T_targetMapping>
+XL_DEVICE void xl_target_positions(const T_targetMapping *XL_RESTRICT targetMapping,
                                    xl_i64 *XL_RESTRICT out, int *status,
                                    unsigned long long seed) {
   (void)seed;

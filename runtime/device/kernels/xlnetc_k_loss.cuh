@@ -77,8 +77,8 @@ XL_DEVICE void xl_report_lm_target(int *status, xl_i64 row, xl_i64 t) {
 
 /// The row statistics of a logits row: its max and Σ exp(l - max) in
 /// double, both the same in every thread. Called by the whole block.
-template <xl_i64 V, int BLOCK>
-XL_DEVICE void xl_loss_row_stats(const float *l, float *fscratch,
+template <xl_i64 V, int BLOCK, typename T_l, typename T_fscratch>
+XL_DEVICE void xl_loss_row_stats(const T_l *l, T_fscratch *fscratch,
                                  double *dscratch, float &mx, double &sum) {
   float m = __int_as_float(0xff800000); // -inf
   for (xl_i64 v = threadIdx.x; v < V; v += BLOCK) {
@@ -99,12 +99,12 @@ XL_DEVICE void xl_loss_row_stats(const float *l, float *fscratch,
 
 /// lm_loss: logits [B,NP,V], target i64 [B,NP], target_mask [B,NP] ->
 /// loss [], per_token_loss [B,NP]; two phases (file comment).
-template <xl_i64 B, xl_i64 NP, xl_i64 V, int PHASE, int BLOCK>
-XL_DEVICE void xl_lm_loss(const float *XL_RESTRICT logits,
+template <xl_i64 B, xl_i64 NP, xl_i64 V, int PHASE, int BLOCK, typename T_logits, typename T_targetMask, typename T_loss, typename T_perTokenLoss>
+XL_DEVICE void xl_lm_loss(const T_logits *XL_RESTRICT logits,
                           const xl_i64 *XL_RESTRICT target,
-                          const float *XL_RESTRICT targetMask,
-                          float *XL_RESTRICT loss,
-                          float *XL_RESTRICT perTokenLoss,
+                          const T_targetMask *XL_RESTRICT targetMask,
+                          T_loss *XL_RESTRICT loss,
+                          T_perTokenLoss *XL_RESTRICT perTokenLoss,
                           double *XL_RESTRICT workspace, int *status,
                           unsigned long long seed) {
   (void)seed;
@@ -122,7 +122,7 @@ XL_DEVICE void xl_lm_loss(const float *XL_RESTRICT logits,
         }
         continue;
       }
-      const float *l = logits + row * V;
+      const auto *l = logits + row * V;
       float mx;
       double sum;
       xl_loss_row_stats<V, BLOCK>(l, fscratch, dscratch, mx, sum);
@@ -156,11 +156,11 @@ XL_DEVICE void xl_lm_loss(const float *XL_RESTRICT logits,
 
 /// lm_loss_grad: logits [B,NP,V], target, target_mask -> dlogits [B,NP,V]
 /// (file comment). A row with a bad target is reported and left unwritten.
-template <xl_i64 B, xl_i64 NP, xl_i64 V, int BLOCK>
-XL_DEVICE void xl_lm_loss_grad(const float *XL_RESTRICT logits,
+template <xl_i64 B, xl_i64 NP, xl_i64 V, int BLOCK, typename T_logits, typename T_targetMask, typename T_dlogits>
+XL_DEVICE void xl_lm_loss_grad(const T_logits *XL_RESTRICT logits,
                                const xl_i64 *XL_RESTRICT target,
-                               const float *XL_RESTRICT targetMask,
-                               float *XL_RESTRICT dlogits, int *status,
+                               const T_targetMask *XL_RESTRICT targetMask,
+                               T_dlogits *XL_RESTRICT dlogits, int *status,
                                unsigned long long seed) {
   (void)seed;
   constexpr xl_i64 kRows = B * NP;
@@ -179,7 +179,7 @@ XL_DEVICE void xl_lm_loss_grad(const float *XL_RESTRICT logits,
         xl_report_lm_target<NP>(status, row, t);
       continue;
     }
-    float *o = dlogits + row * V;
+    auto *o = dlogits + row * V;
     // d loss / d ptl[row] = mask / Σ mask; no gradient for an all-zero mask.
     const double w =
         den == 0.0 ? 0.0 : static_cast<double>(targetMask[row]) / den;
@@ -188,7 +188,7 @@ XL_DEVICE void xl_lm_loss_grad(const float *XL_RESTRICT logits,
         o[v] = 0.0f;
       continue;
     }
-    const float *l = logits + row * V;
+    const auto *l = logits + row * V;
     float mx;
     double sum;
     xl_loss_row_stats<V, BLOCK>(l, fscratch, dscratch, mx, sum);
@@ -207,10 +207,10 @@ XL_DEVICE void xl_lm_loss_grad(const float *XL_RESTRICT logits,
 /// embedding_grad: ids i64 [B,S], dout [B,S,D] -> out [V,D]; two phases and
 /// an int workspace of 2*V + 1 + B*S (file comment). An id outside [0, V)
 /// reports XL_ERR_EMBEDDING_ID (b, s, id halves) and is left out.
-template <xl_i64 B, xl_i64 S, xl_i64 V, xl_i64 D, int PHASE, int BLOCK>
+template <xl_i64 B, xl_i64 S, xl_i64 V, xl_i64 D, int PHASE, int BLOCK, typename T_dout, typename T_out>
 XL_DEVICE void xl_embedding_grad(const xl_i64 *XL_RESTRICT ids,
-                                 const float *XL_RESTRICT dout,
-                                 float *XL_RESTRICT out, int *workspace,
+                                 const T_dout *XL_RESTRICT dout,
+                                 T_out *XL_RESTRICT out, int *workspace,
                                  int *status, unsigned long long seed) {
   (void)seed;
   static_assert(PHASE == 0 || PHASE == 1, "PHASE is 0 or 1");
@@ -309,9 +309,9 @@ XL_DEVICE void xl_embedding_grad(const xl_i64 *XL_RESTRICT ids,
 
 /// mask_embedding_grad: out [1,1,D] = Σ over the ROWS = B*NP rows of dout
 /// [B,NP,D], in row order, in double (bitwise the host's sumRows).
-template <xl_i64 ROWS, xl_i64 D, int BLOCK>
-XL_DEVICE void xl_mask_embedding_grad(const float *XL_RESTRICT dout,
-                                      float *XL_RESTRICT out,
+template <xl_i64 ROWS, xl_i64 D, int BLOCK, typename T_dout, typename T_out>
+XL_DEVICE void xl_mask_embedding_grad(const T_dout *XL_RESTRICT dout,
+                                      T_out *XL_RESTRICT out,
                                       unsigned long long seed) {
   (void)seed;
   const xl_i64 step = static_cast<xl_i64>(gridDim.x) * BLOCK;

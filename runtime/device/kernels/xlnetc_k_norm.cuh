@@ -42,9 +42,9 @@
 /// residual of this thread's columns d = threadIdx.x + j·BLOCK (rounded to
 /// float as on the host, 0 past D), the mean and the biased variance as two
 /// passes in double over the block.
-template <int D, int BLOCK, int PER>
-XL_DEVICE void xl_ln_row_stats(const float *XL_RESTRICT xr,
-                               const float *XL_RESTRICT rr, float (&v)[PER],
+template <int D, int BLOCK, int PER, typename T_xr, typename T_rr>
+XL_DEVICE void xl_ln_row_stats(const T_xr *XL_RESTRICT xr,
+                               const T_rr *XL_RESTRICT rr, float (&v)[PER],
                                double *scratch, double &mean, double &var) {
   double sum = 0.0;
 #pragma unroll
@@ -69,18 +69,19 @@ XL_DEVICE void xl_ln_row_stats(const float *XL_RESTRICT xr,
 /// add_layer_norm: out = LayerNorm(x + residual) over the last dim D
 /// (biased variance, two passes in double like the host), x and residual
 /// [ROWS, D], gamma and beta [D]. EPS_BITS are the bits of the double eps.
-template <xl_i64 ROWS, int D, xl_u64 EPS_BITS, int BLOCK>
+template <xl_i64 ROWS, int D, xl_u64 EPS_BITS, int BLOCK, typename T_x, typename T_residual, typename T_gamma, typename T_beta, typename T_out>
 XL_DEVICE void
-xl_add_layer_norm(const float *XL_RESTRICT x, const float *XL_RESTRICT residual,
-                  const float *XL_RESTRICT gamma, const float *XL_RESTRICT beta,
-                  float *XL_RESTRICT out, unsigned long long seed) {
+xl_add_layer_norm(const T_x *XL_RESTRICT x, const T_residual *XL_RESTRICT residual,
+                  const T_gamma *XL_RESTRICT gamma, const T_beta *XL_RESTRICT beta,
+                  T_out *XL_RESTRICT out, unsigned long long seed) {
   (void)seed;
   static_assert(D > 0, "add_layer_norm: D must be positive");
   constexpr int kPer = (D + BLOCK - 1) / BLOCK;
   XL_SHARED double scratch[BLOCK / 32];
   const double eps = __longlong_as_double(static_cast<long long>(EPS_BITS));
   for (xl_i64 row = blockIdx.x; row < ROWS; row += gridDim.x) {
-    const float *xr = x + row * D, *rr = residual + row * D;
+    const auto *xr = x + row * D;
+    const auto *rr = residual + row * D;
     float v[kPer]; // x + residual, rounded to float as on the host
     double mean, var;
     xl_ln_row_stats<D, BLOCK>(xr, rr, v, scratch, mean, var);
@@ -102,13 +103,13 @@ xl_add_layer_norm(const float *XL_RESTRICT x, const float *XL_RESTRICT residual,
 ///  PHASE 1 writes dgamma and dbeta [D] from the workspace.
 /// Both phases take the same arguments; each ignores what it does not use.
 template <xl_i64 ROWS, int D, xl_u64 EPS_BITS, int ROWS_PER_PART, int PHASE,
-          int BLOCK>
+          int BLOCK, typename T_dout, typename T_x, typename T_residual, typename T_gamma, typename T_dsum, typename T_dgamma, typename T_dbeta>
 XL_DEVICE void
-xl_add_layer_norm_grad(const float *XL_RESTRICT dout,
-                       const float *XL_RESTRICT x,
-                       const float *XL_RESTRICT residual,
-                       const float *XL_RESTRICT gamma, float *XL_RESTRICT dsum,
-                       float *XL_RESTRICT dgamma, float *XL_RESTRICT dbeta,
+xl_add_layer_norm_grad(const T_dout *XL_RESTRICT dout,
+                       const T_x *XL_RESTRICT x,
+                       const T_residual *XL_RESTRICT residual,
+                       const T_gamma *XL_RESTRICT gamma, T_dsum *XL_RESTRICT dsum,
+                       T_dgamma *XL_RESTRICT dgamma, T_dbeta *XL_RESTRICT dbeta,
                        double *XL_RESTRICT workspace, unsigned long long seed) {
   (void)seed;
   static_assert(PHASE == 0 || PHASE == 1, "PHASE is 0 or 1");
@@ -140,8 +141,9 @@ xl_add_layer_norm_grad(const float *XL_RESTRICT dout,
       const xl_i64 end =
           (part + 1) * ROWS_PER_PART < ROWS ? (part + 1) * ROWS_PER_PART : ROWS;
       for (xl_i64 row = part * ROWS_PER_PART; row < end; ++row) {
-        const float *gr = dout + row * D, *xr = x + row * D,
-                    *rr = residual + row * D;
+        const auto *gr = dout + row * D;
+        const auto *xr = x + row * D;
+        const auto *rr = residual + row * D;
         // The forward's statistics, recomputed the same way.
         float v[kPer], g[kPer];
         double mean, var;
@@ -149,7 +151,7 @@ xl_add_layer_norm_grad(const float *XL_RESTRICT dout,
 #pragma unroll
         for (int j = 0; j < kPer; ++j) {
           const int d = threadIdx.x + j * BLOCK;
-          g[j] = d < D ? gr[d] : 0.0f;
+          g[j] = d < D ? float(gr[d]) : 0.0f;
         }
         const double inv = 1.0 / sqrt(var + eps);
         // dz = inv (gy - mean(gy) - xhat mean(gy xhat)), gy = dout gamma.
@@ -197,8 +199,8 @@ xl_add_layer_norm_grad(const float *XL_RESTRICT dout,
 /// dy[r, c], dy viewed as [ROWS, N]. PHASE 0 writes workspace [parts][N]
 /// (item (part, c) in a grid-stride loop, adjacent threads on adjacent
 /// columns: coalesced); PHASE 1 writes out [N].
-template <xl_i64 ROWS, xl_i64 N, int ROWS_PER_PART, int PHASE, int BLOCK>
-XL_DEVICE void xl_bias_grad(const float *XL_RESTRICT dy, float *XL_RESTRICT out,
+template <xl_i64 ROWS, xl_i64 N, int ROWS_PER_PART, int PHASE, int BLOCK, typename T_dy, typename T_out>
+XL_DEVICE void xl_bias_grad(const T_dy *XL_RESTRICT dy, T_out *XL_RESTRICT out,
                             double *XL_RESTRICT workspace,
                             unsigned long long seed) {
   (void)seed;

@@ -29,10 +29,6 @@
 /// 32-bit register word as the PTX fragments use it.
 typedef unsigned int u32;
 
-/// A bfloat16 value as its bits (same layout as the GPU side's xl_bf16).
-struct xl_bf16 {
-  unsigned short x;
-};
 
 /// An IEEE binary16 value as its bits (same layout as the GPU side's xl_f16).
 struct xl_f16 {
@@ -113,10 +109,29 @@ inline float f16BitsToFloat(unsigned short h) {
 
 } // namespace xl::numeric
 
+/// A bfloat16 value as its bits (same layout as the GPU side's xl_bf16): a
+/// buffer of them reads and writes like a float buffer (exact loads, stores
+/// rounded to nearest even).
+struct xl_bf16 {
+  unsigned short x;
+  xl_bf16() = default;
+  xl_bf16(float f) : x(xl::numeric::floatToBf16Bits(f)) {}
+  xl_bf16(double d) : xl_bf16(static_cast<float>(d)) {}
+  // A bf16 is made from a value, never from its bits: xl_bf16{bits} would
+  // convert the integer (set .x for bits).
+  xl_bf16(int) = delete;
+  xl_bf16(unsigned) = delete;
+  xl_bf16(short) = delete;
+  xl_bf16(unsigned short) = delete;
+  xl_bf16(long) = delete;
+  xl_bf16(unsigned long) = delete;
+  xl_bf16(long long) = delete;
+  xl_bf16(unsigned long long) = delete;
+  operator float() const { return xl::numeric::bf16BitsToFloat(x); }
+};
+
 /// float -> bf16, round to nearest even.
-inline xl_bf16 xl_float2bf16(float f) {
-  return xl_bf16{xl::numeric::floatToBf16Bits(f)};
-}
+inline xl_bf16 xl_float2bf16(float f) { return xl_bf16(f); }
 /// bf16 -> float (exact).
 inline float xl_bf162float(xl_bf16 h) {
   return xl::numeric::bf16BitsToFloat(h.x);

@@ -62,9 +62,30 @@ typedef unsigned int u32;
       __attribute__((aligned(128))) unsigned char xl_dyn_smem_[];              \
   T *name = reinterpret_cast<T *>(xl_dyn_smem_)
 
-/// bfloat16 as its bits; arithmetic goes through float.
+/// bfloat16 as its bits; arithmetic goes through float. A buffer of them
+/// reads and writes like a float buffer: loading converts exactly, storing
+/// rounds to nearest even (kernels template their pointers on the storage
+/// type, float or xl_bf16, and compute in float).
 struct xl_bf16 {
   unsigned short x;
+  xl_bf16() = default;
+  XL_DEVICE xl_bf16(float f) {
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(x) : "f"(f));
+  }
+  XL_DEVICE xl_bf16(double d) : xl_bf16(static_cast<float>(d)) {}
+  // A bf16 is made from a value, never from its bits: xl_bf16{bits} would
+  // convert the integer (set .x for bits).
+  xl_bf16(int) = delete;
+  xl_bf16(unsigned) = delete;
+  xl_bf16(short) = delete;
+  xl_bf16(unsigned short) = delete;
+  xl_bf16(long) = delete;
+  xl_bf16(unsigned long) = delete;
+  xl_bf16(long long) = delete;
+  xl_bf16(unsigned long long) = delete;
+  XL_DEVICE operator float() const {
+    return __uint_as_float(static_cast<unsigned>(x) << 16);
+  }
 };
 /// IEEE binary16 as its bits; arithmetic goes through float.
 struct xl_f16 {
