@@ -117,6 +117,7 @@ int main(int argc, char **argv) {
   kernCmd->add_flag("--no-kernel-cache", kern.noKernelCache,
                     "Compile even when the kernel cache has the CUBIN");
   kernCmd->add_flag("--list", kern.list, "One line per kernel");
+  xlnetc::addPrecisionOption(kernCmd, kern.precision);
 
   xlnetc::CompareArgs cmp;
   auto *cmpCmd = app.add_subcommand(

@@ -102,6 +102,7 @@ struct KernelsArgs {
   std::string arch = "sm_90";
   bool noKernelCache = false;
   bool list = false; ///< one line per kernel
+  std::string precision; ///< "fp32" or "bf16"; empty: the spec's
 };
 /// `xlnetc kernels`: compiles the device program of a step with NVRTC for
 /// `arch` (no GPU needed) and checks every kernel's registers, spills and

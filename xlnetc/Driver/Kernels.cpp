@@ -56,6 +56,8 @@ int runKernels(const KernelsArgs &args) {
     return fail(args.spec + ": kernels needs a TOML spec (a config.json has no "
                             "batch shape)");
   StepShape shape = stepShapeFromSpec(spec);
+  if (!args.precision.empty())
+    shape.precision = *parsePrecision(args.precision); // checked by CLI11
 
   auto t0 = std::chrono::steady_clock::now();
   rt::Plan plan;
@@ -80,9 +82,10 @@ int runKernels(const KernelsArgs &args) {
         kernels.emplace_back(l.kernel, l.dynSmem);
     }
   std::cout << fmt::format(
-      "xlnetc kernels {}: step {}, {} plan steps -> {} kernels and {} GEMMs, "
+      "xlnetc kernels {}: step {} ({}), {} plan steps -> {} kernels and {} GEMMs, "
       "{:.1f} KiB of CUDA C++ (compiled to the plan in {:.2f} s)\n",
-      args.spec, args.step, plan.steps.size(), kernels.size(), gemms,
+      args.spec, args.step, precisionName(shape.precision), plan.steps.size(), kernels.size(),
+      gemms,
       prog.source.size() / 1024.0, emitS);
 
   std::string version;

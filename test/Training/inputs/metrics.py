@@ -7,6 +7,8 @@
                                        are bit-identical in A and B
   metrics.py close A B RTOL            A and B have the same steps and every step's loss
                                        agrees within RTOL relative
+  metrics.py tail A B RTOL             the mean loss of A's last 10% of steps is within
+                                       RTOL relative of B's (bf16 against fp32)
 Prints what it measured; exits 1 when the check fails.
 """
 import json
@@ -50,6 +52,17 @@ def main(argv):
         diff = [s for s in a if (a[s]["loss"], a[s]["grad_norm"]) != (b[s]["loss"], b[s]["grad_norm"])]
         print(f"same: {len(a)} steps from {first}, {len(diff)} differ")
         return 0 if not diff else 1
+    if cmd == "tail":
+        a, b = load(argv[2]), load(argv[3])
+        k = max(1, len(b) // 10)
+        if len(a) != len(b) or not a:
+            print(f"tail: {len(a)} steps vs {len(b)}")
+            return 1
+        ma, mb = mean([r["loss"] for r in a[-k:]]), mean([r["loss"] for r in b[-k:]])
+        rel = abs(ma - mb) / abs(mb)
+        print(f"tail: last {k} steps mean loss {ma:.4f} vs {mb:.4f}, relative difference "
+              f"{rel:.2e} (max {argv[4]})")
+        return 0 if rel <= float(argv[4]) else 1
     if cmd == "close":
         a = {r["step"]: r["loss"] for r in load(argv[2])}
         b = {r["step"]: r["loss"] for r in load(argv[3])}
