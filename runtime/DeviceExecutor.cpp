@@ -44,16 +44,25 @@ public:
   ~Allocations() {
     for (dev::DevPtr p : ptrs_)
       device_.free(p);
+    for (void *p : host_)
+      device_.freeHost(p);
   }
   Status alloc(size_t bytes, dev::DevPtr &out) {
     XLNETC_RETURN_IF_ERROR(device_.alloc(bytes ? bytes : 1, out));
     ptrs_.push_back(out);
     return Status::ok();
   }
+  /// Host memory the device copies outputs into (Device::allocHost).
+  Status allocHost(size_t bytes, void *&out) {
+    XLNETC_RETURN_IF_ERROR(device_.allocHost(bytes, out));
+    host_.push_back(out);
+    return Status::ok();
+  }
 
 private:
   dev::Device &device_;
   std::vector<dev::DevPtr> ptrs_;
+  std::vector<void *> host_;
 };
 
 int64_t joined(int lo, int hi) {
@@ -183,6 +192,16 @@ struct DeviceExecutor::Prepared {
   size_t statusBytes = 0;
   std::vector<Op> ops;
   std::unique_ptr<dev::Graph> graph;
+  /// Host memory each returned buffer is copied into after the step
+  /// (allocated at the first step that returns it).
+  std::map<int, void *> staging;
+};
+
+/// The step started and not finished yet: what finish() needs.
+struct DeviceExecutor::Pending {
+  const Plan *plan = nullptr;
+  /// The buffers that come back, with the names they are returned under.
+  std::vector<std::pair<int, std::vector<std::string>>> returned;
 };
 
 DeviceExecutor::DeviceExecutor(dev::Device &device) : device_(device) {}
@@ -395,6 +414,16 @@ Status DeviceExecutor::execute(const Plan &plan, const DeviceProgram &program,
                                const TensorMap &bindings, TensorMap &outputs,
                                const ExecOptions &opts,
                                const std::vector<std::pair<std::string, std::string>> &carry) {
+  XLNETC_RETURN_IF_ERROR(start(plan, program, bindings, opts, carry));
+  return finish(outputs);
+}
+
+Status DeviceExecutor::start(const Plan &plan, const DeviceProgram &program,
+                             const TensorMap &bindings, const ExecOptions &opts,
+                             const std::vector<std::pair<std::string, std::string>> &carry) {
+  if (pending_)
+    return Status::error("internal error: a step was started while another is in flight "
+                         "(finish it first)");
   size_t n = plan.buffers.size();
   if (program.steps.size() != plan.steps.size())
     return Status::error(fmt::format(
@@ -466,9 +495,50 @@ Status DeviceExecutor::execute(const Plan &plan, const DeviceProgram &program,
     }
     XLNETC_RETURN_IF_ERROR(device_.launchGraph(*p.graph, "the step"));
   }
+  // 5. The carried outputs become kept inputs, on the device (copies in
+  //    order after the step's work).
+  std::set<std::string> carriedNames;
+  for (const auto &[out, in] : carry)
+    carriedNames.insert(out);
+  for (auto [out, in] : carried) {
+    const Buffer &b = plan.buffers[size_t(out)];
+    XLNETC_RETURN_IF_ERROR(device_.copy(
+        p.addr[size_t(in)], p.addr[size_t(out)],
+        static_cast<size_t>(numelOf(b.shape)) * dtypeSize(b.dtype)));
+    p.kept.insert(in);
+  }
+
+  // 6. The other outputs (the loss, the gradient norm, ...) are copied back
+  //    without waiting: finish() collects them.
+  auto pending = std::make_unique<Pending>();
+  pending->plan = &plan;
+  for (const Buffer &b : plan.buffers) {
+    std::vector<std::string> names; // the buffer's names that come back
+    for (const std::string &name : b.outputs)
+      if (!carriedNames.count(name))
+        names.push_back(name);
+    if (names.empty())
+      continue;
+    const size_t bytes = static_cast<size_t>(numelOf(b.shape)) * dtypeSize(b.dtype);
+    void *&host = p.staging[b.id];
+    if (!host)
+      XLNETC_RETURN_IF_ERROR(p.allocs->allocHost(bytes, host));
+    XLNETC_RETURN_IF_ERROR(device_.downloadAsync(host, p.addr[b.id], bytes));
+    pending->returned.emplace_back(b.id, std::move(names));
+  }
+  pending_ = std::move(pending);
+  return Status::ok();
+}
+
+Status DeviceExecutor::finish(TensorMap &outputs) {
+  if (!pending_)
+    return Status::error("internal error: no step is in flight");
+  std::unique_ptr<Pending> pending = std::move(pending_);
+  const Plan &plan = *pending->plan;
+  Prepared &p = *prepared_;
   XLNETC_RETURN_IF_ERROR(device_.synchronize("the end of the step"));
 
-  // 5. Data errors: the first reporting step in plan order.
+  // 7. Data errors: the first reporting step in plan order.
   if (p.statusSteps > 0) {
     std::vector<int> words(size_t(p.statusSteps) * kStatusWords);
     XLNETC_RETURN_IF_ERROR(device_.download(words.data(), p.status, p.statusBytes));
@@ -482,34 +552,14 @@ Status DeviceExecutor::execute(const Plan &plan, const DeviceProgram &program,
     }
   }
 
-  // 6. The carried outputs become kept inputs, on the device.
-  std::set<std::string> carriedNames;
-  for (const auto &[out, in] : carry)
-    carriedNames.insert(out);
-  for (auto [out, in] : carried) {
-    const Buffer &b = plan.buffers[size_t(out)];
-    XLNETC_RETURN_IF_ERROR(device_.copy(
-        p.addr[size_t(in)], p.addr[size_t(out)],
-        static_cast<size_t>(numelOf(b.shape)) * dtypeSize(b.dtype)));
-    p.kept.insert(in);
-  }
-
-  // 7. The other outputs, as the host executor returns them.
-  TensorMap result;
-  for (const Buffer &b : plan.buffers) {
-    std::vector<std::string> names; // the buffer's names that come back
-    for (const std::string &name : b.outputs)
-      if (!carriedNames.count(name))
-        names.push_back(name);
-    if (names.empty())
-      continue;
+  // 8. The outputs, as the host executor returns them.
+  for (const auto &[id, names] : pending->returned) {
+    const Buffer &b = plan.buffers[size_t(id)];
     Tensor t = Tensor::zeros(b.dtype, b.shape);
-    XLNETC_RETURN_IF_ERROR(device_.download(t.storage.data(), p.addr[b.id], t.nbytes()));
+    std::memcpy(t.storage.data(), p.staging.at(id), t.nbytes());
     for (const std::string &name : names)
-      result[name] = t;
+      outputs[name] = t;
   }
-  for (auto &[name, t] : result)
-    outputs[name] = std::move(t);
   return Status::ok();
 }
 

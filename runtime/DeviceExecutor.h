@@ -48,6 +48,18 @@ public:
   /// there; a kept input needs no binding; carried outputs are not read
   /// back.
 
+  /// execute() in two halves. start() uploads the bindings, launches the
+  /// step (its graph from the third step on), enqueues the carried copies
+  /// and the copies of the returned outputs to host memory, and returns
+  /// without waiting for the device; finish() waits, reports a data error,
+  /// and fills `outputs`. One step is in flight at a time; `plan` must live
+  /// until finish(). A step whose finish() reports a data error has already
+  /// handed its results to the kept inputs.
+  Status start(const Plan &plan, const DeviceProgram &program, const TensorMap &bindings,
+               const ExecOptions &opts = {},
+               const std::vector<std::pair<std::string, std::string>> &carry = {});
+  Status finish(TensorMap &outputs);
+
   /// The kept value of input `name`, read back.
   Status fetch(const std::string &name, Tensor &out);
   /// Forgets every kept value.
@@ -55,6 +67,7 @@ public:
 
 private:
   struct Prepared;
+  struct Pending;
   /// Allocates `program`'s memory and resolves its work (DeviceExecutor.cpp).
   Status prepare(const Plan &plan, const DeviceProgram &program,
                  std::unique_ptr<Prepared> &out);
@@ -78,6 +91,8 @@ private:
   /// The last program run, ready for its next step. Declared after the
   /// modules: it goes first (its graph and memory before their kernels).
   std::unique_ptr<Prepared> prepared_;
+  /// The started step finish() collects (null: none in flight).
+  std::unique_ptr<Pending> pending_;
 };
 
 } // namespace xlnetc::rt

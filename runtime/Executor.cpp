@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <omp.h>
 
+#include <utility>
+
 namespace xlnetc::rt {
 
 Status Executor::open(dev::DeviceKind kind, const dev::DeviceOptions &options,
@@ -15,6 +17,8 @@ Status Executor::open(dev::DeviceKind kind, const dev::DeviceOptions &options,
   out.device_.reset();
   out.carry_.clear();
   out.kept_.clear();
+  out.hostInFlight_ = false;
+  out.hostOutputs_.clear();
   if (out.kind_ == dev::DeviceKind::Host)
     return Status::ok();
   return dev::openDevice(out.kind_, options, out.device_);
@@ -47,33 +51,30 @@ Status Executor::fetch(const std::string &name, Tensor &out) {
 
 Status Executor::execute(const Plan &plan, const TensorMap &bindings,
                          TensorMap &outputs, const ExecOptions &opts) {
+  XLNETC_RETURN_IF_ERROR(start(plan, bindings, opts));
+  return finish(outputs);
+}
+
+Status Executor::finish(TensorMap &outputs) {
+  if (deviceExecutor_ && !hostInFlight_)
+    return deviceExecutor_->finish(outputs);
+  if (!hostInFlight_)
+    return Status::error("internal error: no step is in flight");
+  hostInFlight_ = false;
+  for (auto &[name, t] : hostOutputs_)
+    outputs[name] = std::move(t);
+  hostOutputs_.clear();
+  return std::exchange(hostStatus_, Status::ok());
+}
+
+Status Executor::start(const Plan &plan, const TensorMap &bindings, const ExecOptions &opts) {
   if (!device_) {
-    if (carry_.empty())
-      return executeHost(plan, bindings, outputs, opts);
-    // The kept inputs join the bindings (a binding of the same name wins):
-    // moved in, and back out when the step fails.
-    TensorMap merged = bindings;
-    std::vector<std::string> lent;
-    for (auto &[name, t] : kept_)
-      if (merged.emplace(name, std::move(t)).second)
-        lent.push_back(name);
-    TensorMap result;
-    Status st = executeHost(plan, merged, result, opts);
-    for (const auto &[out, in] : carry_)
-      if (st && !result.count(out))
-        st = Status::error(fmt::format("the step has no output '{}' to carry to '{}'", out, in));
-    if (!st) {
-      for (const std::string &name : lent)
-        kept_[name] = std::move(merged[name]);
-      return st;
-    }
-    kept_.clear();
-    for (const auto &[out, in] : carry_) {
-      kept_[in] = std::move(result[out]);
-      result.erase(out);
-    }
-    for (auto &[name, t] : result)
-      outputs[name] = std::move(t);
+    if (hostInFlight_)
+      return Status::error("internal error: a step was started while another is in flight "
+                           "(finish it first)");
+    hostInFlight_ = true;
+    hostOutputs_.clear();
+    hostStatus_ = runHost(plan, bindings, hostOutputs_, opts);
     return Status::ok();
   }
   if (!plan.device)
@@ -83,7 +84,38 @@ Status Executor::execute(const Plan &plan, const TensorMap &bindings,
         dev::deviceKindName(kind_)));
   if (!deviceExecutor_)
     deviceExecutor_ = std::make_unique<DeviceExecutor>(*device_);
-  return deviceExecutor_->execute(plan, *plan.device, bindings, outputs, opts, carry_);
+  return deviceExecutor_->start(plan, *plan.device, bindings, opts, carry_);
+}
+
+Status Executor::runHost(const Plan &plan, const TensorMap &bindings, TensorMap &outputs,
+                         const ExecOptions &opts) {
+  if (carry_.empty())
+    return executeHost(plan, bindings, outputs, opts);
+  // The kept inputs join the bindings (a binding of the same name wins):
+  // moved in, and back out when the step fails.
+  TensorMap merged = bindings;
+  std::vector<std::string> lent;
+  for (auto &[name, t] : kept_)
+    if (merged.emplace(name, std::move(t)).second)
+      lent.push_back(name);
+  TensorMap result;
+  Status st = executeHost(plan, merged, result, opts);
+  for (const auto &[out, in] : carry_)
+    if (st && !result.count(out))
+      st = Status::error(fmt::format("the step has no output '{}' to carry to '{}'", out, in));
+  if (!st) {
+    for (const std::string &name : lent)
+      kept_[name] = std::move(merged[name]);
+    return st;
+  }
+  kept_.clear();
+  for (const auto &[out, in] : carry_) {
+    kept_[in] = std::move(result[out]);
+    result.erase(out);
+  }
+  for (auto &[name, t] : result)
+    outputs[name] = std::move(t);
+  return Status::ok();
 }
 
 } // namespace xlnetc::rt

@@ -38,9 +38,20 @@ public:
   const std::string &autoFallbackReason() const { return autoWhy_; }
 
   /// Executes `plan` as executeHost() does (same bindings, outputs and
-  /// errors), on this executor's device.
+  /// errors), on this executor's device: start() then finish().
   Status execute(const Plan &plan, const TensorMap &bindings,
                  TensorMap &outputs, const ExecOptions &opts = {});
+
+  /// execute() in two halves, so the host can prepare the next step while
+  /// the device runs this one: start() hands the step to the device and
+  /// returns (on emu and the host the work is done by then); finish() waits
+  /// for it and returns its outputs (the loss and gradient norm come back
+  /// asynchronously, copied as the step ends) or its error. One step is in
+  /// flight at a time; `plan` must live until finish(). fetch() may be
+  /// called in between: it reads the kept state once the step has written
+  /// it.
+  Status start(const Plan &plan, const TensorMap &bindings, const ExecOptions &opts = {});
+  Status finish(TensorMap &outputs);
 
   /// The training state a step hands to the next: after every successful
   /// execute, output `out` becomes the kept value of input `in` for each
@@ -53,6 +64,10 @@ public:
   Status fetch(const std::string &name, Tensor &out);
 
 private:
+  /// The host executor's step, with the kept inputs lent and taken back.
+  Status runHost(const Plan &plan, const TensorMap &bindings, TensorMap &outputs,
+                 const ExecOptions &opts);
+
   dev::DeviceKind kind_ = dev::DeviceKind::Host;
   std::unique_ptr<dev::Device> device_;
   /// Runs plans on device_ (keeps their loaded modules between steps).
@@ -61,6 +76,10 @@ private:
   std::vector<std::pair<std::string, std::string>> carry_;
   /// The host's kept inputs (the device executor keeps its own on the device).
   TensorMap kept_;
+  /// The host's started step: its result, handed out by finish().
+  bool hostInFlight_ = false;
+  Status hostStatus_ = Status::ok();
+  TensorMap hostOutputs_;
 };
 
 } // namespace xlnetc::rt

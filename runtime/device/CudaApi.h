@@ -178,6 +178,8 @@ XLNETC_CUDA_DRIVER_CONSTANTS(XLNETC_DECLARE_CONSTANT)
   X(cuMemGetInfo, 3020, CUresult(size_t *free, size_t *total))                 \
   X(cuMemAlloc, 3020, CUresult(CUdeviceptr *dptr, size_t bytesize))            \
   X(cuMemFree, 3020, CUresult(CUdeviceptr dptr))                               \
+  X(cuMemAllocHost, 3020, CUresult(void **pp, size_t bytesize))                \
+  X(cuMemFreeHost, 2000, CUresult(void *p))                                    \
   X(cuMemcpyHtoD, 3020,                                                        \
     CUresult(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount))    \
   X(cuMemcpyDtoH, 3020,                                                        \
@@ -186,6 +188,9 @@ XLNETC_CUDA_DRIVER_CONSTANTS(XLNETC_DECLARE_CONSTANT)
     CUresult(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount))  \
   X(cuMemcpyHtoDAsync, 3020,                                                   \
     CUresult(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount,     \
+             CUstream hStream))                                                \
+  X(cuMemcpyDtoDAsync, 3020,                                                   \
+    CUresult(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount,   \
              CUstream hStream))                                                \
   X(cuMemcpyDtoHAsync, 3020,                                                   \
     CUresult(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount,           \

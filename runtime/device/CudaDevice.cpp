@@ -97,8 +97,23 @@ public:
                            cuMemcpyDtoH(dst, src, bytes));
   }
   Status copy(DevPtr dst, DevPtr src, size_t bytes) override {
+    // On the stream, in order with the launches; the host does not wait.
     return XLNETC_CU_CHECK(drv_, fmt::format("copying {} bytes", bytes),
-                           cuMemcpyDtoD(dst, src, bytes));
+                           cuMemcpyDtoDAsync(dst, src, bytes, stream_));
+  }
+  Status allocHost(size_t bytes, void *&out) override {
+    out = nullptr;
+    return XLNETC_CU_CHECK(drv_, fmt::format("allocating {} bytes of page-locked host memory",
+                                             bytes),
+                           cuMemAllocHost(&out, bytes ? bytes : 1));
+  }
+  void freeHost(void *ptr) override {
+    if (ptr)
+      drv_.cuMemFreeHost(ptr);
+  }
+  Status downloadAsync(void *dst, DevPtr src, size_t bytes) override {
+    return XLNETC_CU_CHECK(drv_, fmt::format("downloading {} bytes (asynchronously)", bytes),
+                           cuMemcpyDtoHAsync(dst, src, bytes, stream_));
   }
   Status memset(DevPtr dst, int value, size_t bytes) override {
     // On the stream, in order with the launches (and capturable).

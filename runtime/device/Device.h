@@ -120,10 +120,20 @@ public:
 
   virtual Status alloc(size_t bytes, DevPtr &out) = 0;
   virtual void free(DevPtr ptr) = 0;
+  /// upload and download wait for the work launched before them and return
+  /// when the bytes are there; copy (device to device) is ordered after
+  /// that work without the host waiting.
   virtual Status upload(DevPtr dst, const void *src, size_t bytes) = 0;
   virtual Status download(void *dst, DevPtr src, size_t bytes) = 0;
   virtual Status copy(DevPtr dst, DevPtr src, size_t bytes) = 0;
   virtual Status memset(DevPtr dst, int value, size_t bytes) = 0;
+  /// Host memory the device copies into without the host waiting
+  /// (page-locked on a GPU, plain memory on emu); freeHost releases it.
+  virtual Status allocHost(size_t bytes, void *&out) = 0;
+  virtual void freeHost(void *ptr) = 0;
+  /// Enqueues a copy into `dst` (from allocHost) in order with the launches
+  /// and returns at once; the bytes are there after synchronize().
+  virtual Status downloadAsync(void *dst, DevPtr src, size_t bytes) = 0;
 
   /// Compiles `source` for this device (through the kernel cache) and loads
   /// it. Compile errors carry the compiler's whole log.

@@ -270,6 +270,18 @@ public:
     std::memcpy(dst, reinterpret_cast<const void *>(src), bytes);
     return Status::ok();
   }
+  Status allocHost(size_t bytes, void *&out) override {
+    out = std::malloc(bytes ? bytes : 1);
+    return out ? Status::ok()
+               : Status::error(fmt::format("emulated device: cannot allocate {} bytes of host "
+                                           "memory",
+                                           bytes));
+  }
+  void freeHost(void *ptr) override { std::free(ptr); }
+  // Emulated launches finish before they return: the copy is done at once.
+  Status downloadAsync(void *dst, DevPtr src, size_t bytes) override {
+    return download(dst, src, bytes);
+  }
   Status copy(DevPtr dst, DevPtr src, size_t bytes) override {
     XLNETC_RETURN_IF_ERROR(notCapturing("copy"));
     XLNETC_RETURN_IF_ERROR(checkRange(dst, bytes, "copy destination"));

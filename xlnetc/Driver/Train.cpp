@@ -324,36 +324,62 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
   const int64_t firstStep = step;
   int64_t lastCheckpointStep = args.resume ? step : -1;
   rt::TensorMap outputs;
-  while (step < totalSteps) {
+  // The inputs of step `next` (0-based): its batch, the memory dump, the
+  // step counter and the injected fault.
+  auto prepareInputs = [&](int64_t next) -> rt::Status {
     rt::data::Batch batch;
     if (rt::Status st = stream.next(batch); !st)
-      return fail(fmt::format("step {}: {}", step + 1, st.message()));
+      return st;
     if (!args.dumpBatches.empty()) {
       rt::data::Batch dumped = batch;
       for (int64_t l = 0; hasMems && l < spec.nLayer; ++l) {
         std::string key = "mems." + std::to_string(l);
         if (rt::Status st = bind.get(executor, key, dumped.tensors[key]); !st)
-          return fail(st.message());
+          return st;
       }
       std::string path =
-          (fs::path(args.dumpBatches) / fmt::format("step-{:06d}.safetensors", step + 1)).string();
+          (fs::path(args.dumpBatches) / fmt::format("step-{:06d}.safetensors", next + 1)).string();
       if (rt::Status st = rt::data::writeBatch(path, dumped, pipe); !st)
-        return fail(st.message());
+        return st;
     }
     for (auto &[name, t] : batch.tensors)
       if (name.rfind("raw.", 0) != 0)
         bind.map[name] = std::move(t);
-    bind.map["step"] = rt::Tensor::fromI64({}, {step});
-    if (faultStep && *faultStep == step + 1) {
+    bind.map["step"] = rt::Tensor::fromI64({}, {next});
+    if (faultStep && *faultStep == next + 1) {
       rt::Tensor poisoned;
       if (rt::Status st = bind.get(executor, "transformer.mask_emb", poisoned); !st)
-        return fail(st.message());
+        return st;
       poisoned.f32()[0] = NAN;
       bind.map["transformer.mask_emb"] = std::move(poisoned);
     }
 
+    return rt::Status::ok();
+  };
+  // A checkpoint after step `done` (1-based) records the data stream's
+  // position, so the next batch is drawn only after it.
+  auto checkpointAfter = [&](int64_t done) {
+    return done == totalSteps || (args.checkpointEvery > 0 && done % args.checkpointEvery == 0);
+  };
+  bool inputsReady = false;
+  rt::Status prepared = rt::Status::ok();
+  while (step < totalSteps) {
+    if (!inputsReady)
+      if (rt::Status st = prepareInputs(step); !st)
+        return fail(fmt::format("step {}: {}", step + 1, st.message()));
+    // The device runs step + 1 while the host builds the next step's batch;
+    // its loss and gradient norm come back when it ends (finish).
     exec.seed = stepSeed(dropoutSeed, step);
-    if (rt::Status st = executor.execute(plan, bind.map, outputs, exec); !st)
+    if (rt::Status st = executor.start(plan, bind.map, exec); !st)
+      return fail(fmt::format("step {}: {}", step + 1, st.message()));
+    // The step's results are the state of the next step: the executor
+    // keeps them (on the device), so they are bound no more.
+    for (const auto &[out, in] : carry)
+      bind.map.erase(in);
+    inputsReady = !checkpointAfter(step + 1);
+    if (inputsReady)
+      prepared = prepareInputs(step + 1);
+    if (rt::Status st = executor.finish(outputs); !st)
       return fail(fmt::format("step {}: {}", step + 1, st.message()));
     const double loss = outputs.at("loss").f32()[0];
     const double gnorm = outputs.at("grad_norm").f32()[0];
@@ -371,10 +397,6 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
           step + 1, loss, gnorm, kept));
     }
 
-    // The step's results are the state of the next step: the executor
-    // keeps them (on the device), so they are bound no more.
-    for (const auto &[out, in] : carry)
-      bind.map.erase(in);
     ++step;
     ++intervalSteps;
 
@@ -410,6 +432,8 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
         return fail(st.message());
       lastCheckpointStep = step;
     }
+    if (!prepared) // the next step's inputs, built while this one ran
+      return fail(fmt::format("step {}: {}", step + 1, prepared.message()));
   }
 
   // 6. Final checkpoint and plot.
