@@ -11,10 +11,12 @@
 // k_r copies, padding slots, a fully masked row, dropatt, the bit-packed
 // form of a perm_mask without ranks (one and two words per row); the result bitwise
 // equal for every grid size and all three schedule modes. The same module
-// compiles for sm_90 without spills.
+// compiles for sm_90 without spills. With bf16 storage (q, k, v, k_r, the
+// output and their gradients) the results are the fp32 ones rounded once.
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/BFloat16.h"
 #include "runtime/device/CudaApi.h"
 #include "runtime/device/Device.h"
 #include "runtime/device/Nvrtc.h"
@@ -430,6 +432,172 @@ TEST(FusedAttention, ForwardAndBackwardMatchTheHostUnderEverySchedule) {
   for (const char *schedule : {"reverse", "random:3"})
     EXPECT_EQ(runAll(schedule), forward)
         << "schedule " << schedule << " changed a result";
+}
+
+/// The cases run again with bf16 storage (--precision bf16): q, k, v, k_r,
+/// the output, dout and dq, dk, dv, dk_r as xl_bf16; the biases, seg_embed
+/// and their gradients f32.
+const Case *const kBf16Cases[] = {&kCases[1], &kCases[3], &kCases[4]};
+
+std::string moduleTextBf16() {
+  std::string s = R"(#include "xlnetc_prelude.cuh"
+#include "xlnetc_k_attention_fused.cuh"
+typedef unsigned long long u64;
+typedef long long i64;
+typedef xl_bf16 h16;
+)";
+  for (const Case *cp : kBf16Cases) {
+    const Case &c = *cp;
+    s += fmt::format(R"(
+XL_KERNEL void fused16_{0}(const h16 *q, const h16 *k, const h16 *v,
+    const h16 *kr, const float *se, const float *rw, const float *rr,
+    const float *rs, const i64 *seg, const i64 *rank, const i64 *rows,
+    h16 *o, float *lse, int *st, u64 seed) {{
+  xl_rel_attention_fused<{1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}ull,
+      {11}u, {12}, 32, {13}, 0>(q, k, v, kr, se, rw, rr, rs, seg, rank, rows,
+      o, lse, st, {14}, seed);
+}}
+XL_EXPORT(fused16_{0})
+)",
+                     c.name, c.B, c.T, c.N, c.H, c.K(), c.S, c.P, c.R(), c.rows ? 1 : 0,
+                     doubleBits(c.scale()), c.dropatt > 0 ? floatBits(c.dropatt) : 0u, c.bq,
+                     c.block, c.site);
+    for (int phase = 0; phase < 5; ++phase)
+      s += fmt::format(R"(
+XL_KERNEL void fusedgrad16_{0}_{15}(const h16 *dout, const h16 *q,
+    const h16 *k, const h16 *v, const h16 *kr, const float *se,
+    const float *rw, const float *rr, const float *rs, const i64 *seg,
+    const i64 *rank, const i64 *rows, h16 *dq, h16 *dk, h16 *dv,
+    h16 *dkr, float *dse, float *drw, float *drr, float *drs, double *ws,
+    int *st, u64 seed) {{
+  xl_rel_attention_fused_grad<{1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9},
+      {10}ull, {11}u, {12}, {15}, {13}, 0>(dout, q, k, v, kr, se, rw, rr, rs, seg,
+      rank, rows, dq, dk, dv, dkr, dse, drw, drr, drs, ws, st, {14}, seed);
+}}
+XL_EXPORT(fusedgrad16_{0}_{15})
+)",
+                       c.name, c.B, c.T, c.N, c.H, c.K(), c.S, c.P, c.R(), c.rows ? 1 : 0,
+                       doubleBits(c.scale()), c.dropatt > 0 ? floatBits(c.dropatt) : 0u,
+                       c.bq, c.block, c.site, phase);
+  }
+  return s;
+}
+
+/// A tensor's values rounded to bf16 (in place) and their bf16 bits.
+std::vector<uint16_t> roundToBf16(Tensor &t) {
+  std::vector<uint16_t> h(size_t(t.numel()));
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    h[size_t(i)] = bf16FromFloat(t.f32()[i]);
+    t.f32()[i] = floatFromBf16(h[size_t(i)]);
+  }
+  return h;
+}
+
+/// bf16 storage changes what is stored, not what is computed: on inputs
+/// that are bf16 values, the kernels' outputs are the host's fp32 results
+/// rounded once (bf16 keeps 8 significant bits: within 2^-8 of the value,
+/// so of the largest magnitude, plus the fp32 tolerance), and the f32
+/// gradients of the biases and seg_embed are the fp32 ones (1e-4).
+TEST(FusedAttention, Bf16StorageRoundsOnlyWhatItStores) {
+  std::unique_ptr<Device> dev;
+  ASSERT_TRUE(openDevice(DeviceKind::Emu, {}, dev));
+  std::unique_ptr<Module> mod;
+  Status st = dev->loadModule({"fused-attention-bf16-test.cu", moduleTextBf16(), {}}, mod);
+  ASSERT_TRUE(st) << st.message();
+  std::vector<DevPtr> live;
+  auto put = [&](const void *src, size_t bytes) {
+    DevPtr p = 0;
+    EXPECT_TRUE(dev->alloc(std::max<size_t>(bytes, 8), p));
+    if (src)
+      EXPECT_TRUE(dev->upload(p, src, bytes));
+    else
+      EXPECT_TRUE(dev->memset(p, 0, std::max<size_t>(bytes, 8)));
+    live.push_back(p);
+    return p;
+  };
+  auto put16 = [&](const std::vector<uint16_t> &h) { return put(h.data(), h.size() * 2); };
+  auto putT = [&](const Tensor &t) { return put(t.bytes(), t.nbytes()); };
+  auto within = [](const std::vector<float> &got, const Tensor &ref, double rel) {
+    double maxRef = 1e-30, worst = 0;
+    for (int64_t e = 0; e < ref.numel(); ++e) {
+      maxRef = std::max(maxRef, double(std::fabs(ref.f32()[e])));
+      worst = std::max(worst, std::fabs(double(got[size_t(e)]) - ref.f32()[e]));
+    }
+    return worst <= rel * maxRef;
+  };
+  auto get16 = [&](DevPtr p, int64_t n) {
+    std::vector<uint16_t> h(static_cast<size_t>(n));
+    EXPECT_TRUE(dev->download(h.data(), p, h.size() * 2));
+    std::vector<float> f(h.size());
+    for (size_t i = 0; i < h.size(); ++i)
+      f[i] = floatFromBf16(h[i]);
+    return f;
+  };
+  const double kStored = 1.0 / 256 + 1e-4;
+  for (const Case *cp : kBf16Cases) {
+    const Case &c = *cp;
+    Inputs in = makeInputs(c, 900);
+    std::vector<uint16_t> q = roundToBf16(in.q), k = roundToBf16(in.k),
+                          v = roundToBf16(in.v), kR = roundToBf16(in.kR),
+                          dout = roundToBf16(in.dout);
+    host::RelAttentionArgs a;
+    a.q = &in.q, a.k = &in.k, a.v = &in.v, a.kR = &in.kR;
+    a.segEmbed = &in.segEmb, a.rwBias = &in.rw, a.rrBias = &in.rr;
+    a.rsBias = &in.rs, a.segMat = &in.segMat, a.mask = &in.mask;
+    a.rows = c.rows ? &in.rows : nullptr;
+    a.scale = c.scale(), a.dropatt = c.dropatt, a.dropoutSite = c.site;
+    a.seed = kSeed;
+    Tensor ref = Tensor::zeros(DType::F32, {c.B, c.T, c.N, c.H});
+    ASSERT_TRUE(host::relAttention(a, ref)) << c.name;
+    std::vector<DevPtr> operands = {put16(q),       put16(k),      put16(v),   put16(kR),
+                                    putT(in.segEmb), putT(in.rw),  putT(in.rr), putT(in.rs),
+                                    putT(in.segId),  putT(in.rank), c.rows ? putT(in.rows) : 0};
+    DevPtr o = put(nullptr, size_t(ref.numel()) * 2);
+    DevPtr lse = put(nullptr, size_t(c.B * c.T * c.N) * 4);
+    DevPtr status = put(nullptr, 5 * 4);
+    std::vector<DevPtr> args = operands;
+    args.insert(args.end(), {o, lse, status});
+    launchOn(*dev, *mod, std::string("fused16_") + c.name, unsigned(c.tiles()), c.block, args,
+             c.smem());
+    EXPECT_TRUE(within(get16(o, ref.numel()), ref, kStored)) << c.name << " out";
+
+    const int64_t B = c.B, T = c.T, N = c.N, H = c.H, K = c.K();
+    std::vector<Tensor> g = {Tensor::zeros(DType::F32, {B, T, N, H}),
+                             Tensor::zeros(DType::F32, {B, K, N, H}),
+                             Tensor::zeros(DType::F32, {B, K, N, H}),
+                             Tensor::zeros(DType::F32, {c.P, c.R(), N, H}),
+                             Tensor::zeros(DType::F32, {2, N, H}),
+                             Tensor::zeros(DType::F32, {N, H}),
+                             Tensor::zeros(DType::F32, {N, H}),
+                             Tensor::zeros(DType::F32, {N, H})};
+    host::RelAttentionGrads hg{&g[0], &g[1], &g[2], &g[3], &g[4], &g[5], &g[6], &g[7]};
+    ASSERT_TRUE(host::relAttentionGrad(in.dout, a, hg)) << c.name;
+    std::vector<DevPtr> outs;
+    for (size_t x = 0; x < g.size(); ++x)
+      outs.push_back(put(nullptr, size_t(g[x].numel()) * (x < 4 ? 2 : 4)));
+    DevPtr ws = put(nullptr, size_t(B * T * N * (2 * H + 4)) * 8);
+    std::vector<DevPtr> gargs = {put16(dout)};
+    gargs.insert(gargs.end(), operands.begin(), operands.end());
+    gargs.insert(gargs.end(), outs.begin(), outs.end());
+    gargs.insert(gargs.end(), {ws, status});
+    const int64_t full[5] = {c.tiles(), c.tiles(), B * N * ((K + 31) / 32),
+                             c.P * N * ((c.R() + 31) / 32), (N * H + c.block - 1) / c.block};
+    for (int phase = 0; phase < 5; ++phase)
+      launchOn(*dev, *mod, fmt::format("fusedgrad16_{}_{}", c.name, phase),
+               unsigned(full[phase]), c.block, gargs);
+    for (size_t x = 0; x < g.size(); ++x) {
+      std::vector<float> got;
+      if (x < 4) {
+        got = get16(outs[x], g[x].numel());
+      } else {
+        got.resize(size_t(g[x].numel()));
+        EXPECT_TRUE(dev->download(got.data(), outs[x], got.size() * 4));
+      }
+      EXPECT_TRUE(within(got, g[x], x < 4 ? kStored : 1e-4)) << c.name << " gradient " << x;
+    }
+  }
+  for (DevPtr p : live)
+    dev->free(p);
 }
 
 TEST(FusedAttention, CompilesForSm90WithoutSpills) {

@@ -217,7 +217,7 @@ TEST(GemmReference, Bf16OperandsAndResults) {
         EXPECT_LT(relError(c.desc, D, wantD), 1e-6);
         continue;
       }
-      // One rounding to bf16: within half a unit (2^-9 relative) of the f32
+      // One rounding to bf16 (8 significant bits): within 2^-8 relative of the f32
       // result, plus the f32 computation's own error.
       std::vector<float> got(dH.size());
       for (size_t i = 0; i < dH.size(); ++i)
