@@ -13,6 +13,8 @@ packages=(
   libsentencepiece-dev sentencepiece
   # the loss plot of `xlnetc train`
   gnuplot-nox
+  # pip download, for the SASS tools below
+  python3-pip
 )
 
 missing=()
@@ -22,10 +24,14 @@ done
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#packages[@]} packages already installed"
-  exit 0
+else
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-echo "install-deps: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -q
-apt-get install -y -q --no-install-recommends "${missing[@]}"
+# cuobjdump and nvdisasm (the SASS of NVRTC's CUBINs: the tests check that
+# the attention kernels run on tensor cores). The CUDA toolkit here lacks
+# them; NVIDIA publishes them on PyPI as wheels holding the binaries.
+bash "$(dirname "$0")/install-sass-tools.sh"

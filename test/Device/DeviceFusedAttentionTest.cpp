@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/BFloat16.h"
+#include "runtime/device/AttentionTc.h"
 #include "runtime/device/CudaApi.h"
 #include "runtime/device/Device.h"
 #include "runtime/device/Nvrtc.h"
@@ -27,8 +28,12 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
+
+#include <unistd.h>
 
 using namespace xlnetc::rt;
 using namespace xlnetc::rt::dev;
@@ -616,6 +621,260 @@ TEST(FusedAttention, CompilesForSm90WithoutSpills) {
     EXPECT_EQ(u.spillStores + u.spillLoads, 0) << u.kernel;
   }
   EXPECT_EQ(kernels, 6 * int(std::size(kCases)));
+}
+
+
+//===----------------------------------------------------------------------===//
+// The tensor-core forward (xlnetc_k_attention_tc.cuh)
+//===----------------------------------------------------------------------===//
+
+/// Cases of xl_rel_attention_tc: H a multiple of 16; tails of the 64-row
+/// query and 64-key tiles; both streams, memory and none, two k_r copies,
+/// padding slots, a fully masked row, dropatt, bit-packed masks, and query
+/// rows whose positions spread over more than one k_r band chunk.
+const Case kTcCases[] = {
+    // content stream, memory, K = 48 (one short key tile), dropatt
+    {"tc_c_m11", 2, 37, 2, 16, 11, 37, 1, false, 0.1, 21, 64, 128},
+    // query stream, no memory: a padding slot and a fully masked row
+    {"tc_q_m0", 2, 4, 3, 16, 0, 9, 1, true, 0.0, 22, 64, 128},
+    // query stream, memory, two k_r copies, dropatt
+    {"tc_q_m5", 2, 5, 2, 32, 5, 37, 2, true, 0.3, 23, 64, 128},
+    // H 64 (XLNet-Base/Large): two query tiles, three key tiles
+    {"tc_c_h64", 1, 70, 1, 64, 60, 70, 1, false, 0.0, 24, 64, 128},
+    // 40 query rows spread over S = 70: a warp's band needs two chunks
+    {"tc_q_spread", 2, 40, 1, 32, 8, 70, 1, true, 0.0, 25, 64, 128},
+    // bit-packed masks without ranks, two words per row, dropatt
+    {"tc_q_bits", 2, 6, 2, 16, 3, 70, 1, true, 0.2, 26, 64, 128, true},
+    {"tc_c_bits", 1, 9, 1, 16, 0, 9, 1, false, 0.0, 27, 64, 128, true},
+};
+
+std::string moduleTextTc() {
+  std::string s = R"(#include "xlnetc_prelude.cuh"
+#include "xlnetc_k_attention_tc.cuh"
+typedef unsigned long long u64;
+typedef long long i64;
+typedef xl_bf16 h16;
+)";
+  for (const Case &c : kTcCases)
+    s += fmt::format(R"(
+XL_KERNEL void tc_{0}(const h16 *q, const h16 *k, const h16 *v,
+    const h16 *kr, const float *se, const float *rw, const float *rr,
+    const float *rs, const i64 *seg, const i64 *rank, const i64 *rows,
+    h16 *o, float *lse, int *st, u64 seed) {{
+  xl_rel_attention_tc<{1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}ull,
+      {11}u, {13}>(q, k, v, kr, se, rw, rr, rs, seg, rank, rows, o, lse, st,
+      {12}, seed);
+}}
+XL_EXPORT(tc_{0})
+)",
+                     c.name, c.B, c.T, c.N, c.H, c.K(), c.S, c.P, c.R(),
+                     c.rows ? 1 : 0, doubleBits(c.scale()),
+                     c.dropatt > 0 ? floatBits(c.dropatt) : 0u, c.site,
+                     c.bits ? 1 : 0);
+  return s;
+}
+
+/// The bf16 contract (docs/Devices.md): on bf16 inputs, the tensor-core
+/// forward rounds q + r_w, q + r_r and P to bf16 and sums in f32, so it
+/// matches the host's fp32 result within TC_TOL of the largest output and
+/// the log-sum-exp within TC_TOL (absolute, the scores being O(1)); its
+/// outputs are bitwise the same for every grid and schedule.
+constexpr double kTcTol = 1e-2;
+
+std::vector<float> runTc(const char *schedule) {
+  ScopedEnv env("XLNETC_EMU_SCHEDULE", schedule);
+  std::unique_ptr<Device> dev;
+  EXPECT_TRUE(openDevice(DeviceKind::Emu, {}, dev));
+  std::unique_ptr<Module> mod;
+  Status st = dev ? dev->loadModule({"tc-attention-test.cu", moduleTextTc(), {}}, mod)
+                  : Status::error("no device");
+  EXPECT_TRUE(st) << st.message();
+  if (!mod)
+    return {};
+  std::vector<DevPtr> live;
+  auto put = [&](const void *src, size_t bytes) {
+    DevPtr p = 0;
+    EXPECT_TRUE(dev->alloc(std::max<size_t>(bytes, 8), p));
+    if (src)
+      EXPECT_TRUE(dev->upload(p, src, bytes));
+    else
+      EXPECT_TRUE(dev->memset(p, 0, std::max<size_t>(bytes, 8)));
+    live.push_back(p);
+    return p;
+  };
+  auto put16 = [&](const std::vector<uint16_t> &h) { return put(h.data(), h.size() * 2); };
+  auto putT = [&](const Tensor &t) { return put(t.bytes(), t.nbytes()); };
+  std::vector<float> all;
+  for (const Case &c : kTcCases) {
+    Inputs in = makeInputs(c, 700);
+    for (Tensor *t : {&in.q, &in.k, &in.kR})
+      for (int64_t e = 0; e < t->numel(); ++e)
+        t->f32()[e] *= 0.5f; // scores of O(1), as in a trained model
+    std::vector<uint16_t> q = roundToBf16(in.q), k = roundToBf16(in.k),
+                          v = roundToBf16(in.v), kR = roundToBf16(in.kR);
+    host::RelAttentionArgs a;
+    a.q = &in.q, a.k = &in.k, a.v = &in.v, a.kR = &in.kR;
+    a.segEmbed = &in.segEmb, a.rwBias = &in.rw, a.rrBias = &in.rr;
+    a.rsBias = &in.rs, a.segMat = &in.segMat, a.mask = &in.mask;
+    a.rows = c.rows ? &in.rows : nullptr;
+    a.scale = c.scale(), a.dropatt = c.dropatt, a.dropoutSite = c.site;
+    a.seed = kSeed;
+    Tensor ref = Tensor::zeros(DType::F32, {c.B, c.T, c.N, c.H});
+    EXPECT_TRUE(host::relAttention(a, ref)) << c.name;
+    const std::vector<double> refLse = referenceLse(c, in);
+    double maxRef = 1e-30;
+    for (int64_t x = 0; x < ref.numel(); ++x)
+      maxRef = std::max(maxRef, double(std::fabs(ref.f32()[x])));
+    std::vector<DevPtr> args = {put16(q),        put16(k),     put16(v),
+                                put16(kR),       putT(in.segEmb),
+                                putT(in.rw),     putT(in.rr),  putT(in.rs),
+                                putT(in.segId),  putT(in.rank),
+                                c.rows ? putT(in.rows) : DevPtr(0)};
+    const unsigned tiles = unsigned(c.B * c.N * ((c.T + 63) / 64));
+    std::vector<float> first;
+    for (unsigned grid : {1u, 2u, tiles + 1u}) {
+      const std::string what =
+          fmt::format("{} grid {} schedule {}", c.name, grid, schedule);
+      DevPtr o = put(nullptr, size_t(ref.numel()) * 2);
+      DevPtr lse = put(nullptr, refLse.size() * 4);
+      DevPtr status = put(nullptr, 5 * 4);
+      std::vector<DevPtr> launch = args;
+      launch.insert(launch.end(), {o, lse, status});
+      launchOn(*dev, *mod, std::string("tc_") + c.name, grid, kAttnTcBlock, launch,
+               size_t(attnTcSmemBytes(c.H)));
+      std::vector<uint16_t> got16(size_t(ref.numel()));
+      std::vector<float> got(got16.size()), gotLse(refLse.size());
+      int words[5];
+      EXPECT_TRUE(dev->download(got16.data(), o, got16.size() * 2));
+      EXPECT_TRUE(dev->download(gotLse.data(), lse, gotLse.size() * 4));
+      EXPECT_TRUE(dev->download(words, status, sizeof words));
+      EXPECT_EQ(words[0], 0) << what;
+      double worst = 0, dot = 0, nr = 0, ng = 0;
+      for (size_t x = 0; x < got.size(); ++x) {
+        got[x] = floatFromBf16(got16[x]);
+        const double r = ref.f32()[x];
+        worst = std::max(worst, std::fabs(got[x] - r));
+        dot += got[x] * r, nr += r * r, ng += double(got[x]) * got[x];
+      }
+      EXPECT_LE(worst, kTcTol * maxRef) << what << " out";
+      EXPECT_GE(dot / std::sqrt(nr * ng + 1e-300), 0.9999) << what << " cosine";
+      for (size_t r = 0; r < refLse.size(); ++r)
+        EXPECT_NEAR(gotLse[r], refLse[r], kTcTol * std::max(1.0, std::fabs(refLse[r])))
+            << what << " lse row " << r;
+      if (c.rows) // the padding slot: zeros
+        for (int64_t x = 0; x < c.N * c.H; ++x)
+          EXPECT_EQ(got[size_t((1 * c.T + 1) * c.N * c.H + x)], 0.0f) << what;
+      if (grid == 1)
+        std::printf("%-12s out max error %.2e of %.2e, lse max error %.2e\n", c.name,
+                    worst, maxRef, [&] {
+                      double w = 0;
+                      for (size_t r = 0; r < refLse.size(); ++r)
+                        w = std::max(w, std::fabs(gotLse[r] - refLse[r]));
+                      return w;
+                    }());
+      got.insert(got.end(), gotLse.begin(), gotLse.end());
+      if (first.empty())
+        first = got;
+      else
+        EXPECT_EQ(got, first) << "bitwise equal across grids: " << what;
+    }
+    all.insert(all.end(), first.begin(), first.end());
+  }
+  for (DevPtr p : live)
+    dev->free(p);
+  return all;
+}
+
+TEST(FusedAttentionTc, ForwardMatchesTheHostWithinBf16UnderEverySchedule) {
+  const std::vector<float> forward = runTc("forward");
+  ASSERT_FALSE(forward.empty());
+  for (const char *schedule : {"reverse", "random:5"})
+    EXPECT_EQ(runTc(schedule), forward) << "schedule " << schedule << " changed a result";
+}
+
+/// cuobjdump, for reading the SASS of a CUBIN (with nvdisasm beside it):
+/// $XLNETC_CUOBJDUMP, the CUDA toolkit's, or the one scripts/install-deps.sh
+/// installs from PyPI; empty when there is none.
+std::string findCuobjdump() {
+  std::vector<std::string> candidates;
+  if (const char *env = std::getenv("XLNETC_CUOBJDUMP"))
+    candidates.push_back(env);
+  candidates.push_back("/usr/local/cuda/bin/cuobjdump");
+  candidates.push_back("/usr/local/lib/xlnetc-tools/bin/cuobjdump");
+  for (const std::string &c : candidates)
+    if (!c.empty() && ::access(c.c_str(), X_OK) == 0)
+      return c;
+  return "";
+}
+
+/// The SASS of a CUBIN, by cuobjdump -sass.
+std::string sassOf(const std::string &cuobjdump, const std::string &cubin) {
+  char path[] = "/tmp/xlnetc-sass-XXXXXX";
+  int fd = ::mkstemp(path);
+  EXPECT_GE(fd, 0);
+  if (fd < 0)
+    return "";
+  EXPECT_EQ(::write(fd, cubin.data(), cubin.size()), ssize_t(cubin.size()));
+  ::close(fd);
+  std::string text;
+  // cuobjdump runs nvdisasm, which sits beside it.
+  const std::string dir = cuobjdump.substr(0, cuobjdump.rfind('/'));
+  const std::string cmd =
+      "PATH='" + dir + "':\"$PATH\" '" + cuobjdump + "' -sass " + path + " 2>&1";
+  if (FILE *f = ::popen(cmd.c_str(), "r")) {
+    char buf[4096];
+    size_t got;
+    while ((got = std::fread(buf, 1, sizeof buf, f)) > 0)
+      text.append(buf, got);
+    EXPECT_EQ(::pclose(f), 0) << text;
+  }
+  ::unlink(path);
+  return text;
+}
+
+/// The tensor-core kernels compile for sm_90 without spills, and their SASS
+/// (cuobjdump) runs the products on the tensor cores: bf16 HMMA
+/// instructions with f32 accumulators.
+TEST(FusedAttentionTc, CompilesForSm90OnTensorCoresWithoutSpills) {
+  const cuda::Nvrtc *nvrtc = nullptr;
+  if (!cuda::loadNvrtc(nvrtc).isOk())
+    GTEST_SKIP() << "no NVRTC on this machine";
+  CompiledCubin cubin;
+  Status st = xlnetc::rt::testing::compileForSm90("tc-attention-test.cu",
+                                                 moduleTextTc(), cubin);
+  ASSERT_TRUE(st) << st.message();
+  int kernels = 0;
+  for (const KernelResourceUsage &u : parsePtxasLog(cubin.log)) {
+    if (!u.entry)
+      continue;
+    ++kernels;
+    EXPECT_EQ(u.spillStores + u.spillLoads, 0) << u.kernel;
+    EXPECT_LE(u.registers, 255) << u.kernel;
+    std::printf("%s: %d registers, %lld bytes stack\n", u.kernel.c_str(), u.registers,
+                static_cast<long long>(u.stackBytes));
+  }
+  EXPECT_EQ(kernels, int(std::size(kTcCases)));
+  const std::string cuobjdump = findCuobjdump();
+  if (cuobjdump.empty())
+    GTEST_SKIP() << "no cuobjdump (scripts/install-deps.sh installs it): "
+                    "the SASS was not read";
+  const std::string sass = sassOf(cuobjdump, cubin.cubin);
+  // cuobjdump prints "Function : NAME" before each kernel's code.
+  for (const Case &c : kTcCases) {
+    const std::string head = std::string("Function : tc_") + c.name + "\n";
+    size_t at = sass.find(head);
+    ASSERT_NE(at, std::string::npos) << c.name << "\n" << sass.substr(0, 2000);
+    size_t end = sass.find("Function : ", at + head.size());
+    const std::string body = sass.substr(at, end == std::string::npos ? end : end - at);
+    int hmma = 0;
+    for (size_t p = body.find("HMMA.16816.F32.BF16"); p != std::string::npos;
+         p = body.find("HMMA.16816.F32.BF16", p + 1))
+      ++hmma;
+    // ac, the band and P·v: three products, each at least one HMMA in the
+    // code (how many depends on how far ptxas unrolls their loops).
+    EXPECT_GE(hmma, 3) << c.name;
+    std::printf("%-12s %d HMMA.16816.F32.BF16 in its SASS\n", c.name, hmma);
+  }
 }
 
 } // namespace

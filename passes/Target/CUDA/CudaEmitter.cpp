@@ -14,6 +14,7 @@
 
 #include "runtime/MemoryPlan.h"
 #include "runtime/PermMask.h"
+#include "runtime/device/AttentionTc.h"
 #include "runtime/device/FloatBits.h"
 #include "runtime/device/GemmLowering.h"
 #include "runtime/device/Sha256.h"
@@ -204,6 +205,9 @@ private:
   const Step *step_ = nullptr;
   DeviceStep *cur_ = nullptr;
   std::string stepHeader_; ///< written before the step's first launch
+  /// Written before the next kernel's wrapper, in its own source too (a
+  /// static_assert on the template's geometry); cleared by kernel().
+  std::string wrapperPrefix_;
   int kernels_ = 0, launches_ = 0, gemms_ = 0;
   /// The kernel emitted for each instantiation (template, arguments and
   /// parameter types), by its text.
@@ -261,7 +265,8 @@ void Emitter::kernel(const std::string &suffix, const std::string &tmpl,
   l.kernel = it->second;
   if (fresh) {
     body_ += "// launch: " + launchLine + "\n";
-    std::string wrapper = fmt::format("XL_KERNEL void {}({}) {{\n  {}<{}>({});\n}}\n"
+    std::string wrapper = wrapperPrefix_ +
+                          fmt::format("XL_KERNEL void {}({}) {{\n  {}<{}>({});\n}}\n"
                                       "XL_EXPORT({})\n",
                                       l.kernel, decl, tmpl, targList, call, l.kernel);
     body_ += wrapper + "\n";
@@ -271,6 +276,7 @@ void Emitter::kernel(const std::string &suffix, const std::string &tmpl,
     body_ += fmt::format("// launch: {} ({}), {}\n\n", l.kernel, call,
                          launchLine);
   }
+  wrapperPrefix_.clear();
   cur_->launches.push_back(std::move(l));
   ++launches_;
 }
@@ -483,6 +489,24 @@ Status Emitter::emitFusedRelAttention(bool grad, std::vector<std::string> targs,
   const std::string maskBits =
       isPermRankShape(mask[1], mask[2], /*S=*/R - K) ? "0" : "1";
   const int64_t qTiles = B * N * ceilDiv(T, bq);
+  // bf16 queries: the forward on tensor cores (xlnetc_k_attention_tc.cuh),
+  // for every head size it takes; others run the f32 kernel below.
+  if (!grad && buf(in(0)).dtype == DType::BF16 && dev::attnTcSupports(H)) {
+    params.push_back(null("float *")); // the log-sum-exp is not kept
+    params.push_back(status());
+    params.push_back(site(a.dropoutSite));
+    params.push_back(seed());
+    targs.pop_back(); // the f32 kernel's BQ
+    targs.push_back(maskBits);
+    const int64_t smem = dev::attnTcSmemBytes(H);
+    wrapperPrefix_ = fmt::format("static_assert(XlAttnTcSmem<{0}>::kBytes == {1}, "
+                                 "\"AttentionTc.h and the kernel disagree\");\n",
+                                 H, smem);
+    kernel("rel_attention_tc", "xl_rel_attention_tc", targs, params,
+           gridFor(B * N * ceilDiv(T, dev::kAttnTcRows)), dev::kAttnTcBlock,
+           static_cast<uint32_t>(smem));
+    return Status::ok();
+  }
   if (!grad) {
     params.push_back(null("float *")); // the log-sum-exp is not kept
     params.push_back(status());
@@ -858,6 +882,7 @@ Status Emitter::run(const CudaEmitOptions &options) {
   src += "#include \"xlnetc_prelude.cuh\"\n"
          "#include \"xlnetc_k_attention.cuh\"\n"
          "#include \"xlnetc_k_attention_fused.cuh\"\n"
+         "#include \"xlnetc_k_attention_tc.cuh\"\n"
          "#include \"xlnetc_k_elementwise.cuh\"\n"
          "#include \"xlnetc_k_gather.cuh\"\n"
          "#include \"xlnetc_k_loss.cuh\"\n"
