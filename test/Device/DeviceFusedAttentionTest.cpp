@@ -671,6 +671,30 @@ XL_EXPORT(tc_{0})
                      c.rows ? 1 : 0, doubleBits(c.scale()),
                      c.dropatt > 0 ? floatBits(c.dropatt) : 0u, c.site,
                      c.bits ? 1 : 0);
+  // The backward: PHASE 0..3 on tensor cores, the bias columns (PHASE 4)
+  // by the f32 kernel, as the emitter does.
+  for (const Case &c : kTcCases)
+    for (int phase = 0; phase < 5; ++phase)
+      s += fmt::format(R"(
+XL_KERNEL void tcgrad_{0}_{13}(const h16 *dout, const h16 *q,
+    const h16 *k, const h16 *v, const h16 *kr, const float *se,
+    const float *rw, const float *rr, const float *rs, const i64 *seg,
+    const i64 *rank, const i64 *rows, h16 *dq, h16 *dk, h16 *dv,
+    h16 *dkr, float *dse, float *drw, float *drr, float *drs, double *ws,
+    int *st, u64 seed) {{
+  {15}<{1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9},
+      {10}ull, {11}u, {16}>(dout, q, k, v, kr, se, rw, rr, rs, seg,
+      rank, rows, dq, dk, dv, dkr, dse, drw, drr, drs, ws, st, {12}, seed);
+}}
+XL_EXPORT(tcgrad_{0}_{13})
+)",
+                       c.name, c.B, c.T, c.N, c.H, c.K(), c.S, c.P, c.R(),
+                       c.rows ? 1 : 0, doubleBits(c.scale()),
+                       c.dropatt > 0 ? floatBits(c.dropatt) : 0u, c.site, phase,
+                       c.bits ? 1 : 0,
+                       phase < 4 ? "xl_rel_attention_tc_grad" : "xl_rel_attention_fused_grad",
+                       phase < 4 ? fmt::format("{}, {}", phase, c.bits ? 1 : 0)
+                                 : fmt::format("16, 4, 128, {}", c.bits ? 1 : 0));
   return s;
 }
 
@@ -680,6 +704,10 @@ XL_EXPORT(tc_{0})
 /// the log-sum-exp within TC_TOL (absolute, the scores being O(1)); its
 /// outputs are bitwise the same for every grid and schedule.
 constexpr double kTcTol = 1e-2;
+/// The backward's gradients also round c and P·f to bf16 for their
+/// products: within TC_GRAD_TOL of each tensor's largest magnitude, with
+/// cosine similarity >= 0.999 to the host's.
+constexpr double kTcGradTol = 2e-2;
 
 std::vector<float> runTc(const char *schedule) {
   ScopedEnv env("XLNETC_EMU_SCHEDULE", schedule);
@@ -779,13 +807,81 @@ std::vector<float> runTc(const char *schedule) {
         EXPECT_EQ(got, first) << "bitwise equal across grids: " << what;
     }
     all.insert(all.end(), first.begin(), first.end());
+
+    // The backward against the host's fp32 gradients on the same values.
+    const int64_t B = c.B, T = c.T, N = c.N, H = c.H, K = c.K();
+    std::vector<uint16_t> dout = roundToBf16(in.dout);
+    std::vector<Tensor> g = {Tensor::zeros(DType::F32, {B, T, N, H}),
+                             Tensor::zeros(DType::F32, {B, K, N, H}),
+                             Tensor::zeros(DType::F32, {B, K, N, H}),
+                             Tensor::zeros(DType::F32, {c.P, c.R(), N, H}),
+                             Tensor::zeros(DType::F32, {2, N, H}),
+                             Tensor::zeros(DType::F32, {N, H}),
+                             Tensor::zeros(DType::F32, {N, H}),
+                             Tensor::zeros(DType::F32, {N, H})};
+    const char *names[] = {"dq", "dk", "dv", "dk_r", "dseg_embed",
+                           "dr_w_bias", "dr_r_bias", "dr_s_bias"};
+    host::RelAttentionGrads hg{&g[0], &g[1], &g[2], &g[3], &g[4], &g[5], &g[6], &g[7]};
+    EXPECT_TRUE(host::relAttentionGrad(in.dout, a, hg)) << c.name;
+    const int64_t full[5] = {B * N * ((T + 63) / 64), B * N * ((T + 63) / 64),
+                             B * N * ((K + 63) / 64), c.P * N * ((c.R() + 63) / 64),
+                             (N * H + 127) / 128};
+    DevPtr ws = put(nullptr, size_t(B * T * N * (2 * H + 4)) * 8);
+    DevPtr status = put(nullptr, 5 * 4);
+    DevPtr gout = put16(dout);
+    std::vector<float> firstGrad;
+    for (unsigned grid : {1u, 3u, 0u}) { // 0: one block per work item
+      std::vector<DevPtr> outs;
+      for (size_t x = 0; x < g.size(); ++x)
+        outs.push_back(put(nullptr, size_t(g[x].numel()) * (x < 4 ? 2 : 4)));
+      std::vector<DevPtr> gargs = {gout};
+      gargs.insert(gargs.end(), args.begin(), args.end());
+      gargs.insert(gargs.end(), outs.begin(), outs.end());
+      gargs.insert(gargs.end(), {ws, status});
+      for (int phase = 0; phase < 5; ++phase)
+        launchOn(*dev, *mod, fmt::format("tcgrad_{}_{}", c.name, phase),
+                 grid ? grid : unsigned(full[phase]), phase < 4 ? kAttnTcBlock : 128,
+                 gargs, phase < 4 ? size_t(attnTcSmemBytes(H, true)) : 0);
+      std::vector<float> grads;
+      for (size_t x = 0; x < g.size(); ++x) {
+        const std::string what = fmt::format("{} {} grid {} schedule {}", c.name,
+                                             names[x], grid, schedule);
+        std::vector<float> got(size_t(g[x].numel()));
+        if (x < 4) {
+          std::vector<uint16_t> h(got.size());
+          EXPECT_TRUE(dev->download(h.data(), outs[x], h.size() * 2));
+          for (size_t e = 0; e < h.size(); ++e)
+            got[e] = floatFromBf16(h[e]);
+        } else {
+          EXPECT_TRUE(dev->download(got.data(), outs[x], got.size() * 4));
+        }
+        double maxRef = 1e-30, worst = 0, dot = 0, nr = 0, ng = 0;
+        for (int64_t e = 0; e < g[x].numel(); ++e) {
+          const double r = g[x].f32()[e], v = got[size_t(e)];
+          maxRef = std::max(maxRef, std::fabs(r));
+          worst = std::max(worst, std::fabs(v - r));
+          dot += v * r, nr += r * r, ng += v * v;
+        }
+        EXPECT_LE(worst, kTcGradTol * maxRef) << what;
+        EXPECT_GE(dot / std::sqrt(nr * ng + 1e-300), 0.999) << what << " cosine";
+        if (grid == 1)
+          std::printf("%-12s %-10s max error %.2e of %.2e, cosine %.6f\n", c.name,
+                      names[x], worst, maxRef, dot / std::sqrt(nr * ng + 1e-300));
+        grads.insert(grads.end(), got.begin(), got.end());
+      }
+      if (firstGrad.empty())
+        firstGrad = grads;
+      else
+        EXPECT_EQ(grads, firstGrad) << c.name << ": gradients bitwise equal across grids";
+    }
+    all.insert(all.end(), firstGrad.begin(), firstGrad.end());
   }
   for (DevPtr p : live)
     dev->free(p);
   return all;
 }
 
-TEST(FusedAttentionTc, ForwardMatchesTheHostWithinBf16UnderEverySchedule) {
+TEST(FusedAttentionTc, ForwardAndBackwardMatchTheHostWithinBf16UnderEverySchedule) {
   const std::vector<float> forward = runTc("forward");
   ASSERT_FALSE(forward.empty());
   for (const char *schedule : {"reverse", "random:5"})
@@ -832,9 +928,10 @@ std::string sassOf(const std::string &cuobjdump, const std::string &cubin) {
   return text;
 }
 
-/// The tensor-core kernels compile for sm_90 without spills, and their SASS
-/// (cuobjdump) runs the products on the tensor cores: bf16 HMMA
-/// instructions with f32 accumulators.
+/// The tensor-core kernels (forward, backward PHASE 0..3) compile for sm_90
+/// without spills or a stack frame, and their SASS (cuobjdump) runs the
+/// products on the tensor cores: bf16 HMMA instructions with f32
+/// accumulators.
 TEST(FusedAttentionTc, CompilesForSm90OnTensorCoresWithoutSpills) {
   const cuda::Nvrtc *nvrtc = nullptr;
   if (!cuda::loadNvrtc(nvrtc).isOk())
@@ -849,32 +946,38 @@ TEST(FusedAttentionTc, CompilesForSm90OnTensorCoresWithoutSpills) {
       continue;
     ++kernels;
     EXPECT_EQ(u.spillStores + u.spillLoads, 0) << u.kernel;
-    EXPECT_LE(u.registers, 255) << u.kernel;
+    if (u.kernel.rfind("tcgrad_", 0) != 0 || u.kernel.back() != '4')
+      EXPECT_EQ(u.stackBytes, 0) << u.kernel;
     std::printf("%s: %d registers, %lld bytes stack\n", u.kernel.c_str(), u.registers,
                 static_cast<long long>(u.stackBytes));
   }
-  EXPECT_EQ(kernels, int(std::size(kTcCases)));
+  EXPECT_EQ(kernels, 6 * int(std::size(kTcCases)));
   const std::string cuobjdump = findCuobjdump();
   if (cuobjdump.empty())
     GTEST_SKIP() << "no cuobjdump (scripts/install-deps.sh installs it): "
                     "the SASS was not read";
   const std::string sass = sassOf(cuobjdump, cubin.cubin);
-  // cuobjdump prints "Function : NAME" before each kernel's code.
-  for (const Case &c : kTcCases) {
-    const std::string head = std::string("Function : tc_") + c.name + "\n";
-    size_t at = sass.find(head);
-    ASSERT_NE(at, std::string::npos) << c.name << "\n" << sass.substr(0, 2000);
-    size_t end = sass.find("Function : ", at + head.size());
-    const std::string body = sass.substr(at, end == std::string::npos ? end : end - at);
-    int hmma = 0;
-    for (size_t p = body.find("HMMA.16816.F32.BF16"); p != std::string::npos;
-         p = body.find("HMMA.16816.F32.BF16", p + 1))
-      ++hmma;
-    // ac, the band and P·v: three products, each at least one HMMA in the
-    // code (how many depends on how far ptxas unrolls their loops).
-    EXPECT_GE(hmma, 3) << c.name;
-    std::printf("%-12s %d HMMA.16816.F32.BF16 in its SASS\n", c.name, hmma);
-  }
+  // cuobjdump prints "Function : NAME" before each kernel's code. Every
+  // tensor-core kernel — the forward and the backward's PHASE 0..3 — has
+  // bf16 HMMA with f32 accumulators (how many depends on how far ptxas
+  // unrolls; each has at least two products).
+  for (const Case &c : kTcCases)
+    for (int phase = -1; phase < 4; ++phase) {
+      const std::string name = phase < 0 ? fmt::format("tc_{}", c.name)
+                                         : fmt::format("tcgrad_{}_{}", c.name, phase);
+      const std::string head = "Function : " + name + "\n";
+      size_t at = sass.find(head);
+      ASSERT_NE(at, std::string::npos) << name << "\n" << sass.substr(0, 2000);
+      size_t end = sass.find("Function : ", at + head.size());
+      const std::string body =
+          sass.substr(at, end == std::string::npos ? end : end - at);
+      int hmma = 0;
+      for (size_t p = body.find("HMMA.16816.F32.BF16"); p != std::string::npos;
+           p = body.find("HMMA.16816.F32.BF16", p + 1))
+        ++hmma;
+      EXPECT_GE(hmma, 2) << name;
+      std::printf("%-22s %3d HMMA.16816.F32.BF16 in its SASS\n", name.c_str(), hmma);
+    }
 }
 
 } // namespace

@@ -1,46 +1,74 @@
 //===- xlnetc_k_attention_tc.cuh - Fused attention on tensor cores -*- C++ -*-===//
 //
-// The fused relative attention forward on tensor cores (issue 8 §1, design
-// cuda.md §5): the same operands, masks, dropatt and results as
-// xl_rel_attention_fused (xlnetc_k_attention_fused.cuh, whose file comment
-// defines the compact masks), with every matrix product — ac = (q + r_w)·k,
-// the bd band (q + r_r)·k_r and P·v — a bf16 mma.sync.m16n8k16 with f32
-// accumulators, fed by ldmatrix from shared memory. It is what the emitter
-// picks for --precision bf16 (docs/Devices.md "The fused attention").
+// The fused relative attention on tensor cores (issue 8 §1, design cuda.md
+// §5), forward and backward: the same operands, masks, dropatt and results
+// as xl_rel_attention_fused / xl_rel_attention_fused_grad
+// (xlnetc_k_attention_fused.cuh, whose file comment defines the compact
+// masks), with every matrix product a bf16 mma.sync.m16n8k16 with f32
+// accumulators, fed by ldmatrix from shared memory. The emitter picks them
+// for --precision bf16 (docs/Devices.md "The fused attention on tensor
+// cores").
 //
-// Work: one tile = 64 query rows of one (b, n), 4 warps of 16 rows each, in
-// a grid-stride loop over blockIdx.x (b, n, query tile). Per key tile of
-// BK = 64:
-//   1. the block stages the tile's k and v rows as bf16 in shared memory
-//      (cp.async with zero fill when they are stored as bf16; converting
-//      loads otherwise), with the keys' segment ids and ranks;
-//   2. each warp computes ac for its 16 rows × 64 keys: 4·8 mma for H 64;
-//   3. the rel-shift (XLNet's rel_shift: row i reads k_r[S - i + j]): the
-//      warp's rows need k_r rows S - imax + j0 .. S - imin + j0 + 63, a band
-//      of imax - imin + 64 rows. The warp stages it in chunks of CW = 80
-//      rows, computes (q + r_r)·chunkᵀ (16 × 80, 4·10 mma), writes that
-//      product to shared memory and reads it back skewed: element (r, j)
-//      takes column S - i_r + j - chunk start. For the content stream (16
-//      consecutive positions) the band is 79 rows: one chunk, 1.25× the
-//      ac work. The query stream's gathered rows take more chunks when
-//      their positions spread (correct for any positions);
-//   4. scores s = (ac + bd + ef) · scale - 1e30 · masked in f32 (ef from the
-//      row's two segment dots), the online softmax on the fragments (a quad
-//      of lanes holds a row: shuffles 1 and 2, a fixed order), dropatt on
-//      P, then P (bf16, straight from the accumulator fragments) · v with
-//      v through ldmatrix.trans.
-// At the end out = o / l, lse = m + log l. A fully masked row is the
-// uniform average of v (-1e30 absorbs its scores, as in the f32 kernel), a
-// padding slot zeros and lse 0. No atomics, nothing of size S×K leaves the
-// block, the result does not depend on gridDim.
+// The score tile. A block of 4 warps takes 64 query rows of one (b, n), 16
+// per warp; keys go by in tiles of BK = 64, staged in shared memory as bf16
+// (cp.async with zero fill from bf16 storage, converting loads otherwise)
+// with their segment ids and ranks. A warp's 16 × 64 scores
+// (xl_attn_tc_scores):
+//   ac   (q + r_w)·kᵀ: (H/16)·8 mma;
+//   bd   XLNet's rel_shift, row i reads k_r[S - i + j]: the warp's rows need
+//        k_r rows S - imax + j0 .. S - imin + j0 + 63, a band of
+//        imax - imin + 64 rows. The warp stages it in chunks of CW = 80
+//        rows, multiplies (q + r_r)·chunkᵀ (16 × 80), writes the product to
+//        shared memory and reads it back skewed: element (r, j) is column
+//        S - i_r + j - chunk start. For the content stream (16 consecutive
+//        positions) that is one chunk, 1.25× the ac work; the query
+//        stream's gathered rows take as many chunks as their positions
+//        spread (correct for any positions);
+//   s    (ac + bd + ef)·scale - 1e30·masked in f32 (ef: the row's two
+//        segment dots), -inf where j is not a key.
+// A product's value for one (i, j) does not depend on the tiling (the mma
+// sums each element's k in the same order), so every phase below computes
+// bitwise the same scores.
 //
-// Precision (the bf16 contract of docs/Devices.md): q + r_w and q + r_r
-// rounded to bf16, k, v, k_r read as bf16, P rounded to bf16 for P·v; every
-// sum in f32 (tensor-core accumulators, softmax statistics, ef).
+// Forward (xl_rel_attention_tc): per key tile, scores, the online softmax
+// on the fragments (a row lives in a quad of lanes: shuffles 1 and 2, a
+// fixed order), dropatt, then P (bf16, straight from the accumulator
+// fragments) · v with v through ldmatrix.trans. out = o / l,
+// lse = m + log l.
 //
-// Requirements: H a multiple of 16 (the mma's k), at most 128. Block: 128
-// threads. Dynamic shared memory: XlAttnTcSmem<H>::kBytes (86 016 bytes
-// for H 64: more than 48 KiB, which the CUDA device opts into per launch).
+// Backward (xl_rel_attention_tc_grad, PHASE 0..3; the bias columns are
+// PHASE 4 of the f32 kernel, which reads the same row statistics). With
+// P = exp(s - lse) (the uniform 1/K in a fully masked row), f the dropatt
+// factor, dpf = (dout·v_j)·f, D = Σ_j P·dpf and c = P·(dpf - D)·scale (0
+// where masked):
+//   PHASE 0  query tiles: lse and D by an online pass (dout·vᵀ on tensor
+//            cores) to the workspace;
+//   PHASE 1  query tiles: dq = c·k + (c skewed into the band)·k_r +
+//            c0·seg_embed[0] + c1·seg_embed[1], and the row statistics (c0,
+//            c1, Σ c·k, Σ c·k_r) the bias columns read;
+//   PHASE 2  key tiles (grid-stride over (b, n, key tile)): the block's
+//            warps compute P·f and c for a 64-row query tile, store them as
+//            bf16 in shared memory, then each warp takes 16 keys: dv +=
+//            (P·f)ᵀ·dout and dk += cᵀ·(q + r_w), query tiles in order;
+//   PHASE 3  k_r tiles of 64 rows (grid-stride over (p, n, tile)): for the
+//            batch rows of copy p and their query tiles, each warp
+//            recomputes c at the key j = rr - S + i that row i reads at
+//            k_r row rr — bd straight from (q + r_r)·k_r tileᵀ, ac and
+//            dout·vᵀ over the key window through the same skew — and each
+//            warp takes 16 k_r rows: dk_r += cᵀ·(q + r_r).
+// The workspace is the f32 kernel's row statistics ([lse, D, c0, c1,
+// Σ c·k (H), Σ c·k_r (H)] in double per row): nothing of size S×K. No
+// atomics; every sum in a fixed order; results do not depend on gridDim.
+//
+// Precision (the bf16 contract of docs/Devices.md): q + r_w, q + r_r, P·f
+// and c are rounded to bf16 for the products; k, v, k_r and dout are read
+// as bf16; every sum is f32 (tensor-core accumulators, softmax statistics,
+// ef, c0/c1).
+//
+// Requirements: H a multiple of 16, at most 128. Block: 128 threads.
+// Dynamic shared memory: XlAttnTcSmem<H>::kBytes (forward) and
+// ::kGradBytes (backward), mirrored by runtime/device/AttentionTc.h; both
+// are over 48 KiB at H 64, which the CUDA device opts into per launch.
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,29 +82,51 @@ struct XlAttnTc {
   static constexpr int kWarps = 4;
   static constexpr int kBlock = 32 * kWarps;
   static constexpr int kBQ = 16 * kWarps; ///< query rows per tile
-  static constexpr int kBK = 64;          ///< keys per tile
-  static constexpr int kCW = kBK + 16;    ///< k_r band rows per chunk
-  static constexpr int kCWP = kCW + 4;    ///< row stride of the f32 band product
+  static constexpr int kBK = 64;          ///< keys (or k_r rows) per tile
+  static constexpr int kCW = kBK + 16;    ///< band (or key window) chunk rows
+  static constexpr int kCWP = kCW + 4;    ///< row stride of a chunk's f32 product
+  static constexpr int kCWB = kCW + 8;    ///< row stride of c skewed into a chunk
+  static constexpr int kLDT = kBK + 8;    ///< row stride of a [BQ][BK] bf16 tile
+};
+
+/// A query row of the current tile, in shared memory.
+struct XlAttnTcRow {
+  xl_i64 pos;  ///< position i (-1: padding or past T)
+  xl_i64 rkey; ///< its permutation mask's row key (xl_attn_row_key)
+  xl_i64 rseg; ///< its segment id
+  float ef[2]; ///< (q + r_s_bias)·seg_embed[0 / 1]
+  float lse;   ///< the backward: the forward's log-sum-exp
+  float dd;    ///< the backward: D = Σ_j P·dpf
 };
 
 /// The shared-memory geometry for head size H (a struct of constants: NVRTC
-/// compiles no unannotated function).
+/// compiles no unannotated function). Layout, in order: the k and v tiles
+/// ([BK][LD] bf16 each; PHASE 3 keeps its k_r tile in the first), the rows
+/// (XlAttnTcRow[BQ]), the keys' segment ids and ranks (i64[BK] each), in
+/// the backward the P·f and c tiles ([BQ][LDT] bf16 each), then one region
+/// per warp: its biased queries (two [16][LD] bf16 tiles; the backward also
+/// dout), the chunk buffer (a [CW][LD] bf16 chunk), its product ([16][CWP]
+/// f32) and, in the backward, c skewed into a chunk ([16][CWB] bf16).
 template <int H> struct XlAttnTcSmem {
   /// Row stride (elements) of a bf16 tile with H columns: 8 more than H, so
   /// rows are 16-byte aligned and ldmatrix's eight rows hit different banks.
   static constexpr int kLD = H + 8;
-  static constexpr int kBand = XlAttnTc::kCW * kLD * 2;
+  static constexpr int kChunk = XlAttnTc::kCW * kLD * 2;
   static constexpr int kProd = 16 * XlAttnTc::kCWP * 4;
-  /// Bytes of one warp's private region: its biased queries (two [16][LD]
-  /// bf16 tiles) and the band buffer (a [CW][LD] bf16 chunk of k_r, later
-  /// its [16][CWP] f32 product).
-  static constexpr int kWarpBytes =
-      2 * 16 * kLD * 2 + (kBand > kProd ? kBand : kProd);
-  /// The kernel's dynamic shared memory (the layout is in the kernel).
-  static constexpr int kBytes = 2 * XlAttnTc::kBK * kLD * 2  // k, v tiles
-                                + XlAttnTc::kWarps * kWarpBytes
-                                + XlAttnTc::kBQ * (8 + 8 + 8 + 8) // rows
-                                + XlAttnTc::kBK * (8 + 8);         // keys
+  static constexpr int kKeyTiles = 2 * XlAttnTc::kBK * kLD * 2;
+  static constexpr int kRowsAt = kKeyTiles;
+  static constexpr int kKeysAt =
+      kRowsAt + XlAttnTc::kBQ * static_cast<int>(sizeof(XlAttnTcRow));
+  static constexpr int kTilesAt = kKeysAt + XlAttnTc::kBK * 16;
+  static constexpr int kTiles = 2 * XlAttnTc::kBQ * XlAttnTc::kLDT * 2;
+  static constexpr int kWarpBytes = 2 * 16 * kLD * 2 + kChunk + kProd;
+  static constexpr int kGradWarpBytes =
+      3 * 16 * kLD * 2 + kChunk + kProd + 16 * XlAttnTc::kCWB * 2;
+  /// The forward's dynamic shared memory.
+  static constexpr int kBytes = kTilesAt + XlAttnTc::kWarps * kWarpBytes;
+  /// The backward's (every phase).
+  static constexpr int kGradBytes =
+      kTilesAt + kTiles + XlAttnTc::kWarps * kGradWarpBytes;
 };
 
 template <class A, class B> struct XlSameType {
@@ -84,6 +134,45 @@ template <class A, class B> struct XlSameType {
 };
 template <class A> struct XlSameType<A, A> {
   static constexpr bool value = true;
+};
+
+/// Pointers into the dynamic shared memory (XlAttnTcSmem's layout) for this
+/// thread's warp.
+template <int H, bool GRAD> struct XlAttnTcShared {
+  using G = XlAttnTcSmem<H>;
+  xl_bf16 *kt, *vt;   ///< [BK][LD]
+  XlAttnTcRow *rows;  ///< [BQ]
+  xl_i64 *kseg, *krank; ///< [BK]
+  xl_bf16 *at, *ct;   ///< [BQ][LDT] (backward)
+  unsigned char *regions; ///< the warps' regions
+  xl_bf16 *qw, *qr, *go; ///< this warp's [16][LD] tiles (go: backward)
+  xl_bf16 *chunk;     ///< [CW][LD]
+  float *prod;        ///< [16][CWP]
+  xl_bf16 *cb;        ///< [16][CWB] (backward)
+
+  XL_DEVICE explicit XlAttnTcShared(unsigned char *smem, int warp) {
+    constexpr int kRegion = GRAD ? G::kGradWarpBytes : G::kWarpBytes;
+    kt = reinterpret_cast<xl_bf16 *>(smem);
+    vt = kt + XlAttnTc::kBK * G::kLD;
+    rows = reinterpret_cast<XlAttnTcRow *>(smem + G::kRowsAt);
+    kseg = reinterpret_cast<xl_i64 *>(smem + G::kKeysAt);
+    krank = kseg + XlAttnTc::kBK;
+    at = reinterpret_cast<xl_bf16 *>(smem + G::kTilesAt);
+    ct = at + XlAttnTc::kBQ * XlAttnTc::kLDT;
+    regions = smem + G::kTilesAt + (GRAD ? G::kTiles : 0);
+    qw = region(warp);
+    qr = qw + 16 * G::kLD;
+    go = qr + 16 * G::kLD;
+    chunk = (GRAD ? go : qr) + 16 * G::kLD;
+    prod = reinterpret_cast<float *>(reinterpret_cast<unsigned char *>(chunk) +
+                                     G::kChunk);
+    cb = reinterpret_cast<xl_bf16 *>(prod + 16 * XlAttnTc::kCWP);
+  }
+  /// Warp w's biased queries (q + r_w; q + r_r follows, then dout).
+  XL_DEVICE xl_bf16 *region(int w) const {
+    return reinterpret_cast<xl_bf16 *>(
+        regions + w * (GRAD ? G::kGradWarpBytes : G::kWarpBytes));
+  }
 };
 
 /// Stages `nrows` rows of H elements into dst ([nrows][LD] bf16) by
@@ -109,22 +198,110 @@ XL_DEVICE void xl_attn_tc_stage(xl_bf16 *dst, int nrows, const T *src,
   }
 }
 
-/// acc[NT][4] += A(16 × H, rows of `a`) · B(NT·8 × H, rows of `bt`)ᵀ, both
-/// bf16 row-major tiles with row stride LD in shared memory, by one warp.
-template <int H, int LD, int NT>
+/// Completes the cp.async copies this thread issued (a no-op after
+/// converting loads).
+XL_DEVICE void xl_attn_tc_staged() {
+  xl_cp_async_commit();
+  xl_cp_async_wait_all();
+}
+
+/// acc[NT][4] += A · Bᵀ by one warp: A = 16 rows of `a` (KD columns, stride
+/// LDA), B = NT·8 rows of `bt` (stride LDB); bf16 row-major in shared memory.
+template <int KD, int LDA, int LDB, int NT>
 XL_DEVICE void xl_attn_tc_mma_abt(float (*acc)[4], const xl_bf16 *a,
                                   const xl_bf16 *bt, int lane) {
-  static_assert(NT % 2 == 0, "B is loaded two n-tiles at a time");
+  static_assert(NT % 2 == 0 && KD % 16 == 0, "B goes two n-tiles at a time");
   const int mi = lane >> 3, mr = lane & 7;
-#pragma unroll
-  for (int kk = 0; kk < H / 16; ++kk) {
+  // The k loop stays rolled: unrolled, ptxas hoists every fragment load
+  // ahead and runs out of registers.
+#pragma unroll 1
+  for (int kk = 0; kk < KD / 16; ++kk) {
     u32 af[4];
-    xl_ldmatrix_x4(af, a + (mr + (mi & 1) * 8) * LD + kk * 16 + (mi >> 1) * 8);
+    xl_ldmatrix_x4(af, a + (mr + (mi & 1) * 8) * LDA + kk * 16 + (mi >> 1) * 8);
 #pragma unroll
     for (int nt = 0; nt < NT; nt += 2) {
       u32 bf[4];
-      xl_ldmatrix_x4(bf, bt + ((nt + (mi >> 1)) * 8 + mr) * LD + kk * 16 +
+      xl_ldmatrix_x4(bf, bt + ((nt + (mi >> 1)) * 8 + mr) * LDB + kk * 16 +
                              (mi & 1) * 8);
+      xl_mma_m16n8k16_bf16(acc[nt], af, bf, acc[nt]);
+      xl_mma_m16n8k16_bf16(acc[nt + 1], af, bf + 2, acc[nt + 1]);
+    }
+  }
+}
+
+/// The B fragments (two n-tiles, nt and nt + 1) of a k-step whose B is 16
+/// rows (k) of a row-major bf16 tile `b` (stride LDB) at columns nt·8..:
+/// ldmatrix.trans.
+template <int LDB>
+XL_DEVICE void xl_attn_tc_load_b_trans(u32 bf[4], const xl_bf16 *b, int nt,
+                                       int lane) {
+  const int mi = lane >> 3, mr = lane & 7;
+  xl_ldmatrix_x4_trans(bf, b + ((mi & 1) * 8 + mr) * LDB + (nt + (mi >> 1)) * 8);
+}
+
+/// acc[NT][4] += A · B by one warp, A given as f32 accumulator fragments
+/// (16 × KD: `s[KD/8][4]`, rounded to bf16 here) and B = KD rows of `b`
+/// (NT·8 columns, stride LDB, bf16 in shared memory).
+template <int KD, int LDB, int NT>
+XL_DEVICE void xl_attn_tc_mma_fb(float (*acc)[4], const float (*s)[4],
+                                 const xl_bf16 *b, int lane) {
+#pragma unroll
+  for (int kk = 0; kk < KD / 16; ++kk) {
+    const u32 af[4] = {xl_pack_bf16x2(s[2 * kk][0], s[2 * kk][1]),
+                       xl_pack_bf16x2(s[2 * kk][2], s[2 * kk][3]),
+                       xl_pack_bf16x2(s[2 * kk + 1][0], s[2 * kk + 1][1]),
+                       xl_pack_bf16x2(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+#pragma unroll
+    for (int nt = 0; nt < NT; nt += 2) {
+      u32 bf[4];
+      xl_attn_tc_load_b_trans<LDB>(bf, b + kk * 16 * LDB, nt, lane);
+      xl_mma_m16n8k16_bf16(acc[nt], af, bf, acc[nt]);
+      xl_mma_m16n8k16_bf16(acc[nt + 1], af, bf + 2, acc[nt + 1]);
+    }
+  }
+}
+
+/// acc[NT][4] += A · B by one warp, A = 16 rows of `a` (KD columns, stride
+/// LDA) and B = KD rows of `b` (NT·8 columns, stride LDB).
+template <int KD, int LDA, int LDB, int NT>
+XL_DEVICE void xl_attn_tc_mma_ab(float (*acc)[4], const xl_bf16 *a,
+                                 const xl_bf16 *b, int lane) {
+  const int mi = lane >> 3, mr = lane & 7;
+  // The k loop stays rolled: unrolled, ptxas hoists every fragment load
+  // ahead and runs out of registers.
+#pragma unroll 1
+  for (int kk = 0; kk < KD / 16; ++kk) {
+    u32 af[4];
+    xl_ldmatrix_x4(af, a + (mr + (mi & 1) * 8) * LDA + kk * 16 + (mi >> 1) * 8);
+#pragma unroll
+    for (int nt = 0; nt < NT; nt += 2) {
+      u32 bf[4];
+      xl_attn_tc_load_b_trans<LDB>(bf, b + kk * 16 * LDB, nt, lane);
+      xl_mma_m16n8k16_bf16(acc[nt], af, bf, acc[nt]);
+      xl_mma_m16n8k16_bf16(acc[nt + 1], af, bf + 2, acc[nt + 1]);
+    }
+  }
+}
+
+/// acc[H/8][4] += Mᵀ · X by warp `w`: M = the block's [BQ][LDT] bf16 tile
+/// (query rows × its 64 columns), of which the warp takes columns
+/// 16w..16w+15; X = the query rows' [16][LD] tiles of the warps (`xOf(kk)`
+/// is warp kk's), the k dimension running over the 64 query rows in order.
+template <int H, int LD, typename XOf>
+XL_DEVICE void xl_attn_tc_mma_tile_t(float (*acc)[4], const xl_bf16 *m,
+                                     XOf xOf, int w, int lane) {
+  constexpr int LDT = XlAttnTc::kLDT;
+  const int mi = lane >> 3, mr = lane & 7;
+#pragma unroll 1
+  for (int kk = 0; kk < XlAttnTc::kWarps; ++kk) {
+    u32 af[4];
+    xl_ldmatrix_x4_trans(af, m + (kk * 16 + (mi >> 1) * 8 + mr) * LDT + w * 16 +
+                                 (mi & 1) * 8);
+    const xl_bf16 *x = xOf(kk);
+#pragma unroll
+    for (int nt = 0; nt < H / 8; nt += 2) {
+      u32 bf[4];
+      xl_attn_tc_load_b_trans<LD>(bf, x, nt, lane);
       xl_mma_m16n8k16_bf16(acc[nt], af, bf, acc[nt]);
       xl_mma_m16n8k16_bf16(acc[nt + 1], af, bf + 2, acc[nt + 1]);
     }
@@ -140,6 +317,235 @@ XL_DEVICE float xl_attn_tc_quad_sum(float v) {
   v += __shfl_xor_sync(0xffffffffu, v, 1);
   return v + __shfl_xor_sync(0xffffffffu, v, 2);
 }
+
+template <int NT> XL_DEVICE void xl_attn_tc_zero(float (*acc)[4]) {
+  for (int x = 0; x < NT; ++x)
+    acc[x][0] = acc[x][1] = acc[x][2] = acc[x][3] = 0.0f;
+}
+
+/// The compact masks (xl_attn_compact_mask) at row `row` and key j, with
+/// the key's segment id and rank (row 1 of perm_rank) given.
+template <xl_i64 K, xl_i64 S, int HAS_ROWS, int MASK_BITS>
+XL_DEVICE void xl_attn_tc_mask(const XlAttnTcRow &row, xl_i64 j, xl_i64 kseg,
+                               xl_i64 krank, const xl_i64 *permMask,
+                               bool &masked, bool &differ) {
+  constexpr xl_i64 MLEN = K - S;
+  if (j < MLEN) { // memory: visible, segment 0
+    masked = false;
+    differ = row.rseg != 0;
+    return;
+  }
+  const xl_i64 jj = j - MLEN;
+  bool perm;
+  if constexpr (MASK_BITS)
+    perm = (static_cast<xl_u64>(permMask[row.rkey + jj / 64]) >> (jj % 64)) & 1u;
+  else
+    perm = row.rkey <= krank;
+  masked = perm && (HAS_ROWS || jj != row.pos);
+  differ = row.rseg != kseg;
+}
+
+/// Stages the query tile t0 .. t0 + BQ of (b, n): the block fills the rows
+/// (and, with STATS, each row's lse and D from the workspace), then each warp
+/// its biased queries (and, with `dout`, its dout rows) as bf16. Ends with
+/// a block barrier.
+template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 S, int HAS_ROWS,
+          int MASK_BITS, bool GRAD, typename T_q, typename T_segEmb,
+          typename T_rw, typename T_rr, typename T_rs, typename T_dout>
+XL_DEVICE void xl_attn_tc_stage_rows(
+    const XlAttnTcShared<H, GRAD> &sh, xl_i64 b, int n, xl_i64 t0,
+    const T_q *q, const T_segEmb *segEmb, const T_rw *rw, const T_rr *rr,
+    const T_rs *rs, const xl_i64 *segId, const xl_i64 *permMask,
+    const xl_i64 *rows, const T_dout *dout, const double *stats,
+    xl_i64 statStride, int *status) {
+  constexpr xl_i64 NH = static_cast<xl_i64>(N) * H;
+  constexpr int LD = XlAttnTcSmem<H>::kLD;
+  for (int r = threadIdx.x; r < XlAttnTc::kBQ; r += XlAttnTc::kBlock) {
+    const xl_i64 t = t0 + r;
+    const xl_i64 i =
+        t < T ? xl_attn_position<T, S, HAS_ROWS>(rows, b, t, status,
+                                                 status && n == 0)
+              : -1;
+    XlAttnTcRow &row = sh.rows[r];
+    row.pos = i;
+    row.rkey = i >= 0 ? xl_attn_row_key<S, MASK_BITS>(permMask, b, i) : 0;
+    row.rseg = i >= 0 ? segId[b * S + i] : 0;
+    float e0 = 0.0f, e1 = 0.0f;
+    row.lse = row.dd = 0.0f;
+    if (i >= 0) {
+      const auto *qrow = q + ((b * T + t) * N + n) * H;
+      for (int h = 0; h < H; ++h) {
+        const float s = static_cast<float>(qrow[h]) +
+                        static_cast<float>(rs[n * H + h]);
+        e0 += s * static_cast<float>(segEmb[n * H + h]);
+        e1 += s * static_cast<float>(segEmb[NH + n * H + h]);
+      }
+      if (stats) {
+        const double *st = stats + ((b * T + t) * N + n) * statStride;
+        row.lse = static_cast<float>(st[0]);
+        row.dd = static_cast<float>(st[1]);
+      }
+    }
+    row.ef[0] = e0;
+    row.ef[1] = e1;
+  }
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  for (int e = lane; e < 16 * H; e += 32) {
+    const int r = e / H, h = e % H;
+    const xl_i64 t = t0 + warp * 16 + r;
+    const xl_i64 at = ((b * T + t) * N + n) * H + h;
+    const float qv = t < T ? static_cast<float>(q[at]) : 0.0f;
+    sh.qw[r * LD + h] = xl_float2bf16(qv + static_cast<float>(rw[n * H + h]));
+    sh.qr[r * LD + h] = xl_float2bf16(qv + static_cast<float>(rr[n * H + h]));
+    if constexpr (GRAD)
+      sh.go[r * LD + h] =
+          xl_float2bf16(t < T ? static_cast<float>(dout[at]) : 0.0f);
+  }
+  __syncthreads();
+}
+
+/// Stages the key tile j0 .. j0 + BK of (b, n): k (and v, when given) as
+/// bf16, the keys' segment ids and ranks. Ends with a block barrier.
+template <xl_i64 K, xl_i64 S, int N, int H, int MASK_BITS, bool GRAD,
+          typename T_k, typename T_v>
+XL_DEVICE void xl_attn_tc_stage_keys(const XlAttnTcShared<H, GRAD> &sh,
+                                     xl_i64 b, int n, xl_i64 j0, const T_k *k,
+                                     const T_v *v, const xl_i64 *segId,
+                                     const xl_i64 *permMask) {
+  constexpr int LD = XlAttnTcSmem<H>::kLD, BK = XlAttnTc::kBK;
+  constexpr xl_i64 MLEN = K - S;
+  auto keyRow = [&](int c) -> xl_i64 {
+    return j0 + c < K ? ((b * K + j0 + c) * N + n) * H : -1;
+  };
+  xl_attn_tc_stage<H, LD>(sh.kt, BK, k, keyRow, threadIdx.x, XlAttnTc::kBlock);
+  if (v)
+    xl_attn_tc_stage<H, LD>(sh.vt, BK, v, keyRow, threadIdx.x, XlAttnTc::kBlock);
+  xl_cp_async_commit();
+  for (int c = threadIdx.x; c < BK; c += XlAttnTc::kBlock) {
+    const xl_i64 jj = j0 + c - MLEN; // position of a non-memory key
+    const bool real = j0 + c < K && jj >= 0;
+    sh.kseg[c] = real ? segId[b * S + jj] : 0;
+    sh.krank[c] = real && !MASK_BITS ? permMask[(b * 2 + 1) * S + jj] : 0;
+  }
+  xl_cp_async_wait_all();
+  __syncthreads();
+}
+
+/// The span [imin, imax] of the positions of the warp's 16 rows (imax < 0:
+/// none is real).
+XL_DEVICE void xl_attn_tc_span(const XlAttnTcRow *rows, int warp, int lane,
+                               int &imin, int &imax) {
+  const xl_i64 ip = lane < 16 ? rows[warp * 16 + lane].pos : -1;
+  imin = ip >= 0 ? static_cast<int>(ip) : 0x7fffffff;
+  imax = ip >= 0 ? static_cast<int>(ip) : -1;
+  for (int off = 16; off > 0; off >>= 1) {
+    imin = min(imin, __shfl_xor_sync(0xffffffffu, imin, off));
+    imax = max(imax, __shfl_xor_sync(0xffffffffu, imax, off));
+  }
+}
+
+/// Stages band chunk c0 .. c0 + CW of k_r copy p, head n (rows at or past
+/// `hi` or R are zeros) into the warp's chunk buffer. Ends with __syncwarp.
+template <xl_i64 R, int N, int H, bool GRAD, typename T_kR>
+XL_DEVICE void xl_attn_tc_stage_band(const XlAttnTcShared<H, GRAD> &sh,
+                                     xl_i64 p, int n, xl_i64 c0, xl_i64 hi,
+                                     const T_kR *kR, int lane) {
+  auto bandRow = [&](int x) -> xl_i64 {
+    const xl_i64 row = c0 + x;
+    return row < hi && row < R ? ((p * R + row) * N + n) * H : -1;
+  };
+  xl_attn_tc_stage<H, XlAttnTcSmem<H>::kLD>(sh.chunk, XlAttnTc::kCW, kR,
+                                            bandRow, lane, 32);
+  xl_attn_tc_staged();
+  __syncwarp();
+}
+
+/// The warp's product A · chunkᵀ (16 × CW; A = 16 rows of `a`, H columns)
+/// into its f32 product buffer, two n-tiles at a time (so that few
+/// accumulators are live). Ends with __syncwarp.
+template <int H, bool GRAD>
+XL_DEVICE void xl_attn_tc_chunk_product(const XlAttnTcShared<H, GRAD> &sh,
+                                        const xl_bf16 *a, int lane) {
+  constexpr int LD = XlAttnTcSmem<H>::kLD;
+  const int g = lane >> 2, tq = lane & 3;
+  __syncwarp(); // the previous product is read
+#pragma unroll 1
+  for (int nt = 0; nt < XlAttnTc::kCW / 8; nt += 2) {
+    float acc[2][4];
+    xl_attn_tc_zero<2>(acc);
+    xl_attn_tc_mma_abt<H, LD, LD, 2>(acc, a, sh.chunk + nt * 8 * LD, lane);
+#pragma unroll
+    for (int x = 0; x < 2; ++x)
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+        sh.prod[(g + (e >> 1) * 8) * XlAttnTc::kCWP + (nt + x) * 8 + 2 * tq +
+                (e & 1)] = acc[x][e];
+  }
+  __syncwarp();
+}
+
+/// The warp's 16 × 64 scores against the staged key tile j0 (file
+/// comment): s[x][e] is row g + 8·(e >> 1), key j0 + 8x + 2·tq + (e & 1);
+/// -inf where that is not a key of a real row.
+template <xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, xl_i64 R, int HAS_ROWS,
+          int MASK_BITS, bool GRAD, typename T_kR>
+XL_DEVICE void xl_attn_tc_scores(float (*s)[4], const XlAttnTcShared<H, GRAD> &sh,
+                                 xl_i64 p, int n, xl_i64 j0, int imin, int imax,
+                                 const T_kR *kR, const xl_i64 *permMask,
+                                 float scale) {
+  constexpr int LD = XlAttnTcSmem<H>::kLD, BK = XlAttnTc::kBK,
+                CW = XlAttnTc::kCW, CWP = XlAttnTc::kCWP, KT = BK / 8;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int g = lane >> 2, tq = lane & 3;
+  const XlAttnTcRow *rowOf[2] = {&sh.rows[warp * 16 + g],
+                                 &sh.rows[warp * 16 + g + 8]};
+  // ac: (q + r_w) · k.
+  xl_attn_tc_zero<KT>(s);
+  xl_attn_tc_mma_abt<H, LD, LD, KT>(s, sh.qw, sh.kt, lane);
+  // bd: (q + r_r) · k_r[S - i + j], through the band chunks.
+  if (imax >= 0) {
+    const xl_i64 lo = S - imax + j0, hi = S - imin + j0 + BK;
+    for (xl_i64 c0 = lo; c0 < hi; c0 += CW) {
+      __syncwarp(); // the previous chunk's product is read
+      xl_attn_tc_stage_band<R, N, H>(sh, p, n, c0, hi, kR, lane);
+      xl_attn_tc_chunk_product(sh, sh.qr, lane);
+      // The skew: element (row, key j) is column S - i + j - c0.
+      #pragma unroll
+      for (int x = 0; x < KT; ++x)
+        #pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const xl_i64 i = rowOf[e >> 1]->pos;
+          const xl_i64 col = S - i + j0 + x * 8 + 2 * tq + (e & 1) - c0;
+          if (i >= 0 && col >= 0 && col < CW)
+            s[x][e] += sh.prod[(g + (e >> 1) * 8) * CWP + col];
+        }
+    }
+  }
+  // Masks, ef, scale.
+  const float kNegInf = -__uint_as_float(0x7f800000u);
+  #pragma unroll
+  for (int x = 0; x < KT; ++x)
+    #pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const XlAttnTcRow &row = *rowOf[e >> 1];
+      const int c = x * 8 + 2 * tq + (e & 1);
+      const xl_i64 j = j0 + c;
+      float sv = kNegInf; // not a key of this row
+      if (row.pos >= 0 && j < K) {
+        bool masked, differ;
+        xl_attn_tc_mask<K, S, HAS_ROWS, MASK_BITS>(row, j, sh.kseg[c],
+                                                   sh.krank[c], permMask,
+                                                   masked, differ);
+        sv = (s[x][e] + row.ef[differ ? 1 : 0]) * scale -
+             (masked ? 1e30f : 0.0f);
+      }
+      s[x][e] = sv;
+    }
+}
+
+//===----------------------------------------------------------------------===//
+// Forward
+//===----------------------------------------------------------------------===//
 
 template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int P,
           xl_i64 R, int HAS_ROWS, xl_u64 SCALE_BITS, unsigned DROP_BITS,
@@ -158,13 +564,8 @@ XL_DEVICE void xl_rel_attention_tc(
   using C = XlAttnTc;
   static_assert(H % 16 == 0 && H <= 128, "H: a multiple of 16, at most 128");
   static_assert(B % P == 0 && R == K + S && K >= S, "bad shapes");
-  using G = XlAttnTcSmem<H>;
-  constexpr int LD = G::kLD;
-  constexpr int BQ = C::kBQ, BK = C::kBK, CW = C::kCW, CWP = C::kCWP;
-  constexpr int HT = H / 8;                 // n-tiles of the output
-  constexpr int KT = BK / 8;                // n-tiles of a key tile
-  constexpr xl_i64 NH = static_cast<xl_i64>(N) * H;
-  constexpr xl_i64 MLEN = K - S;
+  constexpr int LD = XlAttnTcSmem<H>::kLD;
+  constexpr int BQ = C::kBQ, BK = C::kBK, HT = H / 8, KT = BK / 8;
   constexpr xl_i64 kQTiles = (T + BQ - 1) / BQ;
   const float scale = static_cast<float>(
       __longlong_as_double(static_cast<long long>(SCALE_BITS)));
@@ -172,26 +573,8 @@ XL_DEVICE void xl_rel_attention_tc(
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int g = lane >> 2, tq = lane & 3; // accumulator row, column pair
   const xl_u64 key = xl_dropout_key(seed, site);
-
-  // Shared memory: k, v tiles; the warps' regions; row and key data.
   XL_DYN_SMEM(unsigned char, smem);
-  xl_bf16 *kt = reinterpret_cast<xl_bf16 *>(smem);            // [BK][LD]
-  xl_bf16 *vt = kt + BK * LD;                                 // [BK][LD]
-  unsigned char *region =
-      reinterpret_cast<unsigned char *>(vt + BK * LD) +
-      warp * G::kWarpBytes;
-  xl_bf16 *qw = reinterpret_cast<xl_bf16 *>(region);          // [16][LD]
-  xl_bf16 *qr = qw + 16 * LD;                                 // [16][LD]
-  xl_bf16 *band = qr + 16 * LD;                               // [CW][LD]
-  float *bprod = reinterpret_cast<float *>(band);             // [16][CWP]
-  xl_i64 *rpos = reinterpret_cast<xl_i64 *>(
-      reinterpret_cast<unsigned char *>(vt + BK * LD) +
-      C::kWarps * G::kWarpBytes);                // [BQ]
-  xl_i64 *rkey = rpos + BQ;                                   // [BQ]
-  xl_i64 *rseg = rkey + BQ;                                   // [BQ]
-  float *ref = reinterpret_cast<float *>(rseg + BQ);          // [BQ][2]
-  xl_i64 *kseg = reinterpret_cast<xl_i64 *>(ref + 2 * BQ);    // [BK]
-  xl_i64 *krank = kseg + BK;                                  // [BK]
+  const XlAttnTcShared<H, false> sh(smem, warp);
 
   for (xl_i64 tile = blockIdx.x; tile < B * N * kQTiles; tile += gridDim.x) {
     const xl_i64 t0 = (tile % kQTiles) * BQ;
@@ -199,164 +582,52 @@ XL_DEVICE void xl_rel_attention_tc(
     const xl_i64 b = tile / kQTiles / N;
     const xl_i64 p = b / (B / P);
     __syncthreads(); // the previous tile is done with shared memory
-
-    // 1. The tile's rows: position, mask row key, segment, ef (f32).
-    for (int r = threadIdx.x; r < BQ; r += C::kBlock) {
-      const xl_i64 t = t0 + r;
-      const xl_i64 i =
-          t < T ? xl_attn_position<T, S, HAS_ROWS>(rows, b, t, status, n == 0)
-                : -1;
-      rpos[r] = i;
-      rkey[r] = i >= 0 ? xl_attn_row_key<S, MASK_BITS>(permMask, b, i) : 0;
-      rseg[r] = i >= 0 ? segId[b * S + i] : 0;
-      float e0 = 0.0f, e1 = 0.0f;
-      if (i >= 0) {
-        const auto *qrow = q + ((b * T + t) * N + n) * H;
-        for (int h = 0; h < H; ++h) {
-          const float s = static_cast<float>(qrow[h]) +
-                          static_cast<float>(rs[n * H + h]);
-          e0 += s * static_cast<float>(segEmb[n * H + h]);
-          e1 += s * static_cast<float>(segEmb[NH + n * H + h]);
-        }
-      }
-      ref[2 * r] = e0;
-      ref[2 * r + 1] = e1;
-    }
-    // The warp's biased queries, bf16.
-    for (int e = lane; e < 16 * H; e += 32) {
-      const int r = e / H, h = e % H;
-      const xl_i64 t = t0 + warp * 16 + r;
-      const float qv =
-          t < T ? static_cast<float>(q[((b * T + t) * N + n) * H + h]) : 0.0f;
-      qw[r * LD + h] = xl_float2bf16(qv + static_cast<float>(rw[n * H + h]));
-      qr[r * LD + h] = xl_float2bf16(qv + static_cast<float>(rr[n * H + h]));
-    }
-    __syncthreads();
-
-    // This lane's two accumulator rows (g and g + 8 of the warp's 16).
-    const int rowA = warp * 16 + g, rowB = rowA + 8;
-    const xl_i64 posR[2] = {rpos[rowA], rpos[rowB]};
-    // The span of the warp's positions, for the k_r band.
-    int imin = S, imax = -1;
-    {
-      const xl_i64 ip = lane < 16 ? rpos[warp * 16 + lane] : -1;
-      if (ip >= 0)
-        imin = imax = static_cast<int>(ip);
-      for (int off = 16; off > 0; off >>= 1) {
-        imin = min(imin, __shfl_xor_sync(0xffffffffu, imin, off));
-        imax = max(imax, __shfl_xor_sync(0xffffffffu, imax, off));
-      }
-    }
+    xl_attn_tc_stage_rows<B, T, N, H, S, HAS_ROWS, MASK_BITS, false>(
+        sh, b, n, t0, q, segEmb, rw, rr, rs, segId, permMask, rows,
+        static_cast<const float *>(nullptr), nullptr, 0, status);
+    const xl_i64 tRow[2] = {t0 + warp * 16 + g, t0 + warp * 16 + g + 8};
+    const bool real[2] = {sh.rows[warp * 16 + g].pos >= 0,
+                          sh.rows[warp * 16 + g + 8].pos >= 0};
+    int imin, imax;
+    xl_attn_tc_span(sh.rows, warp, lane, imin, imax);
     float mrow[2] = {kNegInf, kNegInf}, lrow[2] = {0.0f, 0.0f};
     float o[HT][4];
-    for (int x = 0; x < HT; ++x)
-      o[x][0] = o[x][1] = o[x][2] = o[x][3] = 0.0f;
+    xl_attn_tc_zero<HT>(o);
 
-    // 2. Key tiles.
     for (xl_i64 j0 = 0; j0 < K; j0 += BK) {
       __syncthreads(); // the last tile's k and v are consumed
-      auto keyRow = [&](int c) -> xl_i64 {
-        return j0 + c < K ? ((b * K + j0 + c) * N + n) * H : -1;
-      };
-      xl_attn_tc_stage<H, LD>(kt, BK, k, keyRow, threadIdx.x, C::kBlock);
-      xl_attn_tc_stage<H, LD>(vt, BK, v, keyRow, threadIdx.x, C::kBlock);
-      xl_cp_async_commit();
-      for (int c = threadIdx.x; c < BK; c += C::kBlock) {
-        const xl_i64 jj = j0 + c - MLEN; // position of a non-memory key
-        const bool real = j0 + c < K && jj >= 0;
-        kseg[c] = real ? segId[b * S + jj] : 0;
-        krank[c] = real && !MASK_BITS ? permMask[(b * 2 + 1) * S + jj] : 0;
-      }
-      xl_cp_async_wait_all();
-      __syncthreads();
-
-      // ac: (q + r_w) · k.
+      xl_attn_tc_stage_keys<K, S, N, H, MASK_BITS>(sh, b, n, j0, k, v, segId,
+                                                   permMask);
       float s[KT][4];
-      for (int x = 0; x < KT; ++x)
-        s[x][0] = s[x][1] = s[x][2] = s[x][3] = 0.0f;
-      xl_attn_tc_mma_abt<H, LD, KT>(s, qw, kt, lane);
+      xl_attn_tc_scores<T, N, H, K, S, R, HAS_ROWS, MASK_BITS>(
+          s, sh, p, n, j0, imin, imax, kR, permMask, scale);
 
-      // bd: (q + r_r) · k_r[S - i + j], through the band chunks.
-      if (imax >= 0) {
-        const xl_i64 lo = S - imax + j0, hi = S - imin + j0 + BK;
-        for (xl_i64 c0 = lo; c0 < hi; c0 += CW) {
-          __syncwarp(); // the previous chunk's product is read
-          auto bandRow = [&](int x) -> xl_i64 {
-            const xl_i64 row = c0 + x;
-            return row < hi && row < R ? ((p * R + row) * N + n) * H : -1;
-          };
-          xl_attn_tc_stage<H, LD>(band, CW, kR, bandRow, lane, 32);
-          xl_cp_async_commit();
-          xl_cp_async_wait_all();
-          __syncwarp();
-          float bp[CW / 8][4];
-          for (int x = 0; x < CW / 8; ++x)
-            bp[x][0] = bp[x][1] = bp[x][2] = bp[x][3] = 0.0f;
-          xl_attn_tc_mma_abt<H, LD, CW / 8>(bp, qr, band, lane);
-          __syncwarp(); // every lane's ldmatrix of the chunk is done
-          for (int x = 0; x < CW / 8; ++x)
-            for (int e = 0; e < 4; ++e)
-              bprod[(g + (e >> 1) * 8) * CWP + x * 8 + 2 * tq + (e & 1)] =
-                  bp[x][e];
-          __syncwarp();
-          // The skew: element (row, key j) is column S - i + j - c0.
-          for (int x = 0; x < KT; ++x)
-            for (int e = 0; e < 4; ++e) {
-              const xl_i64 i = posR[e >> 1];
-              const xl_i64 col = S - i + j0 + x * 8 + 2 * tq + (e & 1) - c0;
-              if (i >= 0 && col >= 0 && col < CW)
-                s[x][e] += bprod[(g + (e >> 1) * 8) * CWP + col];
-            }
-        }
-      }
-
-      // Scores, masks, the online softmax and dropatt.
+      // The online softmax and dropatt.
       float tileMax[2] = {kNegInf, kNegInf};
+      #pragma unroll
       for (int x = 0; x < KT; ++x)
-        for (int e = 0; e < 4; ++e) {
-          const int hr = e >> 1, r = hr ? rowB : rowA;
-          const int c = x * 8 + 2 * tq + (e & 1);
-          const xl_i64 j = j0 + c, i = posR[hr];
-          float sv = kNegInf; // not a key of this row
-          if (i >= 0 && j < K) {
-            bool masked = false, differ;
-            if (j < MLEN) {
-              differ = rseg[r] != 0;
-            } else {
-              const xl_i64 jj = j - MLEN;
-              bool perm;
-              if constexpr (MASK_BITS)
-                perm = (static_cast<xl_u64>(permMask[rkey[r] + jj / 64]) >>
-                        (jj % 64)) & 1u;
-              else
-                perm = rkey[r] <= krank[c];
-              masked = perm && (HAS_ROWS || jj != i);
-              differ = rseg[r] != kseg[c];
-            }
-            sv = (s[x][e] + ref[2 * r + (differ ? 1 : 0)]) * scale -
-                 (masked ? 1e30f : 0.0f);
-          }
-          s[x][e] = sv;
-          tileMax[hr] = fmaxf(tileMax[hr], sv);
-        }
+        #pragma unroll
+        for (int e = 0; e < 4; ++e)
+          tileMax[e >> 1] = fmaxf(tileMax[e >> 1], s[x][e]);
       float alpha[2], tileSum[2] = {0.0f, 0.0f};
       for (int hr = 0; hr < 2; ++hr) {
         const float mNew = fmaxf(mrow[hr], xl_attn_tc_quad_max(tileMax[hr]));
         alpha[hr] = mrow[hr] == kNegInf ? 0.0f : expf(mrow[hr] - mNew);
         mrow[hr] = mNew;
       }
+      #pragma unroll
       for (int x = 0; x < KT; ++x)
+        #pragma unroll
         for (int e = 0; e < 4; ++e) {
           const int hr = e >> 1;
           const float pe = s[x][e] == kNegInf ? 0.0f : expf(s[x][e] - mrow[hr]);
           tileSum[hr] += pe;
-          const xl_i64 t = t0 + (hr ? rowB : rowA);
           const xl_i64 j = j0 + x * 8 + 2 * tq + (e & 1);
           s[x][e] = pe == 0.0f
                         ? 0.0f
                         : pe * static_cast<float>(xl_attn_drop_factor<DROP_BITS>(
                                    key, static_cast<xl_u64>(
-                                            ((b * T + t) * N + n) * K + j)));
+                                            ((b * T + tRow[hr]) * N + n) * K + j)));
         }
       for (int hr = 0; hr < 2; ++hr)
         lrow[hr] = lrow[hr] * alpha[hr] + xl_attn_tc_quad_sum(tileSum[hr]);
@@ -364,39 +635,408 @@ XL_DEVICE void xl_rel_attention_tc(
         o[x][0] *= alpha[0], o[x][1] *= alpha[0];
         o[x][2] *= alpha[1], o[x][3] *= alpha[1];
       }
-
       // o += P · v: P's accumulator fragments are the A fragments.
-      const int mi = lane >> 3, mr = lane & 7;
-#pragma unroll
-      for (int kk = 0; kk < BK / 16; ++kk) {
-        const u32 af[4] = {xl_pack_bf16x2(s[2 * kk][0], s[2 * kk][1]),
-                           xl_pack_bf16x2(s[2 * kk][2], s[2 * kk][3]),
-                           xl_pack_bf16x2(s[2 * kk + 1][0], s[2 * kk + 1][1]),
-                           xl_pack_bf16x2(s[2 * kk + 1][2], s[2 * kk + 1][3])};
-#pragma unroll
-        for (int ht = 0; ht < HT; ht += 2) {
-          u32 bf[4];
-          xl_ldmatrix_x4_trans(bf, vt + (kk * 16 + (mi & 1) * 8 + mr) * LD +
-                                       (ht + (mi >> 1)) * 8);
-          xl_mma_m16n8k16_bf16(o[ht], af, bf, o[ht]);
-          xl_mma_m16n8k16_bf16(o[ht + 1], af, bf + 2, o[ht + 1]);
-        }
-      }
+      xl_attn_tc_mma_fb<BK, LD, HT>(o, s, sh.vt, lane);
     }
 
-    // 3. out = o / l, lse = m + log(l); zeros for padding slots.
+    // out = o / l, lse = m + log(l); zeros for padding slots.
     for (int hr = 0; hr < 2; ++hr) {
-      const xl_i64 t = t0 + (hr ? rowB : rowA);
+      const xl_i64 t = tRow[hr];
       if (t >= T)
         continue;
-      const bool real = posR[hr] >= 0;
-      const float inv = real ? 1.0f / lrow[hr] : 0.0f;
+      const float inv = real[hr] ? 1.0f / lrow[hr] : 0.0f;
       for (int x = 0; x < HT; ++x)
         for (int e = 0; e < 2; ++e)
           out[((b * T + t) * N + n) * H + x * 8 + 2 * tq + e] =
-              real ? o[x][2 * hr + e] * inv : 0.0f;
+              real[hr] ? o[x][2 * hr + e] * inv : 0.0f;
       if (lse && tq == 0)
-        lse[(b * T + t) * N + n] = real ? mrow[hr] + logf(lrow[hr]) : 0.0f;
+        lse[(b * T + t) * N + n] = real[hr] ? mrow[hr] + logf(lrow[hr]) : 0.0f;
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Backward
+//===----------------------------------------------------------------------===//
+
+/// From the scores s of a warp tile (key tile j0) and dout·vᵀ (dp, same
+/// fragments): s becomes A = P·f and dp becomes c (file comment), both 0
+/// where there is no key. `cs[2][2]`, when given, accumulates each row's c
+/// over keys of its own / another segment.
+template <xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int HAS_ROWS,
+          int MASK_BITS, unsigned DROP_BITS, bool GRAD>
+XL_DEVICE void xl_attn_tc_grad_entries(float (*s)[4], float (*dp)[4],
+                                       const XlAttnTcShared<H, GRAD> &sh,
+                                       xl_i64 b, int n, xl_i64 t0, xl_i64 j0,
+                                       const xl_i64 *permMask, xl_u64 key,
+                                       float scale, float (*cs)[2]) {
+  constexpr int KT = XlAttnTc::kBK / 8;
+  const float kNegInf = -__uint_as_float(0x7f800000u);
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int g = lane >> 2, tq = lane & 3;
+  #pragma unroll
+  for (int x = 0; x < KT; ++x)
+    #pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int r = warp * 16 + g + (e >> 1) * 8, c = x * 8 + 2 * tq + (e & 1);
+      const XlAttnTcRow &row = sh.rows[r];
+      const xl_i64 j = j0 + c;
+      if (s[x][e] == kNegInf) {
+        s[x][e] = dp[x][e] = 0.0f;
+        continue;
+      }
+      const float prob = row.lse < -1e29f ? 1.0f / static_cast<float>(K)
+                                          : expf(s[x][e] - row.lse);
+      const float f = static_cast<float>(xl_attn_drop_factor<DROP_BITS>(
+          key, static_cast<xl_u64>(((b * T + t0 + r) * N + n) * K + j)));
+      bool masked, differ;
+      xl_attn_tc_mask<K, S, HAS_ROWS, MASK_BITS>(row, j, sh.kseg[c], sh.krank[c],
+                                                 permMask, masked, differ);
+      const float cv = masked ? 0.0f : prob * (dp[x][e] * f - row.dd) * scale;
+      s[x][e] = prob * f;
+      dp[x][e] = cv;
+      if (cs) {
+        if (differ)
+          cs[e >> 1][1] += cv;
+        else
+          cs[e >> 1][0] += cv;
+      }
+    }
+}
+
+template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int P,
+          xl_i64 R, int HAS_ROWS, xl_u64 SCALE_BITS, unsigned DROP_BITS,
+          int PHASE, int MASK_BITS, typename T_dout, typename T_q,
+          typename T_k, typename T_v, typename T_kR, typename T_segEmb,
+          typename T_rw, typename T_rr, typename T_rs, typename T_dq,
+          typename T_dk, typename T_dv, typename T_dkR, typename T_dsegEmb,
+          typename T_drw, typename T_drr, typename T_drs>
+XL_DEVICE void xl_rel_attention_tc_grad(
+    const T_dout *XL_RESTRICT dout, const T_q *XL_RESTRICT q,
+    const T_k *XL_RESTRICT k, const T_v *XL_RESTRICT v,
+    const T_kR *XL_RESTRICT kR, const T_segEmb *XL_RESTRICT segEmb,
+    const T_rw *XL_RESTRICT rw, const T_rr *XL_RESTRICT rr,
+    const T_rs *XL_RESTRICT rs, const xl_i64 *XL_RESTRICT segId,
+    const xl_i64 *XL_RESTRICT permMask, const xl_i64 *XL_RESTRICT rows,
+    T_dq *XL_RESTRICT dq, T_dk *XL_RESTRICT dk, T_dv *XL_RESTRICT dv,
+    T_dkR *XL_RESTRICT dkR, T_dsegEmb *XL_RESTRICT dsegEmb,
+    T_drw *XL_RESTRICT drw, T_drr *XL_RESTRICT drr, T_drs *XL_RESTRICT drs,
+    double *XL_RESTRICT workspace, int *status, xl_i64 site,
+    unsigned long long seed) {
+  using C = XlAttnTc;
+  static_assert(PHASE >= 0 && PHASE <= 3,
+                "PHASE 0..3 (the bias columns are the f32 kernel's PHASE 4)");
+  static_assert(H % 16 == 0 && H <= 128, "H: a multiple of 16, at most 128");
+  static_assert(B % P == 0 && R == K + S && K >= S, "bad shapes");
+  (void)status, (void)dsegEmb, (void)drw, (void)drr, (void)drs;
+  constexpr int LD = XlAttnTcSmem<H>::kLD;
+  constexpr int BQ = C::kBQ, BK = C::kBK, CW = C::kCW, CWP = C::kCWP,
+                CWB = C::kCWB, LDT = C::kLDT, HT = H / 8, KT = BK / 8;
+  constexpr xl_i64 NH = static_cast<xl_i64>(N) * H;
+  constexpr xl_i64 kStat = 2 * H + 4;
+  constexpr xl_i64 kQTiles = (T + BQ - 1) / BQ;
+  const float scale = static_cast<float>(
+      __longlong_as_double(static_cast<long long>(SCALE_BITS)));
+  const float kNegInf = -__uint_as_float(0x7f800000u);
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int g = lane >> 2, tq = lane & 3;
+  const xl_u64 key = xl_dropout_key(seed, site);
+  XL_DYN_SMEM(unsigned char, smem);
+  const XlAttnTcShared<H, true> sh(smem, warp);
+  auto stats = [&](xl_i64 b, xl_i64 t, int n) {
+    return workspace + ((b * T + t) * N + n) * kStat;
+  };
+  // Stages query tile t0 of (b, n), with the statistics after PHASE 0.
+  auto stageRows = [&](xl_i64 b, int n, xl_i64 t0) {
+    xl_attn_tc_stage_rows<B, T, N, H, S, HAS_ROWS, MASK_BITS, true>(
+        sh, b, n, t0, q, segEmb, rw, rr, rs, segId, permMask, rows, dout,
+        PHASE == 0 ? nullptr : workspace, kStat, nullptr);
+  };
+  // The warp's scores (s) and dout·vᵀ (dp) against key tile j0.
+  auto scoreTile = [&](float (*s)[4], float (*dp)[4], xl_i64 p, int n,
+                       xl_i64 j0, int imin, int imax) {
+    xl_attn_tc_scores<T, N, H, K, S, R, HAS_ROWS, MASK_BITS>(
+        s, sh, p, n, j0, imin, imax, kR, permMask, scale);
+    xl_attn_tc_zero<KT>(dp);
+    xl_attn_tc_mma_abt<H, LD, LD, KT>(dp, sh.go, sh.vt, lane);
+  };
+
+  if constexpr (PHASE == 0 || PHASE == 1) {
+    for (xl_i64 tile = blockIdx.x; tile < B * N * kQTiles; tile += gridDim.x) {
+      const xl_i64 t0 = (tile % kQTiles) * BQ;
+      const int n = static_cast<int>((tile / kQTiles) % N);
+      const xl_i64 b = tile / kQTiles / N;
+      const xl_i64 p = b / (B / P);
+      __syncthreads();
+      stageRows(b, n, t0);
+      const int rA = warp * 16 + g;
+      const XlAttnTcRow *rowOf[2] = {&sh.rows[rA], &sh.rows[rA + 8]};
+      int imin, imax;
+      xl_attn_tc_span(sh.rows, warp, lane, imin, imax);
+      // PHASE 0: the online statistics; PHASE 1: dq's pieces.
+      float mrow[2] = {kNegInf, kNegInf}, lrow[2] = {0.0f, 0.0f},
+            drow[2] = {0.0f, 0.0f};
+      float cs[2][2] = {{0.0f, 0.0f}, {0.0f, 0.0f}};
+      float dqk[HT][4], dqr[HT][4];
+      xl_attn_tc_zero<HT>(dqk);
+      xl_attn_tc_zero<HT>(dqr);
+      for (xl_i64 j0 = 0; j0 < K; j0 += BK) {
+        __syncthreads();
+        xl_attn_tc_stage_keys<K, S, N, H, MASK_BITS>(sh, b, n, j0, k, v, segId,
+                                                     permMask);
+        float s[KT][4], dp[KT][4];
+        scoreTile(s, dp, p, n, j0, imin, imax);
+        if constexpr (PHASE == 0) {
+          float tileMax[2] = {kNegInf, kNegInf};
+          #pragma unroll
+          for (int x = 0; x < KT; ++x)
+            #pragma unroll
+            for (int e = 0; e < 4; ++e)
+              tileMax[e >> 1] = fmaxf(tileMax[e >> 1], s[x][e]);
+          float alpha[2], tileSum[2] = {0.0f, 0.0f}, tileDot[2] = {0.0f, 0.0f};
+          for (int hr = 0; hr < 2; ++hr) {
+            const float mNew = fmaxf(mrow[hr], xl_attn_tc_quad_max(tileMax[hr]));
+            alpha[hr] = mrow[hr] == kNegInf ? 0.0f : expf(mrow[hr] - mNew);
+            mrow[hr] = mNew;
+          }
+          #pragma unroll
+          for (int x = 0; x < KT; ++x)
+            #pragma unroll
+            for (int e = 0; e < 4; ++e) {
+              const int hr = e >> 1;
+              if (s[x][e] == kNegInf)
+                continue;
+              const float pe = expf(s[x][e] - mrow[hr]);
+              const xl_i64 j = j0 + x * 8 + 2 * tq + (e & 1);
+              const float f = static_cast<float>(xl_attn_drop_factor<DROP_BITS>(
+                  key, static_cast<xl_u64>(((b * T + t0 + rA + hr * 8) * N + n) * K + j)));
+              tileSum[hr] += pe;
+              tileDot[hr] += pe * dp[x][e] * f;
+            }
+          for (int hr = 0; hr < 2; ++hr) {
+            lrow[hr] = lrow[hr] * alpha[hr] + xl_attn_tc_quad_sum(tileSum[hr]);
+            drow[hr] = drow[hr] * alpha[hr] + xl_attn_tc_quad_sum(tileDot[hr]);
+          }
+        } else {
+          xl_attn_tc_grad_entries<T, N, H, K, S, HAS_ROWS, MASK_BITS, DROP_BITS>(
+              s, dp, sh, b, n, t0, j0, permMask, key, scale, cs);
+          // dq += c · k (dp now holds c).
+          xl_attn_tc_mma_fb<BK, LD, HT>(dqk, dp, sh.kt, lane);
+          // dq += (c skewed into each band chunk) · chunk.
+          if (imax >= 0) {
+            const xl_i64 lo = S - imax + j0, hi = S - imin + j0 + BK;
+            for (xl_i64 c0 = lo; c0 < hi; c0 += CW) {
+              __syncwarp(); // the previous chunk is consumed
+              for (int e = lane; e < 16 * CW; e += 32)
+                sh.cb[(e / CW) * CWB + e % CW] = xl_float2bf16(0.0f);
+              __syncwarp();
+              #pragma unroll
+              for (int x = 0; x < KT; ++x)
+                #pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                  const xl_i64 i = rowOf[e >> 1]->pos;
+                  const xl_i64 col = S - i + j0 + x * 8 + 2 * tq + (e & 1) - c0;
+                  if (i >= 0 && col >= 0 && col < CW)
+                    sh.cb[(g + (e >> 1) * 8) * CWB + col] = xl_float2bf16(dp[x][e]);
+                }
+              xl_attn_tc_stage_band<R, N, H>(sh, p, n, c0, hi, kR, lane);
+              xl_attn_tc_mma_ab<CW, CWB, LD, HT>(dqr, sh.cb, sh.chunk, lane);
+            }
+          }
+        }
+      }
+      // Results of the tile's rows.
+      for (int hr = 0; hr < 2; ++hr) {
+        const xl_i64 t = t0 + rA + hr * 8;
+        const bool real = rowOf[hr]->pos >= 0;
+        if constexpr (PHASE == 0) {
+          if (t < T && tq == 0) {
+            double *st = stats(b, t, n);
+            const bool any = real && lrow[hr] > 0.0f;
+            st[0] = any ? static_cast<double>(mrow[hr] + logf(lrow[hr])) : 0.0;
+            st[1] = any ? static_cast<double>(drow[hr] / lrow[hr]) : 0.0;
+          }
+        } else {
+          const float c0 = xl_attn_tc_quad_sum(cs[hr][0]);
+          const float c1 = xl_attn_tc_quad_sum(cs[hr][1]);
+          if (t >= T)
+            continue;
+          double *st = stats(b, t, n);
+          if (tq == 0) {
+            st[2] = c0;
+            st[3] = c1;
+          }
+          for (int x = 0; x < HT; ++x)
+            for (int e = 0; e < 2; ++e) {
+              const int h = x * 8 + 2 * tq + e;
+              const float a = dqk[x][2 * hr + e], ar = dqr[x][2 * hr + e];
+              st[4 + h] = a;
+              st[4 + H + h] = ar;
+              dq[((b * T + t) * N + n) * H + h] =
+                  a + ar + c0 * static_cast<float>(segEmb[n * H + h]) +
+                  c1 * static_cast<float>(segEmb[NH + n * H + h]);
+            }
+        }
+      }
+    }
+  } else if constexpr (PHASE == 2) {
+    constexpr xl_i64 kKTiles = (K + BK - 1) / BK;
+    for (xl_i64 tile = blockIdx.x; tile < B * N * kKTiles; tile += gridDim.x) {
+      const xl_i64 j0 = (tile % kKTiles) * BK;
+      const int n = static_cast<int>((tile / kKTiles) % N);
+      const xl_i64 b = tile / kKTiles / N;
+      const xl_i64 p = b / (B / P);
+      __syncthreads();
+      xl_attn_tc_stage_keys<K, S, N, H, MASK_BITS>(sh, b, n, j0, k, v, segId,
+                                                   permMask);
+      float gk[HT][4], gv[HT][4]; // this warp's keys j0 + 16·warp ..
+      xl_attn_tc_zero<HT>(gk);
+      xl_attn_tc_zero<HT>(gv);
+      for (xl_i64 t0 = 0; t0 < T; t0 += BQ) {
+        __syncthreads(); // the last query tile's products are done
+        stageRows(b, n, t0);
+        int imin, imax;
+        xl_attn_tc_span(sh.rows, warp, lane, imin, imax);
+        float s[KT][4], dp[KT][4];
+        scoreTile(s, dp, p, n, j0, imin, imax);
+        xl_attn_tc_grad_entries<T, N, H, K, S, HAS_ROWS, MASK_BITS, DROP_BITS>(
+            s, dp, sh, b, n, t0, j0, permMask, key, scale,
+            static_cast<float (*)[2]>(nullptr));
+        #pragma unroll
+        for (int x = 0; x < KT; ++x)
+          #pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const int at = (warp * 16 + g + (e >> 1) * 8) * LDT + x * 8 + 2 * tq + (e & 1);
+            sh.at[at] = xl_float2bf16(s[x][e]);
+            sh.ct[at] = xl_float2bf16(dp[x][e]);
+          }
+        __syncthreads();
+        xl_attn_tc_mma_tile_t<H, LD>(gv, sh.at, [&](int w) { return sh.region(w) + 2 * 16 * LD; }, warp, lane);
+        xl_attn_tc_mma_tile_t<H, LD>(gk, sh.ct, [&](int w) { return sh.region(w); }, warp, lane);
+      }
+      for (int hr = 0; hr < 2; ++hr) {
+        const xl_i64 j = j0 + warp * 16 + g + hr * 8;
+        if (j >= K)
+          continue;
+        for (int x = 0; x < HT; ++x)
+          for (int e = 0; e < 2; ++e) {
+            const xl_i64 at = ((b * K + j) * N + n) * H + x * 8 + 2 * tq + e;
+            dk[at] = gk[x][2 * hr + e];
+            dv[at] = gv[x][2 * hr + e];
+          }
+      }
+    }
+  } else {
+    // PHASE 3: dk_r over tiles of 64 k_r rows rr0 .. rr0 + 63 of (p, n).
+    constexpr xl_i64 kPerCopy = B / P;
+    constexpr xl_i64 kRTiles = (R + BK - 1) / BK;
+    constexpr xl_i64 MLEN = K - S;
+    for (xl_i64 tile = blockIdx.x; tile < P * N * kRTiles; tile += gridDim.x) {
+      const xl_i64 rr0 = (tile % kRTiles) * BK;
+      const int n = static_cast<int>((tile / kRTiles) % N);
+      const xl_i64 p = tile / kRTiles / N;
+      __syncthreads();
+      // The k_r tile, in the k tile's place.
+      auto rRow = [&](int c) -> xl_i64 {
+        return rr0 + c < R ? ((p * R + rr0 + c) * N + n) * H : -1;
+      };
+      xl_attn_tc_stage<H, LD>(sh.kt, BK, kR, rRow, threadIdx.x, C::kBlock);
+      xl_attn_tc_staged();
+      float gr[HT][4]; // this warp's k_r rows rr0 + 16·warp ..
+      xl_attn_tc_zero<HT>(gr);
+      for (xl_i64 bb = 0; bb < kPerCopy; ++bb) {
+        const xl_i64 b = p * kPerCopy + bb;
+        for (xl_i64 t0 = 0; t0 < T; t0 += BQ) {
+          __syncthreads(); // the last tile's products are done
+          stageRows(b, n, t0);
+          const int rA = warp * 16 + g;
+          const XlAttnTcRow *rowOf[2] = {&sh.rows[rA], &sh.rows[rA + 8]};
+          int imin, imax;
+          xl_attn_tc_span(sh.rows, warp, lane, imin, imax);
+          // bd straight from the k_r tile: element (row, rr0 + column).
+          float s[KT][4], ac[KT][4], dp[KT][4];
+          xl_attn_tc_zero<KT>(s);
+          xl_attn_tc_mma_abt<H, LD, LD, KT>(s, sh.qr, sh.kt, lane);
+          xl_attn_tc_zero<KT>(ac);
+          xl_attn_tc_zero<KT>(dp);
+          // ac and dout·vᵀ at the key j = rr - S + i, over the key window
+          // rr0 - S + imin .. rr0 + 63 - S + imax in chunks, skewed.
+          if (imax >= 0) {
+            const xl_i64 lo = rr0 - S + imin, hi = rr0 + BK - S + imax;
+            for (xl_i64 c0 = lo; c0 < hi; c0 += CW) {
+              for (int pass = 0; pass < 2; ++pass) {
+                __syncwarp(); // the previous product is read
+                auto keyRow = [&](int x) -> xl_i64 {
+                  const xl_i64 j = c0 + x;
+                  return j >= 0 && j < hi && j < K ? ((b * K + j) * N + n) * H : -1;
+                };
+                if (pass == 0)
+                  xl_attn_tc_stage<H, LD>(sh.chunk, CW, k, keyRow, lane, 32);
+                else
+                  xl_attn_tc_stage<H, LD>(sh.chunk, CW, v, keyRow, lane, 32);
+                xl_attn_tc_staged();
+                __syncwarp();
+                xl_attn_tc_chunk_product(sh, pass == 0 ? sh.qw : sh.go, lane);
+#pragma unroll
+                for (int x = 0; x < KT; ++x)
+#pragma unroll
+                  for (int e = 0; e < 4; ++e) {
+                    const xl_i64 i = rowOf[e >> 1]->pos;
+                    const xl_i64 col = rr0 + x * 8 + 2 * tq + (e & 1) - S + i - c0;
+                    if (i >= 0 && col >= 0 && col < CW) {
+                      const float pv = sh.prod[(g + (e >> 1) * 8) * CWP + col];
+                      if (pass == 0)
+                        ac[x][e] = pv;
+                      else
+                        dp[x][e] = pv;
+                    }
+                  }
+              }
+            }
+          }
+          // c at (row, k_r row rr), to the block's c tile.
+          #pragma unroll
+          for (int x = 0; x < KT; ++x)
+            #pragma unroll
+            for (int e = 0; e < 4; ++e) {
+              const int cc = x * 8 + 2 * tq + (e & 1);
+              const XlAttnTcRow &row = *rowOf[e >> 1];
+              const xl_i64 rrow = rr0 + cc, j = rrow - S + row.pos;
+              float cv = 0.0f;
+              if (row.pos >= 0 && rrow < R && j >= 0 && j < K) {
+                const xl_i64 jj = j - MLEN;
+                bool masked, differ;
+                xl_attn_tc_mask<K, S, HAS_ROWS, MASK_BITS>(
+                    row, j, jj >= 0 ? segId[b * S + jj] : 0,
+                    jj >= 0 && !MASK_BITS ? permMask[(b * 2 + 1) * S + jj] : 0,
+                    permMask, masked, differ);
+                if (!masked) {
+                  const float sv =
+                      (ac[x][e] + s[x][e] + row.ef[differ ? 1 : 0]) * scale;
+                  const float prob = row.lse < -1e29f
+                                         ? 1.0f / static_cast<float>(K)
+                                         : expf(sv - row.lse);
+                  const xl_i64 t = t0 + rA + (e >> 1) * 8;
+                  const float f = static_cast<float>(xl_attn_drop_factor<DROP_BITS>(
+                      key, static_cast<xl_u64>(((b * T + t) * N + n) * K + j)));
+                  cv = prob * (dp[x][e] * f - row.dd) * scale;
+                }
+              }
+              sh.ct[(rA + (e >> 1) * 8) * LDT + cc] = xl_float2bf16(cv);
+            }
+          __syncthreads();
+          xl_attn_tc_mma_tile_t<H, LD>(gr, sh.ct, [&](int w) { return sh.region(w) + 16 * LD; }, warp, lane);
+        }
+      }
+      for (int hr = 0; hr < 2; ++hr) {
+        const xl_i64 rrow = rr0 + warp * 16 + g + hr * 8;
+        if (rrow >= R)
+          continue;
+        for (int x = 0; x < HT; ++x)
+          for (int e = 0; e < 2; ++e)
+            dkR[((p * R + rrow) * N + n) * H + x * 8 + 2 * tq + e] =
+                gr[x][2 * hr + e];
+      }
     }
   }
 }
