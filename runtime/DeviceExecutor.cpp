@@ -313,7 +313,7 @@ Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
         op.ops.a = addr[l.a];
         op.ops.b = addr[l.b];
         op.ops.d = addr[l.d];
-        op.ops.c = op.ops.d;
+        op.ops.c = l.c >= 0 ? addr[l.c] : op.ops.d;
         op.ops.bias = l.bias >= 0 ? addr[l.bias] : 0;
         op.ops.aux = l.aux >= 0 ? addr[l.aux] : 0;
         p->ops.push_back(std::move(op));

@@ -74,9 +74,10 @@ struct DeviceLaunch {
   uint32_t grid = 1, block = 1;
   uint32_t dynSmem = 0; ///< bytes of dynamic shared memory
   std::vector<KernelArg> args;
-  // Gemm: operands are plan buffers (-1: absent); C is D (beta is 0)
+  // Gemm: operands are plan buffers (-1: absent). C is read when the
+  // descriptor's beta is not 0: buffer `c`, or D itself when c is -1.
   dev::GemmDesc gemm;
-  int a = -1, b = -1, bias = -1, d = -1, aux = -1;
+  int a = -1, b = -1, bias = -1, d = -1, aux = -1, c = -1;
 };
 
 /// The launches of one plan step. A step whose work another step's launch

@@ -104,7 +104,7 @@ std::string writeDeviceProgramJson(const DeviceProgram &program) {
     for (const DeviceLaunch &l : s.launches) {
       if (l.kind == DeviceLaunch::Gemm) {
         launches.push_back({{"gemm", gemmJson(l.gemm)}, {"a", l.a}, {"b", l.b},
-                            {"bias", l.bias}, {"d", l.d}, {"aux", l.aux}});
+                            {"bias", l.bias}, {"d", l.d}, {"aux", l.aux}, {"c", l.c}});
         continue;
       }
       json args = json::array();
@@ -227,12 +227,14 @@ Status parseDeviceProgramJson(const std::string &text, const Plan &plan,
         launch.a = buffer(l, "a", false), launch.b = buffer(l, "b", false);
         launch.d = buffer(l, "d", false);
         launch.bias = buffer(l, "bias", true), launch.aux = buffer(l, "aux", true);
+        launch.c = buffer(l, "c", true);
         // Every operand holds what the descriptor spans.
         if (r.ok()) {
           const dev::GemmExtents e = dev::gemmExtents(d);
           for (auto [name, id, need] : {std::tuple<const char *, int, int64_t>{"a", launch.a, e.a},
                                         {"b", launch.b, e.b},
                                         {"d", launch.d, e.cd},
+                                        {"c", launch.c, e.cd},
                                         {"bias", launch.bias, e.bias},
                                         {"aux", launch.aux, e.cd}})
             if (id >= 0 && numelOf(plan.buffers[size_t(id)].shape) < need)
@@ -247,6 +249,7 @@ Status parseDeviceProgramJson(const std::string &text, const Plan &plan,
                {std::tuple<const char *, int, DType>{"a", launch.a, dtypeOf(d.ab)},
                 {"b", launch.b, dtypeOf(d.ab)},
                 {"d", launch.d, dtypeOf(d.cd)},
+                {"c", launch.c, dtypeOf(d.cd)},
                 {"bias", launch.bias, dtypeOf(d.cd)},
                 {"aux", launch.aux, dtypeOf(d.cd)}})
             if (r.ok() && id >= 0 && plan.buffers[size_t(id)].dtype != want)

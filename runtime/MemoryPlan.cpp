@@ -38,7 +38,7 @@ void forEachTouched(const Plan &plan, const DeviceProgram *program, size_t i, F 
     return;
   for (const DeviceLaunch &l : program->steps[i].launches) {
     if (l.kind == DeviceLaunch::Gemm) {
-      for (int id : {l.a, l.b, l.bias, l.d, l.aux})
+      for (int id : {l.a, l.b, l.bias, l.d, l.aux, l.c})
         if (id >= 0)
           touch(id);
       continue;

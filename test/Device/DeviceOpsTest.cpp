@@ -173,6 +173,40 @@ XL_KERNEL void ln_c(const float *x, const float *r, const float *g, const float 
 XL_EXPORT(ln_c)
 )",
                    doubleBits(kEpsA), doubleBits(kEpsB));
+  // Dropout fused into LayerNorm (the emitter's fusion) against the plain
+  // kernels one after the other: [70, 67], rate 0.1, sites 5 (forward) and
+  // 6 (the gradient's); y stored as f32 or bf16.
+  s += fmt::format(R"(
+XL_KERNEL void lnf_drop(const float *x, float *y, u64 seed) {{
+  xl_dropout<70 * 67, {1}u, 64>(x, y, 5, seed);
+}}
+XL_EXPORT(lnf_drop)
+XL_KERNEL void lnf_drop_h(const float *x, xl_bf16 *y, u64 seed) {{
+  xl_dropout<70 * 67, {1}u, 64>(x, y, 5, seed);
+}}
+XL_EXPORT(lnf_drop_h)
+XL_KERNEL void lnf_dgrad(const float *ds, float *dd, u64 seed) {{
+  xl_dropout<70 * 67, {1}u, 64>(ds, dd, 6, seed);
+}}
+XL_EXPORT(lnf_dgrad)
+XL_KERNEL void lnf_plain(const float *y, const float *r, const float *g, const float *b, float *o, u64 seed) {{
+  xl_add_layer_norm<70, 67, {0}ull, 64>(y, r, g, b, o, seed);
+}}
+XL_EXPORT(lnf_plain)
+XL_KERNEL void lnf_plain_h(const xl_bf16 *y, const float *r, const float *g, const float *b, float *o, u64 seed) {{
+  xl_add_layer_norm<70, 67, {0}ull, 64>(y, r, g, b, o, seed);
+}}
+XL_EXPORT(lnf_plain_h)
+XL_KERNEL void lnf_fused(const float *x, const float *r, const float *g, const float *b, float *o, u64 seed) {{
+  xl_dropout_add_layer_norm<70, 67, {0}ull, 64, {1}u, 0>(x, r, g, b, o, 5, seed);
+}}
+XL_EXPORT(lnf_fused)
+XL_KERNEL void lnf_fused_h(const float *x, const float *r, const float *g, const float *b, float *o, u64 seed) {{
+  xl_dropout_add_layer_norm<70, 67, {0}ull, 64, {1}u, 1>(x, r, g, b, o, 5, seed);
+}}
+XL_EXPORT(lnf_fused_h)
+)",
+                   doubleBits(kEpsA), floatBits(kDropRate));
   for (int phase = 0; phase < 2; ++phase)
     s += fmt::format(R"(
 XL_KERNEL void lngrad_a{0}(const float *dy, const float *x, const float *r, const float *g,
@@ -191,15 +225,41 @@ XL_KERNEL void lngrad_c{0}(const float *dy, const float *x, const float *r, cons
 }}
 XL_EXPORT(lngrad_c{0})
 XL_KERNEL void biasgrad_a{0}(const float *dy, float *o, double *ws, u64 seed) {{
-  xl_bias_grad<70, 67, 16, {0}, 64>(dy, o, ws, seed);
+  xl_bias_grad<70, 67, 16, {0}, 64>(dy, (const float *)0, o, ws, seed);
 }}
 XL_EXPORT(biasgrad_a{0})
 XL_KERNEL void biasgrad_b{0}(const float *dy, float *o, double *ws, u64 seed) {{
-  xl_bias_grad<5, 300, 2, {0}, 128>(dy, o, ws, seed);
+  xl_bias_grad<5, 300, 2, {0}, 128>(dy, (const float *)0, o, ws, seed);
 }}
 XL_EXPORT(biasgrad_b{0})
+XL_KERNEL void lnfgrad{0}(const float *dy, const float *x, const float *r, const float *g,
+    float *ds, float *dd, float *dg, float *db, double *ws, u64 seed) {{
+  xl_dropout_add_layer_norm_grad<70, 67, {1}ull, 32, {0}, 64, 1, {3}u, 0, 1, {3}u>(
+      dy, x, r, g, ds, dd, dg, db, ws, 5, 6, seed);
+}}
+XL_EXPORT(lnfgrad{0})
+XL_KERNEL void lnfgrad_h{0}(const float *dy, const float *x, const float *r, const float *g,
+    float *ds, float *dd, float *dg, float *db, double *ws, u64 seed) {{
+  xl_dropout_add_layer_norm_grad<70, 67, {1}ull, 32, {0}, 64, 1, {3}u, 1, 0, 0u>(
+      dy, x, r, g, ds, (float *)0, dg, db, ws, 5, 6, seed);
+}}
+XL_EXPORT(lnfgrad_h{0})
+XL_KERNEL void lngrad_y{0}(const float *dy, const float *y, const float *r, const float *g,
+    float *ds, float *dg, float *db, double *ws, u64 seed) {{
+  xl_add_layer_norm_grad<70, 67, {1}ull, 32, {0}, 64>(dy, y, r, g, ds, dg, db, ws, seed);
+}}
+XL_EXPORT(lngrad_y{0})
+XL_KERNEL void lngrad_yh{0}(const float *dy, const xl_bf16 *y, const float *r, const float *g,
+    float *ds, float *dg, float *db, double *ws, u64 seed) {{
+  xl_add_layer_norm_grad<70, 67, {1}ull, 32, {0}, 64>(dy, y, r, g, ds, dg, db, ws, seed);
+}}
+XL_EXPORT(lngrad_yh{0})
+XL_KERNEL void biasgrad_i{0}(const float *dy, const float *init, float *o, double *ws, u64 seed) {{
+  xl_bias_grad<70, 67, 16, {0}, 64>(dy, init, o, ws, seed);
+}}
+XL_EXPORT(biasgrad_i{0})
 )",
-                     phase, doubleBits(kEpsA), doubleBits(kEpsB));
+                     phase, doubleBits(kEpsA), doubleBits(kEpsB), floatBits(kDropRate));
   return s;
 }
 
@@ -656,6 +716,69 @@ TEST_F(DeviceOps, BiasGradIsDeterministic) {
   }
 }
 
+/// The emitter's LayerNorm-dropout fusion: xl_dropout_add_layer_norm(_grad)
+/// recompute the forward's dropout from the hash (y never stored, in f32 or
+/// rounded to bf16 like a bf16 y) and write the gradient through the
+/// backward's dropout, bitwise what the plain kernels give one after the
+/// other.
+TEST_F(DeviceOps, LayerNormDropoutFusionIsBitwiseThePlainKernels) {
+  const int64_t rows = 70, D = 67, n = rows * D, parts = 3;
+  Tensor x = randomF32({rows, D}, 60), r = randomF32({rows, D}, 61);
+  Tensor g = randomF32({D}, 62, 0.5f, 1.5f), b = randomF32({D}, 63);
+  Tensor dy = randomF32({rows, D}, 64);
+  DevPtr dx = put(x), dr = put(r), dg = put(g), dbeta = put(b), ddy = put(dy);
+  for (bool half : {false, true}) {
+    const std::string h = half ? "_h" : "";
+    DevPtr y = put(nullptr, size_t(n) * (half ? 2 : 4));
+    launch("lnf_drop" + h, 4, 64, {dx, y});
+    DevPtr plain = zerosF32(n), fused = zerosF32(n);
+    launch("lnf_plain" + h, 5, 64, {y, dr, dg, dbeta, plain});
+    launch("lnf_fused" + h, 5, 64, {dx, dr, dg, dbeta, fused});
+    EXPECT_EQ(get<float>(plain, n), get<float>(fused, n)) << "forward, bf16 y: " << half;
+    // The gradient: plain LayerNorm gradient on y (then, in f32, the
+    // dropout of dsum), against the fused kernel on x.
+    std::vector<DevPtr> pl, fu;
+    for (int k = 0; k < 2; ++k) {
+      DevPtr ws = put(nullptr, size_t(parts * 2 * D) * 8);
+      std::vector<DevPtr> &v = k ? fu : pl;
+      v = {zerosF32(n), zerosF32(n), zerosF32(D), zerosF32(D), ws};
+    }
+    for (int phase = 0; phase < 2; ++phase) {
+      launch(fmt::format("lngrad_y{}{}", half ? "h" : "", phase), 2, 64,
+             {ddy, y, dr, dg, pl[0], pl[2], pl[3], pl[4]});
+      launch(fmt::format("lnfgrad{}{}", h, phase), 2, 64,
+             {ddy, dx, dr, dg, fu[0], fu[1], fu[2], fu[3], fu[4]});
+    }
+    if (!half)
+      launch("lnf_dgrad", 4, 64, {pl[0], pl[1]});
+    for (int k : {0, 2, 3})
+      EXPECT_EQ(get<float>(pl[k], k ? D : n), get<float>(fu[k], k ? D : n))
+          << "gradient output " << k << ", bf16 y: " << half;
+    if (!half) {
+      const std::vector<float> dd = get<float>(fu[1], n);
+      EXPECT_EQ(get<float>(pl[1], n), dd) << "the gradient through the dropout";
+      EXPECT_GT(std::count(dd.begin(), dd.end(), 0.0f), n / 20) << "some elements dropped";
+    }
+  }
+}
+
+/// With an `init` operand bias_grad writes init + its result, bitwise what
+/// the plan's bias_grad followed by add gives on the host.
+TEST_F(DeviceOps, BiasGradAddsIntoInit) {
+  Tensor dy = randomF32({70, 67}, 51), init = randomF32({67}, 52);
+  Tensor g = Tensor::zeros(DType::F32, {67}), ref = Tensor::zeros(DType::F32, {67});
+  host::biasGrad(dy, g);
+  host::add(init, g, ref);
+  DevPtr ddy = put(dy), dinit = put(init);
+  for (unsigned grid : gridsFor(5 * 67, 64)) {
+    DevPtr o = zerosF32(67), ws = put(nullptr, size_t(5 * 67) * 8);
+    launch("biasgrad_i0", grid, 64, {ddy, dinit, o, ws});
+    launch("biasgrad_i1", grid, 64, {ddy, dinit, o, ws});
+    std::vector<float> got = get<float>(o, 67);
+    EXPECT_EQ(std::memcmp(got.data(), ref.f32(), 67 * 4), 0) << "grid " << grid;
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // NVRTC for sm_90
 //===----------------------------------------------------------------------===//
@@ -677,7 +800,7 @@ TEST(DeviceOpsSm90, TestModuleCompilesWithoutSpills) {
     EXPECT_EQ(u.spillStores + u.spillLoads, 0) << u.kernel;
     EXPECT_LE(u.smemBytes, 48 * 1024) << u.kernel;
   }
-  EXPECT_EQ(entries, 46) << out.log; // every wrapper of moduleText()
+  EXPECT_EQ(entries, 63) << out.log; // every wrapper of moduleText()
 }
 
 } // namespace

@@ -548,7 +548,7 @@ std::string lossModuleText() {
            "*status, unsigned long long seed) {\n  xl_embedding_grad<"
         << kEmb[e].B << ", " << kEmb[e].S << ", " << kEmb[e].V << ", "
         << kEmb[e].D << ", " << phase << ", " << kBlock
-        << ">(ids, dout, out, ws, status, seed);\n}\nXL_EXPORT(emb" << e << "_"
+        << ">(ids, dout, (const float *)0, out, ws, status, seed);\n}\nXL_EXPORT(emb" << e << "_"
         << phase << ")\n";
   s << "XL_KERNEL void mask_emb_grad(const float *dout, float *out, unsigned "
        "long long seed) {\n  xl_mask_embedding_grad<"

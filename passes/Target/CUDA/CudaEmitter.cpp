@@ -220,8 +220,33 @@ private:
     dev::GemmEpilogue epilogue;
     int d = -1, aux = -1, bias = -1; ///< buffers replacing the GEMM's own
     std::vector<size_t> absorbed;    ///< the steps it does
+    int c = -1; ///< accumulate: D = C + op(A)·op(B) (beta 1)
   };
   void findEpilogueFusions();
+  void findAccumulateFusions();
+  void findAddIntoFusions();
+  void findLayerNormDropoutFusions();
+  /// The dropouts an add_layer_norm(_grad) step does itself: the forward's
+  /// dropout of its x operand, recomputed from the dropout's input (x >= 0),
+  /// and, in the backward, the dropout of its dsum (ddrop >= 0).
+  struct LnDrop {
+    int x = -1, ddrop = -1;
+    double xrate = 0, drate = 0;
+    int64_t xsite = 0, dsite = 0;
+    bool yBf16 = false;
+  };
+  std::map<size_t, LnDrop> lnDrop_;          ///< by add_layer_norm(_grad) step
+  std::map<size_t, std::string> doneElsewhere_; ///< dropout step -> why no launch
+  /// A bias_grad or embedding_grad step that also does an `add` of its
+  /// result: it writes `sum` = `init` + its own result.
+  struct AddInto {
+    int init = -1, sum = -1;
+  };
+  std::map<size_t, AddInto> addInto_; ///< by producing step
+  /// The `init` operand of the current step's kernels (a null pointer when
+  /// it does no add) and the buffer it writes instead of its own result.
+  Param addIntoInit();
+  Param addIntoOut();
   std::map<size_t, EpilogueFusion> fusions_; ///< by GEMM step
   std::map<size_t, size_t> absorbedBy_;      ///< step -> its GEMM step
 };
@@ -295,9 +320,13 @@ void Emitter::gemm(const dev::GemmStepCall &call) {
     l.d = f->second.d;
     l.aux = f->second.aux;
     l.bias = f->second.bias;
+    l.c = f->second.c;
+    if (l.c >= 0)
+      l.gemm.beta = 1.0f;
     // D is another buffer now: its type (the aux matrix has the same one).
     l.gemm.cd = buf(l.d).dtype == DType::BF16 ? dev::GemmType::BF16 : dev::GemmType::F32;
-    fused = fmt::format(", aux b{}; D is b{} (does step", l.aux, l.d);
+    fused = l.c >= 0 ? fmt::format(", D = b{} + the product, into b{} (does step", l.c, l.d)
+                     : fmt::format(", aux b{}; D is b{} (does step", l.aux, l.d);
     for (size_t j : f->second.absorbed)
       fused += fmt::format(" {}", j);
     fused += ")";
@@ -391,6 +420,192 @@ void Emitter::findEpilogueFusions() {
         break;
       }
   }
+}
+
+/// A GEMM whose result only an `add` reads accumulates instead:
+///
+///   gemm or gemm_wgrad(...) -> Y;  add(X, Y) (or add(Y, X)) -> Z
+///   => one GEMM with beta = 1: D = Z, C = X (Y is never written)
+///
+/// where X is there at the GEMM's position (an input, or written before
+/// it), X, Y and Z have one type, and Y is not returned. This is how the
+/// weight gradients of parameters the two streams share (q, o, the feed-
+/// forward weights) and the activation gradients that meet at a residual
+/// or at a layer input get summed: in the GEMM, not by an `add` kernel that
+/// reads both and writes the sum. Runs after findEpilogueFusions, whose
+/// GEMMs it leaves alone.
+void Emitter::findAccumulateFusions() {
+  const std::vector<Step> &steps = plan_.steps;
+  std::map<int, std::vector<size_t>> readers;
+  std::map<int, size_t> writer;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    for (int id : steps[i].in)
+      readers[id].push_back(i);
+    for (int id : steps[i].out)
+      writer[id] = i;
+  }
+  for (size_t a = 0; a < steps.size(); ++a) {
+    const Step &add = steps[a];
+    if (add.kind != OpKind::Add || add.in.size() != 2 || absorbedBy_.count(a))
+      continue;
+    const int z = add.out[0];
+    for (int u = 0; u < 2; ++u) {
+      const int y = add.in[size_t(u)], x = add.in[size_t(1 - u)];
+      auto w = writer.find(y);
+      if (w == writer.end() || x == y)
+        continue;
+      const size_t g = w->second;
+      const Step &s = steps[g];
+      if ((s.kind != OpKind::Gemm && s.kind != OpKind::GemmWgrad) ||
+          fusions_.count(g) || absorbedBy_.count(g) || readers[y].size() != 1 ||
+          !buf(y).outputs.empty())
+        continue;
+      auto wx = writer.find(x);
+      if (wx != writer.end() && wx->second >= g)
+        continue; // X is not there yet when the GEMM runs
+      if (buf(x).dtype != buf(y).dtype || buf(z).dtype != buf(y).dtype ||
+          numel(x) != numel(y) || numel(z) != numel(y))
+        continue;
+      dev::GemmStepCall call;
+      if (!dev::lowerGemmStep(plan_, s, call) || call.bias >= 0 ||
+          call.followUp != Activation::None || call.desc.epilogue != dev::GemmEpilogue::Default)
+        continue;
+      EpilogueFusion f{dev::GemmEpilogue::Default, z, -1, -1, {a}};
+      f.c = x;
+      fusions_[g] = f;
+      absorbedBy_[a] = g;
+      break;
+    }
+  }
+}
+
+/// The same for kernels that can start their sums from a buffer: a
+/// `bias_grad` or `embedding_grad` whose result only an `add` reads writes
+/// the sum itself (init + its result, rounded as the add would):
+///
+///   bias_grad(dy) -> Y;  add(X, Y) -> Z   => bias_grad(dy, init X) -> Z
+///
+/// with the same conditions as findAccumulateFusions. The tied word
+/// embedding's two gradients (the LM head's GEMM and the input embedding's
+/// scatter) so meet without a dense [V, D] temporary and an add, and so do
+/// the bias gradients of the feed-forward layers the two streams share.
+void Emitter::findAddIntoFusions() {
+  const std::vector<Step> &steps = plan_.steps;
+  std::map<int, std::vector<size_t>> readers;
+  std::map<int, size_t> writer;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    for (int id : steps[i].in)
+      readers[id].push_back(i);
+    for (int id : steps[i].out)
+      writer[id] = i;
+  }
+  for (size_t a = 0; a < steps.size(); ++a) {
+    const Step &add = steps[a];
+    if (add.kind != OpKind::Add || add.in.size() != 2 || absorbedBy_.count(a))
+      continue;
+    const int z = add.out[0];
+    for (int u = 0; u < 2; ++u) {
+      const int y = add.in[size_t(u)], x = add.in[size_t(1 - u)];
+      auto w = writer.find(y);
+      if (w == writer.end() || x == y)
+        continue;
+      const size_t g = w->second;
+      const OpKind kind = steps[g].kind;
+      if ((kind != OpKind::BiasGrad && kind != OpKind::EmbeddingGrad) ||
+          addInto_.count(g) || absorbedBy_.count(g) || readers[y].size() != 1 ||
+          !buf(y).outputs.empty())
+        continue;
+      auto wx = writer.find(x);
+      if (wx != writer.end() && wx->second >= g)
+        continue; // X is not there yet when the kernel runs
+      if (buf(x).dtype != buf(y).dtype || buf(z).dtype != buf(y).dtype ||
+          numel(x) != numel(y) || numel(z) != numel(y))
+        continue;
+      addInto_[g] = {x, z};
+      absorbedBy_[a] = g;
+      break;
+    }
+  }
+}
+
+/// Dropout around LayerNorm, XLNet's `LayerNorm(dropout(h) + residual)`:
+///
+///  forward   dropout(h) -> y read only by add_layer_norm (as x) and by
+///            add_layer_norm_grad (as x)
+///            => those steps read h and recompute dropout(h) from the hash
+///               (xl_dropout_add_layer_norm(_grad)): y is never stored;
+///  backward  add_layer_norm_grad(...) -> dsum;  dropout(dsum) -> g
+///            => the LayerNorm gradient's kernel writes g as well.
+///
+/// Both dropouts use the same counter-based hash as the dropout kernel and
+/// round to the dropped tensor's type, so the results are bitwise the
+/// unfused ones.
+void Emitter::findLayerNormDropoutFusions() {
+  const std::vector<Step> &steps = plan_.steps;
+  std::map<int, std::vector<size_t>> readers;
+  for (size_t i = 0; i < steps.size(); ++i)
+    for (int id : steps[i].in)
+      readers[id].push_back(i);
+  for (size_t d = 0; d < steps.size(); ++d) {
+    const Step &drop = steps[d];
+    if (drop.kind != OpKind::Dropout || absorbedBy_.count(d))
+      continue;
+    const int y = drop.out[0];
+    if (!buf(y).outputs.empty())
+      continue;
+    bool ok = !readers[y].empty(), forward = false;
+    for (size_t r : readers[y]) {
+      const Step &s = steps[r];
+      if (s.kind == OpKind::AddLayerNorm && s.in[0] == y && s.in[1] != y)
+        forward = true;
+      else if (!(s.kind == OpKind::AddLayerNormGrad && s.in[1] == y && s.in[2] != y &&
+                 s.in[0] != y))
+        ok = false;
+    }
+    if (!ok || !forward)
+      continue;
+    std::string by;
+    for (size_t r : readers[y]) {
+      LnDrop &f = lnDrop_[r];
+      f.x = drop.in[0];
+      f.xrate = drop.attrs.rate;
+      f.xsite = drop.attrs.dropoutSite;
+      f.yBf16 = buf(y).dtype == DType::BF16;
+      by += fmt::format("{}{}", by.empty() ? "" : ", ", r);
+    }
+    doneElsewhere_[d] = fmt::format("recomputed from the hash by step{} {}",
+                                    readers[y].size() > 1 ? "s" : "", by);
+  }
+  for (size_t g = 0; g < steps.size(); ++g) {
+    if (steps[g].kind != OpKind::AddLayerNormGrad)
+      continue;
+    const int dsum = steps[g].out[0];
+    for (size_t r : readers[dsum]) {
+      const Step &drop = steps[r];
+      if (drop.kind != OpKind::Dropout || drop.in[0] != dsum || absorbedBy_.count(r) ||
+          doneElsewhere_.count(r))
+        continue;
+      LnDrop &f = lnDrop_[g];
+      f.ddrop = drop.out[0];
+      f.drate = drop.attrs.rate;
+      f.dsite = drop.attrs.dropoutSite;
+      doneElsewhere_[r] = fmt::format("written by the LayerNorm gradient of step {}", g);
+      break;
+    }
+  }
+}
+
+Param Emitter::addIntoInit() {
+  auto it = addInto_.find(index_);
+  if (it == addInto_.end())
+    return null(ctype(buf(out(0)).dtype) == std::string("xl_bf16") ? "const xl_bf16 *"
+                                                                    : "const float *");
+  return bufIn(it->second.init);
+}
+
+Param Emitter::addIntoOut() {
+  auto it = addInto_.find(index_);
+  return it == addInto_.end() ? outP(0) : bufOut(it->second.sum);
 }
 
 Status Emitter::emitGemm() {
@@ -529,7 +744,30 @@ Status Emitter::emitFusedRelAttention(bool grad, std::vector<std::string> targs,
   const int64_t grids[5] = {qTiles, qTiles, B * N * ceilDiv(K, bk),
                             P * N * ceilDiv(R, bk),
                             ceilDiv(N * H, kAttnBlock)};
-  for (int phase = 0; phase < 5; ++phase) {
+  // bf16 gradients: PHASE 0..3 on tensor cores, then the f32 kernel's bias
+  // columns (PHASE 4), which read the same row statistics.
+  int firstF32Phase = 0;
+  if (buf(in(1)).dtype == DType::BF16 && dev::attnTcSupports(H)) { // q
+    const int64_t rows = dev::kAttnTcRows;
+    const int64_t tcGrids[4] = {B * N * ceilDiv(T, rows), B * N * ceilDiv(T, rows),
+                                B * N * ceilDiv(K, rows), P * N * ceilDiv(R, rows)};
+    const int64_t smem = dev::attnTcSmemBytes(H, /*grad=*/true);
+    std::vector<std::string> tcArgs = targs;
+    tcArgs.pop_back(); // the f32 kernel's BQ
+    for (int phase = 0; phase < 4; ++phase) {
+      std::vector<std::string> t = tcArgs;
+      t.push_back(std::to_string(phase));
+      t.push_back(maskBits);
+      wrapperPrefix_ = fmt::format("static_assert(XlAttnTcSmem<{0}>::kGradBytes == {1}, "
+                                   "\"AttentionTc.h and the kernel disagree\");\n",
+                                   H, smem);
+      kernel(fmt::format("rel_attention_tc_grad_p{}", phase),
+             "xl_rel_attention_tc_grad", t, params, gridFor(tcGrids[phase]),
+             dev::kAttnTcBlock, static_cast<uint32_t>(smem));
+    }
+    firstF32Phase = 4;
+  }
+  for (int phase = firstF32Phase; phase < 5; ++phase) {
     std::vector<std::string> t = targs;
     t.push_back(std::to_string(phase));
     t.push_back(std::to_string(kAttnBlock));
@@ -628,9 +866,19 @@ void Emitter::emitAdamRun() {
 
 Status Emitter::emitStep() {
   if (auto it = absorbedBy_.find(index_); it != absorbedBy_.end()) {
-    body_ += fmt::format("// step {}: {} (loc '{}'): in the epilogue of the "
-                         "GEMM of step {}\n\n",
-                         index_, step_->op, step_->loc, it->second);
+    body_ += addInto_.count(it->second)
+                 ? fmt::format("// step {}: {} (loc '{}'): done by step {}, which "
+                               "adds into its result\n\n",
+                               index_, step_->op, step_->loc, it->second)
+                 : fmt::format("// step {}: {} (loc '{}'): in the epilogue of the "
+                               "GEMM of step {}\n\n",
+                               index_, step_->op, step_->loc, it->second);
+    stepHeader_.clear();
+    return Status::ok();
+  }
+  if (auto it = doneElsewhere_.find(index_); it != doneElsewhere_.end()) {
+    body_ += fmt::format("// step {}: {} (loc '{}'): {}\n\n", index_, step_->op,
+                         step_->loc, it->second);
     stepHeader_.clear();
     return Status::ok();
   }
@@ -708,6 +956,14 @@ Status Emitter::emitStep() {
       return Status::error("add_layer_norm over an empty last dimension");
     int64_t rows = numel(in(0)) / D;
     int block = rowBlock(D);
+    if (auto f = lnDrop_.find(index_); f != lnDrop_.end() && f->second.x >= 0) {
+      const LnDrop &l = f->second;
+      kernel("dropout_add_layer_norm", "xl_dropout_add_layer_norm",
+             {s(rows), s(D), f64Arg(a.eps), s(block), f32Arg(l.xrate), l.yBf16 ? "1" : "0"},
+             {bufIn(l.x), inP(1), inP(2), inP(3), outP(0), site(l.xsite), seed()},
+             gridFor(rows), block);
+      return Status::ok();
+    }
     kernel("add_layer_norm", "xl_add_layer_norm",
            {s(rows), s(D), f64Arg(a.eps), s(block)},
            {inP(0), inP(1), inP(2), inP(3), outP(0), seed()}, gridFor(rows),
@@ -722,6 +978,21 @@ Status Emitter::emitStep() {
     int64_t parts = ceilDiv(rows, kRowsPerPart);
     int block = rowBlock(D);
     needWorkspace(8 * parts * 2 * D);
+    if (auto f = lnDrop_.find(index_); f != lnDrop_.end()) {
+      const LnDrop &l = f->second;
+      std::vector<Param> params = {
+          inP(0), l.x >= 0 ? bufIn(l.x) : inP(1), inP(2), inP(3), outP(0),
+          l.ddrop >= 0 ? bufOut(l.ddrop) : null("float *"), outP(1), outP(2),
+          workspace("double *"), site(l.xsite), site(l.dsite), seed()};
+      for (int phase = 0; phase < 2; ++phase)
+        kernel(fmt::format("dropout_add_layer_norm_grad_p{}", phase),
+               "xl_dropout_add_layer_norm_grad",
+               {s(rows), s(D), f64Arg(a.eps), s(kRowsPerPart), s(phase), s(block),
+                l.x >= 0 ? "1" : "0", f32Arg(l.xrate), l.yBf16 ? "1" : "0",
+                l.ddrop >= 0 ? "1" : "0", f32Arg(l.drate)},
+               params, phase == 0 ? gridFor(parts) : gridFor(ceilDiv(D, block)), block);
+      return Status::ok();
+    }
     std::vector<Param> params = {inP(0),  inP(1),  inP(2),
                                  inP(3),  outP(0), outP(1),
                                  outP(2), workspace("double *"), seed()};
@@ -764,8 +1035,8 @@ Status Emitter::emitStep() {
     int64_t B = inDim(0, 0), S = inDim(0, 1), V = outDim(0, 0),
             D = outDim(0, 1);
     needWorkspace(4 * (2 * V + 1 + B * S));
-    std::vector<Param> params = {inP(0), inP(1), outP(0), workspace("int *"),
-                                 status(), seed()};
+    std::vector<Param> params = {inP(0), inP(1), addIntoInit(), addIntoOut(),
+                                 workspace("int *"), status(), seed()};
     int block = rowBlock(D);
     for (int phase = 0; phase < 2; ++phase)
       kernel(fmt::format("embedding_grad_p{}", phase), "xl_embedding_grad",
@@ -805,8 +1076,8 @@ Status Emitter::emitStep() {
     int64_t n = numel(out(0)), rows = n ? numel(in(0)) / n : 0;
     int64_t parts = ceilDiv(rows, kRowsPerPart);
     needWorkspace(8 * std::max<int64_t>(parts * n, 1));
-    std::vector<Param> params = {inP(0), outP(0), workspace("double *"),
-                                 seed()};
+    std::vector<Param> params = {inP(0), addIntoInit(), addIntoOut(),
+                                 workspace("double *"), seed()};
     for (int phase = 0; phase < 2; ++phase)
       kernel(fmt::format("bias_grad_p{}", phase), "xl_bias_grad",
              {s(rows), s(n), s(kRowsPerPart), s(phase), eb}, params,
@@ -850,6 +1121,9 @@ Status Emitter::run(const CudaEmitOptions &options) {
   prog_.moduleName = options.moduleName;
   prog_.steps.resize(plan_.steps.size());
   findEpilogueFusions();
+  findAccumulateFusions();
+  findAddIntoFusions();
+  findLayerNormDropoutFusions();
   for (index_ = 0; index_ < plan_.steps.size(); ++index_) {
     step_ = &plan_.steps[index_];
     cur_ = &prog_.steps[index_];

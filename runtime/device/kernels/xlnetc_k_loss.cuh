@@ -206,10 +206,14 @@ XL_DEVICE void xl_lm_loss_grad(const T_logits *XL_RESTRICT logits,
 
 /// embedding_grad: ids i64 [B,S], dout [B,S,D] -> out [V,D]; two phases and
 /// an int workspace of 2*V + 1 + B*S (file comment). An id outside [0, V)
-/// reports XL_ERR_EMBEDDING_ID (b, s, id halves) and is left out.
-template <xl_i64 B, xl_i64 S, xl_i64 V, xl_i64 D, int PHASE, int BLOCK, typename T_dout, typename T_out>
+/// reports XL_ERR_EMBEDDING_ID (b, s, id halves) and is left out. With
+/// `init` (not null) it writes init + the gradient, rounded as the plan's
+/// `add` of the two would be (the tied LM head's gradient: the emitter's
+/// add-into fusion).
+template <xl_i64 B, xl_i64 S, xl_i64 V, xl_i64 D, int PHASE, int BLOCK, typename T_dout, typename T_init, typename T_out>
 XL_DEVICE void xl_embedding_grad(const xl_i64 *XL_RESTRICT ids,
                                  const T_dout *XL_RESTRICT dout,
+                                 const T_init *XL_RESTRICT init,
                                  T_out *XL_RESTRICT out, int *workspace,
                                  int *status, unsigned long long seed) {
   (void)seed;
@@ -301,7 +305,9 @@ XL_DEVICE void xl_embedding_grad(const xl_i64 *XL_RESTRICT ids,
         double acc = 0.0;
         for (int k = b; k < e; ++k)
           acc += static_cast<double>(dout[static_cast<xl_i64>(order[k]) * D + d]);
-        out[v * D + d] = static_cast<float>(acc);
+        // The gradient as stored (T_out), then the add on what was stored.
+        const float g = static_cast<float>(static_cast<T_out>(static_cast<float>(acc)));
+        out[v * D + d] = init ? static_cast<float>(init[v * D + d]) + g : g;
       }
     }
   }

@@ -37,20 +37,47 @@
 
 #include "xlnetc_k_common.cuh"
 
+/// Where add_layer_norm(_grad) reads its operand x: straight from memory,
+/// or, when the emitter fused the dropout that made x (XDROP), recomputed
+/// from the dropout's input: dropout(x) by the same hash as xl_dropout,
+/// rounded to the dropout's output type (Y_BF16: xl_bf16, else float), so the
+/// value is bitwise what the dropout would have stored.
+template <int XDROP, unsigned XDROP_BITS, int Y_BF16> struct XlLnX {
+  template <typename T_x>
+  XL_DEVICE static float at(const T_x *x, xl_i64 i, xl_u64 key) {
+    if constexpr (!XDROP) {
+      (void)key;
+      return static_cast<float>(x[i]);
+    } else {
+      float y = static_cast<float>(x[i]);
+      if constexpr (XDROP_BITS != 0u) {
+        const float rate = __uint_as_float(XDROP_BITS);
+        y = xl_dropout_keep(key, static_cast<xl_u64>(i), rate)
+                ? y * (1.0f / (1.0f - rate))
+                : 0.0f;
+      }
+      if constexpr (Y_BF16)
+        return static_cast<float>(xl_float2bf16(y));
+      else
+        return y;
+    }
+  }
+};
+
 /// The statistics of one row of LayerNorm(x + residual), shared by the
 /// forward and the backward so both compute them identically: v[j] = x +
 /// residual of this thread's columns d = threadIdx.x + j·BLOCK (rounded to
-/// float as on the host, 0 past D), the mean and the biased variance as two
-/// passes in double over the block.
-template <int D, int BLOCK, int PER, typename T_xr, typename T_rr>
-XL_DEVICE void xl_ln_row_stats(const T_xr *XL_RESTRICT xr,
+/// float as on the host, 0 past D; x read through X, row `row`), the mean
+/// and the biased variance as two passes in double over the block.
+template <int D, int BLOCK, int PER, class X, typename T_x, typename T_rr>
+XL_DEVICE void xl_ln_row_stats(const T_x *XL_RESTRICT x, xl_i64 row, xl_u64 key,
                                const T_rr *XL_RESTRICT rr, float (&v)[PER],
                                double *scratch, double &mean, double &var) {
   double sum = 0.0;
 #pragma unroll
   for (int j = 0; j < PER; ++j) {
     const int d = threadIdx.x + j * BLOCK;
-    v[j] = d < D ? xr[d] + rr[d] : 0.0f;
+    v[j] = d < D ? X::at(x, row * D + d, key) + static_cast<float>(rr[d]) : 0.0f;
     sum += static_cast<double>(v[j]);
   }
   mean = xl_block_sum<BLOCK>(sum, scratch) / double(D);
@@ -69,22 +96,26 @@ XL_DEVICE void xl_ln_row_stats(const T_xr *XL_RESTRICT xr,
 /// add_layer_norm: out = LayerNorm(x + residual) over the last dim D
 /// (biased variance, two passes in double like the host), x and residual
 /// [ROWS, D], gamma and beta [D]. EPS_BITS are the bits of the double eps.
-template <xl_i64 ROWS, int D, xl_u64 EPS_BITS, int BLOCK, typename T_x, typename T_residual, typename T_gamma, typename T_beta, typename T_out>
+/// xl_dropout_add_layer_norm is the same with x the input of a dropout
+/// (rate XDROP_BITS, site `xsite`) that is never stored (XlLnX).
+template <xl_i64 ROWS, int D, xl_u64 EPS_BITS, int BLOCK, int XDROP,
+          unsigned XDROP_BITS, int Y_BF16, typename T_x, typename T_residual,
+          typename T_gamma, typename T_beta, typename T_out>
 XL_DEVICE void
-xl_add_layer_norm(const T_x *XL_RESTRICT x, const T_residual *XL_RESTRICT residual,
-                  const T_gamma *XL_RESTRICT gamma, const T_beta *XL_RESTRICT beta,
-                  T_out *XL_RESTRICT out, unsigned long long seed) {
-  (void)seed;
+xl_add_layer_norm_impl(const T_x *XL_RESTRICT x, const T_residual *XL_RESTRICT residual,
+                       const T_gamma *XL_RESTRICT gamma, const T_beta *XL_RESTRICT beta,
+                       T_out *XL_RESTRICT out, xl_i64 xsite, unsigned long long seed) {
   static_assert(D > 0, "add_layer_norm: D must be positive");
+  using X = XlLnX<XDROP, XDROP_BITS, Y_BF16>;
   constexpr int kPer = (D + BLOCK - 1) / BLOCK;
   XL_SHARED double scratch[BLOCK / 32];
   const double eps = __longlong_as_double(static_cast<long long>(EPS_BITS));
+  const xl_u64 key = XDROP ? xl_dropout_key(seed, xsite) : 0;
   for (xl_i64 row = blockIdx.x; row < ROWS; row += gridDim.x) {
-    const auto *xr = x + row * D;
     const auto *rr = residual + row * D;
     float v[kPer]; // x + residual, rounded to float as on the host
     double mean, var;
-    xl_ln_row_stats<D, BLOCK>(xr, rr, v, scratch, mean, var);
+    xl_ln_row_stats<D, BLOCK, kPer, X>(x, row, key, rr, v, scratch, mean, var);
     const double inv = 1.0 / sqrt(var + eps);
 #pragma unroll
     for (int j = 0; j < kPer; ++j) {
@@ -96,27 +127,56 @@ xl_add_layer_norm(const T_x *XL_RESTRICT x, const T_residual *XL_RESTRICT residu
   }
 }
 
+template <xl_i64 ROWS, int D, xl_u64 EPS_BITS, int BLOCK, typename T_x, typename T_residual, typename T_gamma, typename T_beta, typename T_out>
+XL_DEVICE void
+xl_add_layer_norm(const T_x *XL_RESTRICT x, const T_residual *XL_RESTRICT residual,
+                  const T_gamma *XL_RESTRICT gamma, const T_beta *XL_RESTRICT beta,
+                  T_out *XL_RESTRICT out, unsigned long long seed) {
+  xl_add_layer_norm_impl<ROWS, D, EPS_BITS, BLOCK, 0, 0u, 0>(x, residual, gamma, beta,
+                                                             out, 0, seed);
+}
+
+template <xl_i64 ROWS, int D, xl_u64 EPS_BITS, int BLOCK, unsigned XDROP_BITS,
+          int Y_BF16, typename T_x, typename T_residual, typename T_gamma,
+          typename T_beta, typename T_out>
+XL_DEVICE void xl_dropout_add_layer_norm(
+    const T_x *XL_RESTRICT x, const T_residual *XL_RESTRICT residual,
+    const T_gamma *XL_RESTRICT gamma, const T_beta *XL_RESTRICT beta,
+    T_out *XL_RESTRICT out, xl_i64 xsite, unsigned long long seed) {
+  xl_add_layer_norm_impl<ROWS, D, EPS_BITS, BLOCK, 1, XDROP_BITS, Y_BF16>(
+      x, residual, gamma, beta, out, xsite, seed);
+}
+
 /// add_layer_norm_grad, the two phases (see the file comment):
 ///  PHASE 0 writes dsum [ROWS, D] (the gradient of x and residual) and the
 ///          per-part partials of dgamma and dbeta to workspace
 ///          [parts][2][D] (dgamma's D, then dbeta's D);
 ///  PHASE 1 writes dgamma and dbeta [D] from the workspace.
 /// Both phases take the same arguments; each ignores what it does not use.
+/// xl_dropout_add_layer_norm_grad is the same with the emitter's dropout
+/// fusions: x read through XlLnX (XDROP: the forward's dropout, recomputed)
+/// and, with DDROP, PHASE 0 also writing ddrop = dropout(dsum) (rate
+/// DDROP_BITS, site `dsite`) from dsum as stored — the gradient through the
+/// forward's dropout, which the plan computes as a separate dropout step.
 template <xl_i64 ROWS, int D, xl_u64 EPS_BITS, int ROWS_PER_PART, int PHASE,
-          int BLOCK, typename T_dout, typename T_x, typename T_residual, typename T_gamma, typename T_dsum, typename T_dgamma, typename T_dbeta>
-XL_DEVICE void
-xl_add_layer_norm_grad(const T_dout *XL_RESTRICT dout,
-                       const T_x *XL_RESTRICT x,
-                       const T_residual *XL_RESTRICT residual,
-                       const T_gamma *XL_RESTRICT gamma, T_dsum *XL_RESTRICT dsum,
-                       T_dgamma *XL_RESTRICT dgamma, T_dbeta *XL_RESTRICT dbeta,
-                       double *XL_RESTRICT workspace, unsigned long long seed) {
-  (void)seed;
+          int BLOCK, int XDROP, unsigned XDROP_BITS, int Y_BF16, int DDROP,
+          unsigned DDROP_BITS, typename T_dout, typename T_x, typename T_residual,
+          typename T_gamma, typename T_dsum, typename T_ddrop, typename T_dgamma,
+          typename T_dbeta>
+XL_DEVICE void xl_add_layer_norm_grad_impl(
+    const T_dout *XL_RESTRICT dout, const T_x *XL_RESTRICT x,
+    const T_residual *XL_RESTRICT residual, const T_gamma *XL_RESTRICT gamma,
+    T_dsum *XL_RESTRICT dsum, T_ddrop *XL_RESTRICT ddrop,
+    T_dgamma *XL_RESTRICT dgamma, T_dbeta *XL_RESTRICT dbeta,
+    double *XL_RESTRICT workspace, xl_i64 xsite, xl_i64 dsite,
+    unsigned long long seed) {
   static_assert(PHASE == 0 || PHASE == 1, "PHASE is 0 or 1");
   static_assert(ROWS_PER_PART > 0, "ROWS_PER_PART must be positive");
   static_assert(D > 0, "add_layer_norm_grad: D must be positive");
+  using X = XlLnX<XDROP, XDROP_BITS, Y_BF16>;
   constexpr xl_i64 kParts = (ROWS + ROWS_PER_PART - 1) / ROWS_PER_PART;
   if constexpr (PHASE == 1) {
+    (void)xsite, (void)dsite, (void)seed;
     // Column d sums its partials in part order; adjacent threads read
     // adjacent doubles of each part (coalesced).
     for (xl_i64 d = static_cast<xl_i64>(blockIdx.x) * BLOCK + threadIdx.x;
@@ -133,6 +193,8 @@ xl_add_layer_norm_grad(const T_dout *XL_RESTRICT dout,
     constexpr int kPer = (D + BLOCK - 1) / BLOCK;
     XL_SHARED double scratch[BLOCK / 32];
     const double eps = __longlong_as_double(static_cast<long long>(EPS_BITS));
+    const xl_u64 xkey = XDROP ? xl_dropout_key(seed, xsite) : 0;
+    const xl_u64 dkey = DDROP ? xl_dropout_key(seed, dsite) : 0;
     for (xl_i64 part = blockIdx.x; part < kParts; part += gridDim.x) {
       double pg[kPer], pb[kPer]; // this thread's columns of the partials
 #pragma unroll
@@ -142,12 +204,11 @@ xl_add_layer_norm_grad(const T_dout *XL_RESTRICT dout,
           (part + 1) * ROWS_PER_PART < ROWS ? (part + 1) * ROWS_PER_PART : ROWS;
       for (xl_i64 row = part * ROWS_PER_PART; row < end; ++row) {
         const auto *gr = dout + row * D;
-        const auto *xr = x + row * D;
         const auto *rr = residual + row * D;
         // The forward's statistics, recomputed the same way.
         float v[kPer], g[kPer];
         double mean, var;
-        xl_ln_row_stats<D, BLOCK>(xr, rr, v, scratch, mean, var);
+        xl_ln_row_stats<D, BLOCK, kPer, X>(x, row, xkey, rr, v, scratch, mean, var);
 #pragma unroll
         for (int j = 0; j < kPer; ++j) {
           const int d = threadIdx.x + j * BLOCK;
@@ -176,10 +237,22 @@ xl_add_layer_norm_grad(const T_dout *XL_RESTRICT dout,
           const int d = threadIdx.x + j * BLOCK;
           if (d < D) {
             const double xhat = (static_cast<double>(v[j]) - mean) * inv;
-            dsum[row * D + d] =
-                static_cast<float>(inv * (static_cast<double>(g[j]) *
-                                              static_cast<double>(gamma[d]) -
-                                          mg - xhat * mgx));
+            const T_dsum ds = static_cast<float>(
+                inv * (static_cast<double>(g[j]) * static_cast<double>(gamma[d]) -
+                       mg - xhat * mgx));
+            dsum[row * D + d] = ds;
+            if constexpr (DDROP) {
+              const float dv = static_cast<float>(ds);
+              if constexpr (DDROP_BITS == 0u) {
+                ddrop[row * D + d] = dv;
+              } else {
+                const float rate = __uint_as_float(DDROP_BITS);
+                ddrop[row * D + d] =
+                    xl_dropout_keep(dkey, static_cast<xl_u64>(row * D + d), rate)
+                        ? dv * (1.0f / (1.0f - rate))
+                        : 0.0f;
+              }
+            }
           }
         }
       }
@@ -195,12 +268,49 @@ xl_add_layer_norm_grad(const T_dout *XL_RESTRICT dout,
   }
 }
 
+template <xl_i64 ROWS, int D, xl_u64 EPS_BITS, int ROWS_PER_PART, int PHASE,
+          int BLOCK, typename T_dout, typename T_x, typename T_residual, typename T_gamma, typename T_dsum, typename T_dgamma, typename T_dbeta>
+XL_DEVICE void
+xl_add_layer_norm_grad(const T_dout *XL_RESTRICT dout,
+                       const T_x *XL_RESTRICT x,
+                       const T_residual *XL_RESTRICT residual,
+                       const T_gamma *XL_RESTRICT gamma, T_dsum *XL_RESTRICT dsum,
+                       T_dgamma *XL_RESTRICT dgamma, T_dbeta *XL_RESTRICT dbeta,
+                       double *XL_RESTRICT workspace, unsigned long long seed) {
+  xl_add_layer_norm_grad_impl<ROWS, D, EPS_BITS, ROWS_PER_PART, PHASE, BLOCK, 0, 0u, 0,
+                              0, 0u>(dout, x, residual, gamma, dsum,
+                                     static_cast<float *>(nullptr), dgamma, dbeta,
+                                     workspace, 0, 0, seed);
+}
+
+template <xl_i64 ROWS, int D, xl_u64 EPS_BITS, int ROWS_PER_PART, int PHASE,
+          int BLOCK, int XDROP, unsigned XDROP_BITS, int Y_BF16, int DDROP,
+          unsigned DDROP_BITS, typename T_dout, typename T_x, typename T_residual,
+          typename T_gamma, typename T_dsum, typename T_ddrop, typename T_dgamma,
+          typename T_dbeta>
+XL_DEVICE void xl_dropout_add_layer_norm_grad(
+    const T_dout *XL_RESTRICT dout, const T_x *XL_RESTRICT x,
+    const T_residual *XL_RESTRICT residual, const T_gamma *XL_RESTRICT gamma,
+    T_dsum *XL_RESTRICT dsum, T_ddrop *XL_RESTRICT ddrop,
+    T_dgamma *XL_RESTRICT dgamma, T_dbeta *XL_RESTRICT dbeta,
+    double *XL_RESTRICT workspace, xl_i64 xsite, xl_i64 dsite,
+    unsigned long long seed) {
+  xl_add_layer_norm_grad_impl<ROWS, D, EPS_BITS, ROWS_PER_PART, PHASE, BLOCK, XDROP,
+                              XDROP_BITS, Y_BF16, DDROP, DDROP_BITS>(
+      dout, x, residual, gamma, dsum, ddrop, dgamma, dbeta, workspace, xsite, dsite,
+      seed);
+}
+
 /// bias_grad, the two phases (see the file comment): out[c] = sum over r of
 /// dy[r, c], dy viewed as [ROWS, N]. PHASE 0 writes workspace [parts][N]
 /// (item (part, c) in a grid-stride loop, adjacent threads on adjacent
-/// columns: coalesced); PHASE 1 writes out [N].
-template <xl_i64 ROWS, xl_i64 N, int ROWS_PER_PART, int PHASE, int BLOCK, typename T_dy, typename T_out>
-XL_DEVICE void xl_bias_grad(const T_dy *XL_RESTRICT dy, T_out *XL_RESTRICT out,
+/// columns: coalesced); PHASE 1 writes out [N]. With `init` (not null) it
+/// writes init[c] + the sum instead, rounded as the plan's `add` of the two
+/// would be (the emitter's add-into fusion).
+template <xl_i64 ROWS, xl_i64 N, int ROWS_PER_PART, int PHASE, int BLOCK, typename T_dy, typename T_init, typename T_out>
+XL_DEVICE void xl_bias_grad(const T_dy *XL_RESTRICT dy,
+                            const T_init *XL_RESTRICT init,
+                            T_out *XL_RESTRICT out,
                             double *XL_RESTRICT workspace,
                             unsigned long long seed) {
   (void)seed;
@@ -224,7 +334,9 @@ XL_DEVICE void xl_bias_grad(const T_dy *XL_RESTRICT dy, T_out *XL_RESTRICT out,
       double acc = 0.0;
       for (xl_i64 p = 0; p < kParts; ++p)
         acc += workspace[p * N + c];
-      out[c] = static_cast<float>(acc);
+      // The sum as stored (T_out), then the add on what was stored.
+      const float sum = static_cast<float>(static_cast<T_out>(static_cast<float>(acc)));
+      out[c] = init ? static_cast<float>(init[c]) + sum : sum;
     }
   }
 }
