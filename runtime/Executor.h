@@ -36,6 +36,9 @@ public:
   std::string description() const;
   /// Why Auto chose the host (empty otherwise), e.g. "no CUDA driver: ...".
   const std::string &autoFallbackReason() const { return autoWhy_; }
+  /// The device under the CUDA executor (null for the host executor): for
+  /// benchmarks, which time GEMMs and read the memory in use on it.
+  dev::Device *device() const { return device_.get(); }
 
   /// Executes `plan` as executeHost() does (same bindings, outputs and
   /// errors), on this executor's device: start() then finish().

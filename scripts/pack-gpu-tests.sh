@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# Packs what a GPU machine needs to run the device tests and train from
-# bundles, neither of which links MLIR: xlnet-device-tests, xlnetc-run, the
-# shared libraries they need that a bare CUDA image may lack (fmt, OpenBLAS,
-# SentencePiece, toml++ and their runtime), the whole-step plans compiled at
-# build time, training bundles of the tiny model (fp32) and of XLNet-Base
-# and -Large in bf16 (the figures issue 7 asks for; with their kernels
-# compiled ahead of time for sm_90) and a demo corpus. Writes DIR (default .gpu/, ignored by git); on the GPU machine
-# run `bash DIR/run.sh` from the repository root (docs/Testing.md "On a GPU").
+# Packs what a GPU machine needs to run the device tests, train from bundles
+# and run the benchmarks, none of which links MLIR: xlnet-device-tests,
+# xlnetc-run, the shared libraries they need that a bare CUDA image may lack
+# (fmt, OpenBLAS, SentencePiece, toml++ and their runtime), the whole-step
+# plans compiled at build time, a training bundle of the tiny model (fp32,
+# its kernels compiled ahead of time for sm_90), the benchmark bundles
+# (XLNet-Base and -Large training steps in bf16 at several batch sizes,
+# compressed; their kernels compile on the GPU machine), the HuggingFace
+# side (scripts/hf_xlnet_bench.py), the table maker (scripts/bench_table.py)
+# and a demo corpus. Writes DIR (default .gpu/, ignored by git); on the GPU
+# machine run `bash DIR/run.sh tests` and `bash DIR/run.sh bench` from the
+# repository root (docs/Testing.md "On a GPU", docs/Benchmarks.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-.gpu}
@@ -15,15 +19,23 @@ cmake --build "$build" --target xlnet-device-tests xlnetc xlnetc-run > /dev/null
 rm -rf "$out" && mkdir -p "$out/bin" "$out/lib" "$out/plans" "$out/bundles"
 cp "$build/bin/xlnet-device-tests" "$build/bin/xlnetc-run" "$out/bin/"
 cp "$build"/test/Device/plans/* "$out/plans/"
-# Training bundles for xlnetc-run (docs/Bundles.md) and a corpus to feed them.
+# A training bundle for xlnetc-run (docs/Bundles.md) and a corpus to feed it.
 "$build/bin/xlnetc" compile models/xlnet-tiny.toml --arch sm_90 \
   -o "$out/bundles/tiny-train" > /dev/null
-for model in base large; do
-  "$build/bin/xlnetc" compile "models/xlnet-$model.toml" --arch sm_90 --precision bf16 \
-    -o "$out/bundles/$model-train" > /dev/null
+# The benchmark bundles: bf16 training steps of the paper's shapes (seq 512,
+# mem 384, reuse 256, num_predict 85, bi_data) at batch sizes up to what the
+# memory plan says an 80 GB GPU holds (docs/Benchmarks.md).
+bench=$(mktemp -d)
+for mb in base:16 base:32 base:64 base:128 large:8 large:16 large:32 large:64 large:96; do
+  model=${mb%%:*} batch=${mb##*:}
+  "$build/bin/xlnetc" compile "models/xlnet-$model.toml" --precision bf16 --batch-size "$batch" \
+    -o "$bench/$model-b$batch" > /dev/null
 done
+tar czf "$out/bench-bundles.tgz" -C "$bench" .
+rm -rf "$bench"
 "$build/bin/xlnetc" make-corpus demo "$out/demo.txt" --lines 20000 > /dev/null
-cp scripts/hf_xlnet_bench.py "$out/"
+cp scripts/hf_xlnet_bench.py scripts/bench_table.py "$out/"
+cp models/xlnet-base.toml models/xlnet-large.toml "$out/"
 for lib in libfmt.so.9 libopenblas.so.0 libgfortran.so.5 libquadmath.so.0 libgomp.so.1 \
            libsentencepiece.so.0 libsentencepiece_train.so.0 libtomlplusplus.so.3; do
   path=$(ldconfig -p | awk -v l="$lib" '$1 == l { print $NF; exit }')
@@ -31,37 +43,61 @@ for lib in libfmt.so.9 libopenblas.so.0 libgfortran.so.5 libquadmath.so.0 libgom
 done
 cat > "$out/run.sh" <<'RUN'
 #!/usr/bin/env bash
-# On the GPU machine: every device test (GPU tests run, none skips for want
-# of a GPU), then compute-sanitizer memcheck and racecheck on the whole
-# tiny training step. Output under $OUT when set.
+# On the GPU machine, from the repository root. Output under $OUT when set.
+#   run.sh tests   every device test (GPU tests run, none skips for want of a
+#                  GPU), compute-sanitizer memcheck and racecheck on the whole
+#                  tiny training step, 20 tiny training steps from a bundle;
+#   run.sh bench   the benchmarks, both sides (docs/Benchmarks.md): xlnetc's
+#                  bf16 training step of XLNet-Base and -Large at each packed
+#                  batch size, the fused attention kernels alone, HuggingFace
+#                  XLNetLMHeadModel under bf16 autocast, eager and
+#                  torch.compile, and its largest batch; then the tables.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 export LD_LIBRARY_PATH="$here/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 export XLNETC_TEST_PLANS="$here/plans" XLNETC_KERNEL_CACHE=/tmp/xlnetc-kernels
 log=${OUT:-/tmp}
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
-"$here/bin/xlnet-device-tests" --gtest_output=xml:"$log/device-tests.xml" 2>&1 | tee "$log/device-tests.log" | grep -E '^\[  (FAILED|PASSED|SKIPPED) |tests ran'
-for tool in memcheck racecheck; do
-  compute-sanitizer --tool $tool --error-exitcode 9 \
-    "$here/bin/xlnet-device-tests" --gtest_filter='WholeStep.TinyTrainingStep' \
-    > "$log/sanitizer-$tool.log" 2>&1
-  echo "compute-sanitizer $tool: exit $? ($(grep -c 'ERROR SUMMARY: 0 errors' "$log/sanitizer-$tool.log") clean summaries)"
-done
-# Training from the bundles on the GPU: the tiny model for 20 steps, then a
-# few bf16 steps of XLNet-Base and -Large (tokens/s on the progress lines).
-"$here/bin/xlnetc-run" train "$here/bundles/tiny-train" --data "$here/demo.txt" \
-  --out /tmp/run-tiny --steps 20 --no-plot --device cuda 2>&1 | tail -4
-for model in base large; do
-  "$here/bin/xlnetc-run" train "$here/bundles/$model-train" --data "$here/demo.txt" \
-    --out /tmp/run-$model --steps 5 --log-every 1 --no-plot --device cuda \
-    --tokenizer /tmp/run-tiny/spiece.model 2>&1 | tail -7
-done
-# The competitor on the same shapes (scripts/hf_xlnet_bench.py; written
-# without a GPU or PyTorch at hand: not run yet).
-for model in base large; do
-  python3 "$here/hf_xlnet_bench.py" "$here/bundles/$model-train/spec.toml" --steps 5 \
-    --warmup 2 --dtype bf16 --json "$log/hf-$model.json" 2>&1 | tail -3
-done
+case "${1:-tests}" in
+tests)
+  "$here/bin/xlnet-device-tests" --gtest_output=xml:"$log/device-tests.xml" 2>&1 | tee "$log/device-tests.log" | grep -E '^\[  (FAILED|PASSED|SKIPPED) |tests ran'
+  for tool in memcheck racecheck; do
+    compute-sanitizer --tool $tool --error-exitcode 9 \
+      "$here/bin/xlnet-device-tests" --gtest_filter='WholeStep.TinyTrainingStep' \
+      > "$log/sanitizer-$tool.log" 2>&1
+    echo "compute-sanitizer $tool: exit $? ($(grep -c 'ERROR SUMMARY: 0 errors' "$log/sanitizer-$tool.log") clean summaries)"
+  done
+  "$here/bin/xlnetc-run" train "$here/bundles/tiny-train" --data "$here/demo.txt" \
+    --out /tmp/run-tiny --steps 20 --no-plot --device cuda 2>&1 | tail -4
+  ;;
+bench)
+  mkdir -p /tmp/bench-bundles && tar xzf "$here/bench-bundles.tgz" -C /tmp/bench-bundles
+  for b in /tmp/bench-bundles/*-b*; do
+    name=$(basename "$b")  # MODEL-bBATCH
+    "$here/bin/xlnetc-run" bench "$b" --device cuda --steps 5 --warmup 2 \
+      --json "$log/xlnetc-$name.json" 2>&1 | tail -2 || echo "$name: did not run (see above)"
+  done
+  "$here/bin/xlnetc-run" bench-attention --device cuda --batch 16 --heads 12 --d-head 64 \
+    --json "$log/attn-base.json" 2>&1 | tail -8
+  "$here/bin/xlnetc-run" bench-attention --device cuda --batch 16 --heads 16 --d-head 64 \
+    --json "$log/attn-large.json" 2>&1 | tail -8
+  for model in base large; do
+    for batch in 16 32; do
+      python3 "$here/hf_xlnet_bench.py" "$here/xlnet-$model.toml" --batch $batch --steps 5 \
+        --warmup 2 --dtype bf16 --json "$log/hf-$model-b$batch-eager.json" 2>&1 | tail -1
+    done
+    python3 "$here/hf_xlnet_bench.py" "$here/xlnet-$model.toml" --batch 16 --steps 5 \
+      --warmup 3 --dtype bf16 --compile --json "$log/hf-$model-b16-compile.json" 2>&1 | tail -1
+    python3 "$here/hf_xlnet_bench.py" "$here/xlnet-$model.toml" --batch 4 --dtype bf16 \
+      --max-batch --json "$log/hf-$model-max-eager.json" 2>&1 | tail -1
+  done
+  python3 "$here/bench_table.py" "$log" | tee "$log/tables.md"
+  ;;
+*)
+  echo "usage: run.sh tests|bench" >&2
+  exit 2
+  ;;
+esac
 RUN
 chmod +x "$out/run.sh"
 du -sh "$out"

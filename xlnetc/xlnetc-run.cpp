@@ -3,6 +3,9 @@
 //   xlnetc-run info BUNDLE
 //   xlnetc-run run-step BUNDLE [--weights W] [--batch B] [--out O] [--device D]
 //   xlnetc-run train BUNDLE --data CORPUS [--out DIR] [--resume] [--device D]
+//   xlnetc-run bench BUNDLE... [--device D] [--steps N] [--warmup N] [--json F]
+//   xlnetc-run bench-attention [--batch B --heads N --d-head H --seq-len S
+//                               --mem-len M --num-predict P] [--device D] [--json F]
 //
 // Runs what `xlnetc compile SPEC -o BUNDLE` compiled, with the same runtime,
 // flags and messages as `xlnetc run-step` and `xlnetc train`, but links no
@@ -11,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "xlnetc/Driver/Bench.h"
 #include "xlnetc/Driver/Bundle.h"
 #include "xlnetc/Driver/Options.h"
 #include "xlnetc/Driver/RunStep.h"
@@ -79,7 +83,43 @@ int main(int argc, char **argv) {
   trainCmd->add_option("bundle", trainDir, "Bundle of a train step")->required();
   xlnetc::addTrainOptions(trainCmd, train);
 
+  xlnetc::BenchArgs bench;
+  auto *benchCmd = app.add_subcommand(
+      "bench", "Time training steps from bundles: tokens/s, TFLOP/s, MFU, device memory");
+  benchCmd->add_option("bundles", bench.bundles, "Bundles of train steps (one row each)")
+      ->required();
+  benchCmd->add_option("--device", bench.device, "emu, cuda or auto")
+      ->capture_default_str();
+  benchCmd->add_option("--steps", bench.steps, "Timed steps per bundle")->capture_default_str();
+  benchCmd->add_option("--warmup", bench.warmup, "Untimed steps first")->capture_default_str();
+  benchCmd->add_option("--gemm-size", bench.gemmSize,
+                       "Edge of the reference bf16 GEMM (0: 8192 on a GPU, 256 on emu)");
+  benchCmd->add_option("--json", bench.json, "Also write the results as JSON");
+  benchCmd->add_flag("--no-kernel-cache", bench.noKernelCache, "Compile kernels afresh");
+
+  xlnetc::AttentionBenchArgs attn;
+  auto *attnCmd = app.add_subcommand(
+      "bench-attention", "Time the fused attention kernels (both streams, forward and backward)");
+  attnCmd->add_option("--batch", attn.batch)->capture_default_str();
+  attnCmd->add_option("--heads", attn.heads)->capture_default_str();
+  attnCmd->add_option("--d-head", attn.dHead)->capture_default_str();
+  attnCmd->add_option("--seq-len", attn.seqLen)->capture_default_str();
+  attnCmd->add_option("--mem-len", attn.mlen)->capture_default_str();
+  attnCmd->add_option("--num-predict", attn.numPredict)->capture_default_str();
+  attnCmd->add_option("--device", attn.device, "emu, cuda or auto")->capture_default_str();
+  attnCmd->add_option("--iters", attn.iters, "Timed iterations")->capture_default_str();
+  attnCmd->add_option("--warmup", attn.warmup, "Untimed iterations first")
+      ->capture_default_str();
+  attnCmd->add_option("--gemm-size", attn.gemmSize,
+                      "Edge of the reference bf16 GEMM (0: 8192 on a GPU, 256 on emu)");
+  attnCmd->add_option("--json", attn.json, "Also write the results as JSON");
+  attnCmd->add_flag("--no-kernel-cache", attn.noKernelCache, "Compile kernels afresh");
+
   CLI11_PARSE(app, argc, argv);
+  if (*benchCmd)
+    return xlnetc::runBench(bench);
+  if (*attnCmd)
+    return xlnetc::runAttentionBench(attn);
   const std::string &dir = *infoCmd ? infoDir : *runCmd ? runDir : trainDir;
   xlnetc::Bundle bundle;
   if (xlnetc::rt::Status st = xlnetc::readBundle(dir, bundle); !st)

@@ -88,6 +88,12 @@ public:
     if (ptr)
       drv_.cuMemFree(ptr);
   }
+  Status memoryInUse(size_t &bytes) override {
+    size_t freeBytes = 0, total = 0;
+    XLNETC_CU_RETURN_IF_ERROR(drv_, "reading the device's memory", cuMemGetInfo(&freeBytes, &total));
+    bytes = total - freeBytes;
+    return Status::ok();
+  }
   Status upload(DevPtr dst, const void *src, size_t bytes) override {
     return XLNETC_CU_CHECK(drv_, fmt::format("uploading {} bytes", bytes),
                            cuMemcpyHtoD(dst, src, bytes));

@@ -120,6 +120,11 @@ public:
 
   virtual Status alloc(size_t bytes, DevPtr &out) = 0;
   virtual void free(DevPtr ptr) = 0;
+  /// Device memory in use now: on a GPU what the driver reports for the
+  /// whole device (total - free: this process's context, modules and
+  /// allocations, and any other process's); on the emulated device the
+  /// bytes of its live allocations.
+  virtual Status memoryInUse(size_t &bytes) = 0;
   /// upload and download wait for the work launched before them and return
   /// when the bytes are there; copy (device to device) is ordered after
   /// that work without the host waiting.

@@ -251,6 +251,12 @@ public:
     allocations_[out] = bytes;
     return Status::ok();
   }
+  Status memoryInUse(size_t &bytes) override {
+    bytes = 0;
+    for (const auto &[ptr, size] : allocations_)
+      bytes += size;
+    return Status::ok();
+  }
   void free(DevPtr ptr) override {
     auto it = allocations_.find(ptr);
     if (it == allocations_.end())

@@ -1,0 +1,524 @@
+//===- Bench.cpp - Benchmark programs: the training step, the attention --===//
+
+#include "xlnetc/Driver/Bench.h"
+
+#include "xlnetc/Driver/Bundle.h"
+#include "xlnetc/Driver/RunStep.h"
+#include "xlnetc/Driver/Synthetic.h"
+#include "xlnetc/Spec/Spec.h"
+
+#include "runtime/BFloat16.h"
+#include "runtime/Executor.h"
+#include "runtime/MemoryPlan.h"
+#include "runtime/Plan.h"
+#include "runtime/data/Batch.h"
+#include "runtime/device/AttentionTc.h"
+#include "runtime/device/Device.h"
+#include "runtime/device/FloatBits.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <random>
+
+namespace xlnetc {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using json = nlohmann::json;
+
+double seconds(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
+
+/// The bf16 GEMM rate of the device (TFLOP/s): `size`³ products with bf16
+/// A, B and D and f32 accumulation, as the training step's GEMMs run.
+rt::Status measureGemm(rt::dev::Device &dev, int64_t size, double &tflops) {
+  namespace dv = rt::dev;
+  dv::GemmDesc d;
+  d.m = d.n = d.k = size;
+  d.lda = d.ldb = d.ldc = size;
+  d.ab = d.cd = dv::GemmType::BF16;
+  const size_t bytes = size_t(size * size) * 2;
+  std::vector<uint16_t> host(static_cast<size_t>(size * size));
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (uint16_t &h : host)
+    h = rt::bf16FromFloat(u(gen));
+  dv::GemmOperands ops;
+  XLNETC_RETURN_IF_ERROR(dev.alloc(bytes, ops.a));
+  XLNETC_RETURN_IF_ERROR(dev.alloc(bytes, ops.b));
+  XLNETC_RETURN_IF_ERROR(dev.alloc(bytes, ops.d));
+  ops.c = ops.d;
+  rt::Status st = dev.upload(ops.a, host.data(), bytes);
+  if (st)
+    st = dev.upload(ops.b, host.data(), bytes);
+  const bool gpu = dev.kind() == dv::DeviceKind::Cuda;
+  const int warmup = gpu ? 3 : 1, iters = gpu ? 20 : 2;
+  for (int i = 0; st && i < warmup; ++i)
+    st = dev.gemm(d, ops, "the reference GEMM");
+  if (st)
+    st = dev.synchronize("the reference GEMM");
+  const auto t0 = Clock::now();
+  for (int i = 0; st && i < iters; ++i)
+    st = dev.gemm(d, ops, "the reference GEMM");
+  if (st)
+    st = dev.synchronize("the reference GEMM");
+  const double secs = seconds(t0, Clock::now());
+  dev.free(ops.a), dev.free(ops.b), dev.free(ops.d);
+  XLNETC_RETURN_IF_ERROR(st);
+  tflops = 2.0 * double(size) * double(size) * double(size) * iters / secs / 1e12;
+  return rt::Status::ok();
+}
+
+/// Model FLOPs of one step: every GEMM of the device program (2·m·n·k per
+/// batch entry, as issued) plus the attention's products counted
+/// algorithmically — the forward's ac, bd and P·v, 2·B·N·T·K·H each, the
+/// backward's six (dout·vᵀ, dv, dk, dq·k, dq·k_r, dk_r); the recomputation
+/// of the scores in the backward is not counted (the convention of
+/// FlashAttention's reports).
+double stepFlops(const rt::Plan &plan) {
+  double f = 0;
+  if (plan.device)
+    for (const rt::DeviceStep &s : plan.device->steps)
+      for (const rt::DeviceLaunch &l : s.launches)
+        if (l.kind == rt::DeviceLaunch::Gemm)
+          f += 2.0 * double(l.gemm.m) * double(l.gemm.n) * double(l.gemm.k) *
+               double(l.gemm.batch);
+  for (const rt::Step &s : plan.steps) {
+    const bool grad = s.kind == rt::OpKind::RelAttentionGrad;
+    if (!grad && s.kind != rt::OpKind::RelAttention)
+      continue;
+    const size_t o = grad ? 1 : 0;
+    const std::vector<int64_t> &q = plan.buffers[size_t(s.in[o])].shape;
+    const int64_t K = plan.buffers[size_t(s.in[o + 1])].shape[1];
+    f += (grad ? 12.0 : 6.0) * double(q[0]) * double(q[2]) * double(q[1]) * double(K) *
+         double(q[3]);
+  }
+  return f;
+}
+
+/// The default size of the reference GEMM on this device.
+int64_t gemmSizeFor(const rt::dev::Device &dev, int64_t asked) {
+  if (asked > 0)
+    return asked;
+  return dev.kind() == rt::dev::DeviceKind::Cuda ? 8192 : 256;
+}
+
+bool writeJson(const std::string &path, const json &j, std::string &error) {
+  if (path.empty())
+    return true;
+  return writeText(path, j.dump(2) + "\n", error);
+}
+
+} // namespace
+
+int runBench(const BenchArgs &args) {
+  if (args.bundles.empty())
+    return fail("bench: no bundle given (compile one with `xlnetc compile SPEC -o DIR`)");
+  if (args.steps < 1 || args.warmup < 0)
+    return fail("bench: --steps must be at least 1 and --warmup at least 0");
+  std::string error;
+  // The device once for the reference GEMM (and to fail early).
+  int64_t gemmSize = 0;
+  double gemmTflops = 0;
+  std::string deviceText;
+  {
+    rt::Executor probe;
+    if (!openExecutor(args.device, args.noKernelCache, probe, error))
+      return fail(error);
+    rt::dev::Device *probeDev = probe.device();
+    if (!probeDev)
+      return fail("bench: the host executor has no device to time GEMMs on or memory to "
+                  "measure; use --device emu or --device cuda");
+    gemmSize = gemmSizeFor(*probeDev, args.gemmSize);
+    if (rt::Status st = measureGemm(*probeDev, gemmSize, gemmTflops); !st)
+      return fail("bench: " + st.message());
+    deviceText = probe.description();
+  }
+  std::cout << fmt::format("xlnetc-run bench on {}\n  reference: bf16 GEMM {}³, {:.3f} "
+                           "TFLOP/s (the MFU's denominator)\n",
+                           deviceText, gemmSize, gemmTflops);
+
+  json rows = json::array();
+  std::string table =
+      fmt::format("{:<20} {:>6} {:>7} {:>5} {:>6} {:>10} {:>11} {:>9} {:>7} {:>10} {:>10}\n",
+                  "bundle", "layers", "d_model", "prec", "batch", "step ms", "tokens/s",
+                  "TFLOP/s", "MFU", "pred. MiB", "meas. MiB");
+  for (const std::string &dir : args.bundles) {
+    Bundle b;
+    if (rt::Status st = readBundle(dir, b); !st)
+      return fail(st.message());
+    if (b.step != StepKind::Train)
+      return fail(fmt::format("bench: {} holds the {} step; bench times training steps "
+                              "(compile with --step train, the default)",
+                              dir, stepKindName(b.step)));
+    ModelSpec spec;
+    if (!loadSpec(b.specPath, spec, error))
+      return failDiagnostics(error);
+    // A fresh executor per bundle: its memory is all this step's.
+    rt::Executor executor;
+    if (!openExecutor(args.device, args.noKernelCache, executor, error))
+      return fail(error);
+    rt::dev::Device &dev = *executor.device();
+    size_t before = 0, after = 0;
+    if (rt::Status st = dev.memoryInUse(before); !st)
+      return fail(st.message());
+    rt::Plan plan;
+    if (!bundleCompiler(b)(spec, b.shape, b.step, plan, error, nullptr, true))
+      return failDiagnostics(error);
+
+    // Random parameters, zero moments and memory, a synthetic batch.
+    rt::TensorMap bind = randomParameters(plan, spec.initRange, 1);
+    std::vector<std::pair<std::string, std::string>> carry;
+    std::vector<std::string> params;
+    for (const auto &[name, t] : bind)
+      params.push_back(name);
+    for (const std::string &p : params) {
+      const std::vector<int64_t> shape = bind.at(p).shape;
+      bind["adam_m." + p] = rt::Tensor::zeros(rt::DType::F32, shape);
+      bind["adam_v." + p] = rt::Tensor::zeros(rt::DType::F32, shape);
+      carry.emplace_back("new." + p, p);
+      carry.emplace_back("new.adam_m." + p, "adam_m." + p);
+      carry.emplace_back("new.adam_v." + p, "adam_v." + p);
+    }
+    rt::TensorMap batch;
+    if (rt::Status st = syntheticBatch(spec, b.shape, 1, batch); !st)
+      return fail("bench: cannot build a synthetic batch: " + st.message());
+    rt::data::PermMaskForm form;
+    if (rt::Status st = rt::data::compactPermMask(batch, form); !st)
+      return fail("bench: synthetic batch: " + st.message());
+    for (auto &[name, t] : batch) {
+      if (name.rfind("mems.", 0) == 0)
+        carry.emplace_back("new_mems." + name.substr(5), name);
+      bind[name] = std::move(t);
+    }
+    executor.setCarry(carry);
+
+    std::vector<double> times;
+    rt::TensorMap outputs;
+    rt::ExecOptions exec;
+    for (int i = 0; i < args.warmup + args.steps; ++i) {
+      bind["step"] = rt::Tensor::fromI64({}, {i});
+      exec.seed = uint64_t(i) + 1;
+      const auto t0 = Clock::now();
+      rt::Status st = executor.start(plan, bind, exec);
+      for (const auto &[out, in] : carry)
+        bind.erase(in);
+      if (st)
+        st = executor.finish(outputs);
+      if (!st)
+        return fail(fmt::format("bench: {} step {}: {}", dir, i + 1, st.message()));
+      if (i >= args.warmup)
+        times.push_back(seconds(t0, Clock::now()));
+    }
+    if (rt::Status st = dev.memoryInUse(after); !st)
+      return fail(st.message());
+    std::sort(times.begin(), times.end());
+    const double median = times[times.size() / 2];
+    const double tokens = double(b.shape.batch * b.shape.seqLen);
+    const double flops = stepFlops(plan);
+    const double tflops = flops / median / 1e12;
+    const double predicted = plan.device ? double(plan.device->memory.totalBytes()) : 0;
+    const double measured = double(after > before ? after - before : 0);
+    const std::string name = std::filesystem::path(dir).filename().string();
+    table += fmt::format("{:<20} {:>6} {:>7} {:>5} {:>6} {:>10.2f} {:>11.0f} {:>9.3f} {:>6.1f}% "
+                         "{:>10.0f} {:>10.0f}\n",
+                         name.substr(0, 20), spec.nLayer, spec.dModel, b.precision,
+                         b.shape.batch, median * 1e3,
+                         tokens / median, tflops, 100.0 * tflops / gemmTflops, mib(predicted),
+                         mib(measured));
+    rows.push_back({{"bundle", dir},
+                    {"n_layer", spec.nLayer},
+                    {"d_model", spec.dModel},
+                    {"precision", b.precision},
+                    {"batch", b.shape.batch},
+                    {"seq_len", b.shape.seqLen},
+                    {"mem_len", b.shape.mlen},
+                    {"num_predict", b.shape.numPredict},
+                    {"step_ms_median", median * 1e3},
+                    {"step_ms", [&] {
+                       json t = json::array();
+                       for (double s : times)
+                         t.push_back(s * 1e3);
+                       return t;
+                     }()},
+                    {"tokens_per_s", tokens / median},
+                    {"model_flops_per_step", flops},
+                    {"tflops", tflops},
+                    {"mfu", tflops / gemmTflops},
+                    {"memory_predicted_bytes", predicted},
+                    {"memory_measured_bytes", measured},
+                    {"final_loss", outputs.count("loss") ? outputs.at("loss").f32()[0] : NAN}});
+  }
+  std::cout << table
+            << fmt::format("  {} timed steps after {} untimed (median shown); tokens = batch × "
+                           "seq_len per step; model FLOPs: the GEMMs as issued and the "
+                           "attention's products (docs/Benchmarks.md); measured memory: the "
+                           "device's use after the steps less before the executor's first "
+                           "allocation\n",
+                           args.steps, args.warmup);
+  json out = {{"program", "xlnetc-run bench"},
+              {"device", deviceText},
+              {"gemm_reference", {{"size", gemmSize}, {"dtype", "bf16"}, {"tflops", gemmTflops}}},
+              {"warmup", args.warmup},
+              {"steps", args.steps},
+              {"rows", rows}};
+  if (!writeJson(args.json, out, error))
+    return fail(error);
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// The attention kernels alone
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// One stream's shapes for the kernel benchmark.
+struct AttnShape {
+  const char *stream;
+  int64_t B, T, N, H, K, S, R;
+  bool rows;
+  int64_t site;
+};
+
+/// The tensor-core forward and backward of `a` as one module (the wrappers
+/// the emitter writes for a bf16 step: PHASE 0..3 on tensor cores, PHASE 4
+/// the f32 kernel's bias columns).
+std::string attentionModule(const std::vector<AttnShape> &shapes) {
+  std::string s = "#include \"xlnetc_prelude.cuh\"\n#include \"xlnetc_k_attention_tc.cuh\"\n"
+                  "typedef unsigned long long u64;\ntypedef long long i64;\ntypedef xl_bf16 h16;\n";
+  for (const AttnShape &a : shapes) {
+    const std::string targs = fmt::format(
+        "{}, {}, {}, {}, {}, {}, 1, {}, {}, {}ull, 0u", a.B, a.T, a.N, a.H, a.K, a.S, a.R,
+        a.rows ? 1 : 0, rt::dev::doubleBits(1.0 / std::sqrt(double(a.H))));
+    s += fmt::format(R"(
+XL_KERNEL void fwd_{0}(const h16 *q, const h16 *k, const h16 *v, const h16 *kr,
+    const float *se, const float *rw, const float *rr, const float *rs, const i64 *seg,
+    const i64 *rank, const i64 *rows, h16 *o, float *lse, int *st, u64 seed) {{
+  xl_rel_attention_tc<{1}, 0>(q, k, v, kr, se, rw, rr, rs, seg, rank, rows, o, lse, st, {2}, seed);
+}}
+XL_EXPORT(fwd_{0})
+)",
+                     a.stream, targs, a.site);
+    for (int phase = 0; phase < 5; ++phase)
+      s += fmt::format(R"(
+XL_KERNEL void bwd_{0}_{1}(const h16 *dout, const h16 *q, const h16 *k, const h16 *v,
+    const h16 *kr, const float *se, const float *rw, const float *rr, const float *rs,
+    const i64 *seg, const i64 *rank, const i64 *rows, h16 *dq, h16 *dk, h16 *dv, h16 *dkr,
+    float *dse, float *drw, float *drr, float *drs, double *ws, int *st, u64 seed) {{
+  {2}<{3}, {4}>(dout, q, k, v, kr, se, rw, rr, rs, seg, rank, rows, dq, dk, dv, dkr, dse,
+      drw, drr, drs, ws, st, {5}, seed);
+}}
+XL_EXPORT(bwd_{0}_{1})
+)",
+                       a.stream, phase,
+                       phase < 4 ? "xl_rel_attention_tc_grad" : "xl_rel_attention_fused_grad",
+                       targs, phase < 4 ? fmt::format("{}, 0", phase) : "16, 4, 128, 0", a.site);
+  }
+  return s;
+}
+
+} // namespace
+
+int runAttentionBench(const AttentionBenchArgs &args) {
+  namespace dv = rt::dev;
+  const int64_t B = args.batch, N = args.heads, H = args.dHead, S = args.seqLen,
+                M = args.mlen, NP = args.numPredict;
+  if (B < 1 || N < 1 || S < 1 || M < 0 || NP < 1 || NP > S)
+    return fail("bench-attention: need batch, heads, seq_len >= 1, mlen >= 0 and "
+                "1 <= num_predict <= seq_len");
+  if (!dv::attnTcSupports(H))
+    return fail(fmt::format("bench-attention: d_head {} has no tensor-core kernels (a "
+                            "multiple of 16, at most 128)", H));
+  if (args.iters < 1 || args.warmup < 0)
+    return fail("bench-attention: --iters must be at least 1 and --warmup at least 0");
+  std::string error;
+  rt::Executor executor;
+  if (!openExecutor(args.device, args.noKernelCache, executor, error))
+    return fail(error);
+  dv::Device *devp = executor.device();
+  if (!devp)
+    return fail("bench-attention: the host executor runs no kernels; use --device emu or cuda");
+  dv::Device &dev = *devp;
+  const int64_t K = M + S, R = K + S;
+  const std::vector<AttnShape> shapes = {{"content", B, S, N, H, K, S, R, false, 1},
+                                         {"query", B, NP, N, H, K, S, R, true, 2}};
+  std::unique_ptr<dv::Module> mod;
+  const auto tCompile = Clock::now();
+  if (rt::Status st = dev.loadModule({"attention-bench.cu", attentionModule(shapes), {}}, mod);
+      !st)
+    return fail("bench-attention: " + st.message());
+  std::cout << fmt::format("xlnetc-run bench-attention on {}: batch {}, {} heads × {}, seq {}, "
+                           "mem {}, num_predict {} (kernels ready in {:.1f} s)\n",
+                           executor.description(), B, N, H, S, M, NP,
+                           seconds(tCompile, Clock::now()));
+  const int64_t gemmSize = gemmSizeFor(dev, args.gemmSize);
+  double gemmTflops = 0;
+  if (rt::Status st = measureGemm(dev, gemmSize, gemmTflops); !st)
+    return fail("bench-attention: " + st.message());
+
+  // Operands: random bf16 values, segment ids, ranks and gathered rows.
+  std::mt19937 gen(11);
+  std::vector<dv::DevPtr> live;
+  rt::Status allocated = rt::Status::ok(); // every allocation and upload so far
+  auto put = [&](const void *src, size_t bytes) {
+    dv::DevPtr p = 0;
+    if (allocated)
+      allocated = dev.alloc(std::max<size_t>(bytes, 8), p);
+    if (allocated)
+      allocated = src ? dev.upload(p, src, bytes) : dev.memset(p, 0, std::max<size_t>(bytes, 8));
+    live.push_back(p);
+    return p;
+  };
+  auto bf16s = [&](int64_t n) {
+    std::vector<uint16_t> h(static_cast<size_t>(n));
+    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+    for (uint16_t &x : h)
+      x = rt::bf16FromFloat(u(gen));
+    return put(h.data(), h.size() * 2);
+  };
+  auto f32s = [&](int64_t n) {
+    std::vector<float> h(static_cast<size_t>(n));
+    std::uniform_real_distribution<float> u(-0.1f, 0.1f);
+    for (float &x : h)
+      x = u(gen);
+    return put(h.data(), h.size() * 4);
+  };
+  std::vector<int64_t> seg(static_cast<size_t>(B * S)), rank(static_cast<size_t>(B * 2 * S)),
+      rows(static_cast<size_t>(B * NP));
+  for (int64_t b = 0; b < B; ++b) {
+    for (int64_t i = 0; i < S; ++i)
+      seg[size_t(b * S + i)] = i < S / 2 ? 0 : 1;
+    std::vector<int64_t> perm(static_cast<size_t>(S));
+    for (int64_t i = 0; i < S; ++i)
+      perm[size_t(i)] = i;
+    std::shuffle(perm.begin(), perm.end(), gen);
+    for (int64_t i = 0; i < S; ++i)
+      rank[size_t((b * 2) * S + i)] = rank[size_t((b * 2 + 1) * S + i)] = perm[size_t(i)];
+    std::vector<int64_t> pos(perm.begin(), perm.begin() + NP);
+    std::sort(pos.begin(), pos.end());
+    for (int64_t t = 0; t < NP; ++t)
+      rows[size_t(b * NP + t)] = pos[size_t(t)];
+  }
+  const dv::DevPtr k = bf16s(B * K * N * H), v = bf16s(B * K * N * H), kr = bf16s(R * N * H),
+                   se = f32s(2 * N * H), rw = f32s(N * H), rr = f32s(N * H), rs = f32s(N * H),
+                   dseg = put(seg.data(), seg.size() * 8), drank = put(rank.data(), rank.size() * 8),
+                   drows = put(rows.data(), rows.size() * 8);
+  json results = json::array();
+  std::string table = fmt::format("{:<9} {:<9} {:>10} {:>10} {:>12}\n", "stream", "pass",
+                                  "ms", "TFLOP/s", "of GEMM");
+  double totalFlops = 0, totalSecs = 0;
+  for (const AttnShape &a : shapes) {
+    const int64_t T = a.T;
+    const dv::DevPtr q = bf16s(B * T * N * H), dout = bf16s(B * T * N * H),
+                     o = put(nullptr, size_t(B * T * N * H) * 2),
+                     lse = put(nullptr, size_t(B * T * N) * 4), st = put(nullptr, 5 * 4),
+                     ws = put(nullptr, size_t(B * T * N * (2 * H + 4)) * 8);
+    std::vector<dv::DevPtr> grads;
+    for (int64_t n : {B * T * N * H * 2, B * K * N * H * 2, B * K * N * H * 2, R * N * H * 2,
+                      2 * N * H * 4, N * H * 4, N * H * 4, N * H * 4})
+      grads.push_back(put(nullptr, size_t(n)));
+    if (!allocated)
+      return fail("bench-attention: " + allocated.message());
+    const dv::DevPtr rowsArg = a.rows ? drows : 0;
+    unsigned long long seed = 5;
+    auto timeLaunches = [&](const std::vector<std::pair<std::string, dv::LaunchDims>> &ls,
+                            std::vector<dv::DevPtr> argv, double &secs) -> rt::Status {
+      std::vector<void *> params;
+      for (dv::DevPtr &x : argv)
+        params.push_back(&x);
+      params.push_back(&seed);
+      std::vector<dv::Kernel> kernels(ls.size());
+      for (size_t i = 0; i < ls.size(); ++i)
+        XLNETC_RETURN_IF_ERROR(dev.getKernel(*mod, ls[i].first, kernels[i]));
+      auto once = [&]() -> rt::Status {
+        for (size_t i = 0; i < ls.size(); ++i)
+          XLNETC_RETURN_IF_ERROR(dev.launch(kernels[i], ls[i].second, params.data(), ls[i].first));
+        return rt::Status::ok();
+      };
+      for (int i = 0; i < args.warmup; ++i)
+        XLNETC_RETURN_IF_ERROR(once());
+      XLNETC_RETURN_IF_ERROR(dev.synchronize("bench-attention"));
+      const auto t0 = Clock::now();
+      for (int i = 0; i < args.iters; ++i)
+        XLNETC_RETURN_IF_ERROR(once());
+      XLNETC_RETURN_IF_ERROR(dev.synchronize("bench-attention"));
+      secs = seconds(t0, Clock::now()) / args.iters;
+      return rt::Status::ok();
+    };
+    auto dims = [](int64_t grid, int block, int64_t smem) {
+      dv::LaunchDims d;
+      d.grid[0] = unsigned(std::clamp<int64_t>(grid, 1, 65535));
+      d.block[0] = unsigned(block);
+      d.dynSmem = size_t(smem);
+      return d;
+    };
+    const int64_t rowsTiles = B * N * ((T + 63) / 64);
+    double fwdSecs = 0, bwdSecs = 0;
+    rt::Status stt = timeLaunches(
+        {{fmt::format("fwd_{}", a.stream),
+          dims(rowsTiles, dv::kAttnTcBlock, dv::attnTcSmemBytes(H))}},
+        {q, k, v, kr, se, rw, rr, rs, dseg, drank, rowsArg, o, lse, st}, fwdSecs);
+    if (stt) {
+      const int64_t smem = dv::attnTcSmemBytes(H, true);
+      std::vector<dv::DevPtr> argv = {dout, q, k, v, kr, se, rw, rr, rs, dseg, drank, rowsArg};
+      argv.insert(argv.end(), grads.begin(), grads.end());
+      argv.insert(argv.end(), {ws, st});
+      stt = timeLaunches(
+          {{fmt::format("bwd_{}_0", a.stream), dims(rowsTiles, dv::kAttnTcBlock, smem)},
+           {fmt::format("bwd_{}_1", a.stream), dims(rowsTiles, dv::kAttnTcBlock, smem)},
+           {fmt::format("bwd_{}_2", a.stream),
+            dims(B * N * ((K + 63) / 64), dv::kAttnTcBlock, smem)},
+           {fmt::format("bwd_{}_3", a.stream),
+            dims(N * ((R + 63) / 64), dv::kAttnTcBlock, smem)},
+           {fmt::format("bwd_{}_4", a.stream), dims((N * H + 127) / 128, 128, 0)}},
+          argv, bwdSecs);
+    }
+    if (!stt)
+      return fail("bench-attention: " + stt.message());
+    const double unit = 2.0 * double(B * N) * double(T) * double(K) * double(H);
+    for (auto [pass, secs, flops] : {std::tuple<const char *, double, double>{"forward", fwdSecs, 3 * unit},
+                                     {"backward", bwdSecs, 6 * unit}}) {
+      const double tf = flops / secs / 1e12;
+      table += fmt::format("{:<9} {:<9} {:>10.3f} {:>10.3f} {:>11.1f}%\n", a.stream, pass,
+                           secs * 1e3, tf, 100.0 * tf / gemmTflops);
+      results.push_back({{"stream", a.stream}, {"pass", pass}, {"rows", T}, {"keys", K},
+                         {"ms", secs * 1e3}, {"model_flops", flops}, {"tflops", tf},
+                         {"fraction_of_gemm", tf / gemmTflops}});
+      totalFlops += flops;
+      totalSecs += secs;
+    }
+  }
+  for (dv::DevPtr p : live)
+    dev.free(p);
+  const double totalTf = totalFlops / totalSecs / 1e12;
+  table += fmt::format("{:<19} {:>10.3f} {:>10.3f} {:>11.1f}%\n", "both, fwd + bwd",
+                       totalSecs * 1e3, totalTf, 100.0 * totalTf / gemmTflops);
+  std::cout << table
+            << fmt::format("  reference: bf16 GEMM {}³, {:.3f} TFLOP/s; model FLOPs: forward "
+                           "3 and backward 6 products of 2·B·N·T·K·H (the scores' "
+                           "recomputation not counted); {} timed iterations after {}\n",
+                           gemmSize, gemmTflops, args.iters, args.warmup);
+  json out = {{"program", "xlnetc-run bench-attention"},
+              {"device", executor.description()},
+              {"shape", {{"batch", B}, {"heads", N}, {"d_head", H}, {"seq_len", S},
+                         {"mem_len", M}, {"num_predict", NP}}},
+              {"gemm_reference", {{"size", gemmSize}, {"dtype", "bf16"}, {"tflops", gemmTflops}}},
+              {"kernels", results},
+              {"total", {{"ms", totalSecs * 1e3}, {"tflops", totalTf},
+                         {"fraction_of_gemm", totalTf / gemmTflops}}}};
+  if (!writeJson(args.json, out, error))
+    return fail(error);
+  return 0;
+}
+
+} // namespace xlnetc
