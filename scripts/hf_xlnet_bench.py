@@ -176,6 +176,8 @@ def main(argv):
             "gpu": torch.cuda.get_device_name() if args.device.startswith("cuda") else ""}
 
     if args.max_batch:
+        if not args.device.startswith("cuda"):
+            sys.exit("--max-batch needs a GPU (--device cuda): only a device runs out of memory")
         tried = {}
         lo, hi = 0, None
         b = B
