@@ -26,16 +26,21 @@ bool startsWith(const std::string &s, const char *prefix) {
   return s.rfind(prefix, 0) == 0;
 }
 
-/// Calls `touch(buffer)` for every buffer step `i` reads or writes: the
-/// plan step's operands and, with a program, every launch's.
+/// Calls `touch(buffer)` for every buffer step `i` reads or writes: with a
+/// program, what its launches read and write (a step the emitter fused into
+/// another has none, and a fused launch may read other buffers than the
+/// step's own: a dropout recomputed inside LayerNorm reads the dropout's
+/// input, not its never-written result); without one, the plan step's
+/// operands.
 template <class F>
 void forEachTouched(const Plan &plan, const DeviceProgram *program, size_t i, F touch) {
-  for (int id : plan.steps[i].in)
-    touch(id);
-  for (int id : plan.steps[i].out)
-    touch(id);
-  if (!program)
+  if (!program) {
+    for (int id : plan.steps[i].in)
+      touch(id);
+    for (int id : plan.steps[i].out)
+      touch(id);
     return;
+  }
   for (const DeviceLaunch &l : program->steps[i].launches) {
     if (l.kind == DeviceLaunch::Gemm) {
       for (int id : {l.a, l.b, l.bias, l.d, l.aux, l.c})
@@ -88,7 +93,11 @@ MemoryPlan planMemory(const Plan &plan, const DeviceProgram *program) {
            : m.inputBytes) += bufferBytes(b);
       continue;
     }
-    if (first[id] < 0) // never touched: keep it valid for the whole step
+    // Never touched: with a program, a result a fusion never writes (it
+    // gets no memory); without one, keep it valid for the whole step.
+    if (first[id] < 0 && program && b.outputs.empty())
+      continue;
+    if (first[id] < 0)
       first[id] = 0, last[id] = int64_t(steps) - 1;
     if (!b.outputs.empty()) {
       last[id] = int64_t(steps) - 1;

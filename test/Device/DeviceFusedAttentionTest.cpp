@@ -684,7 +684,7 @@ XL_KERNEL void tcgrad_{0}_{13}(const h16 *dout, const h16 *q,
     int *st, u64 seed) {{
   {15}<{1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9},
       {10}ull, {11}u, {16}>(dout, q, k, v, kr, se, rw, rr, rs, seg,
-      rank, rows, dq, dk, dv, dkr, dse, drw, drr, drs, ws, st, {12}, seed);
+      rank, rows, {17}dq, dk, dv, dkr, dse, drw, drr, drs, ws, st, {12}, seed);
 }}
 XL_EXPORT(tcgrad_{0}_{13})
 )",
@@ -694,7 +694,29 @@ XL_EXPORT(tcgrad_{0}_{13})
                        c.bits ? 1 : 0,
                        phase < 4 ? "xl_rel_attention_tc_grad" : "xl_rel_attention_fused_grad",
                        phase < 4 ? fmt::format("{}, {}", phase, c.bits ? 1 : 0)
-                                 : fmt::format("16, 4, 128, {}", c.bits ? 1 : 0));
+                                 : fmt::format("16, 4, 128, {}", c.bits ? 1 : 0),
+                       phase < 4 ? "(const h16 *)0, (const h16 *)0, (const h16 *)0, " : "");
+  // PHASE 2 and 3 adding dk, dv and dk_r into given tensors (the emitter's
+  // add-into fusion of the two streams' gradients).
+  for (const Case &c : kTcCases)
+    for (int phase = 2; phase < 4; ++phase)
+      s += fmt::format(R"(
+XL_KERNEL void tcgradi_{0}_{13}(const h16 *dout, const h16 *q,
+    const h16 *k, const h16 *v, const h16 *kr, const float *se,
+    const float *rw, const float *rr, const float *rs, const i64 *seg,
+    const i64 *rank, const i64 *rows, const h16 *dki, const h16 *dvi, const h16 *dkri,
+    h16 *dq, h16 *dk, h16 *dv, h16 *dkr, float *dse, float *drw, float *drr, float *drs,
+    double *ws, int *st, u64 seed) {{
+  xl_rel_attention_tc_grad<{1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9},
+      {10}ull, {11}u, {13}, {14}>(dout, q, k, v, kr, se, rw, rr, rs, seg,
+      rank, rows, dki, dvi, dkri, dq, dk, dv, dkr, dse, drw, drr, drs, ws, st, {12}, seed);
+}}
+XL_EXPORT(tcgradi_{0}_{13})
+)",
+                       c.name, c.B, c.T, c.N, c.H, c.K(), c.S, c.P, c.R(),
+                       c.rows ? 1 : 0, doubleBits(c.scale()),
+                       c.dropatt > 0 ? floatBits(c.dropatt) : 0u, c.site, phase,
+                       c.bits ? 1 : 0);
   return s;
 }
 
@@ -873,6 +895,37 @@ std::vector<float> runTc(const char *schedule) {
         firstGrad = grads;
       else
         EXPECT_EQ(grads, firstGrad) << c.name << ": gradients bitwise equal across grids";
+      if (grid != 1)
+        continue;
+      // PHASE 2 and 3 again, adding into other tensors: bitwise the add of
+      // what they stored (bf16) to them, rounded to bf16 once.
+      std::vector<DevPtr> inits, sums;
+      std::vector<std::vector<uint16_t>> initBits;
+      for (size_t x = 1; x <= 3; ++x) {
+        Tensor t = rnd(g[x].shape, 800 + uint32_t(x), -3, 3);
+        initBits.push_back(roundToBf16(t));
+        inits.push_back(put16(initBits.back()));
+      }
+      for (size_t x = 0; x < g.size(); ++x)
+        sums.push_back(put(nullptr, size_t(g[x].numel()) * (x < 4 ? 2 : 4)));
+      std::vector<DevPtr> iargs = {gout};
+      iargs.insert(iargs.end(), args.begin(), args.end());
+      iargs.insert(iargs.end(), inits.begin(), inits.end());
+      iargs.insert(iargs.end(), sums.begin(), sums.end());
+      iargs.insert(iargs.end(), {ws, status});
+      for (int phase = 2; phase < 4; ++phase)
+        launchOn(*dev, *mod, fmt::format("tcgradi_{}_{}", c.name, phase), 2u, kAttnTcBlock,
+                 iargs, size_t(attnTcSmemBytes(H, true)));
+      for (size_t x = 1; x <= 3; ++x) {
+        std::vector<uint16_t> mine(size_t(g[x].numel())), sum(mine.size());
+        EXPECT_TRUE(dev->download(mine.data(), outs[x], mine.size() * 2));
+        EXPECT_TRUE(dev->download(sum.data(), sums[x], sum.size() * 2));
+        size_t wrong = 0;
+        for (size_t e = 0; e < sum.size(); ++e)
+          wrong += sum[e] != bf16FromFloat(floatFromBf16(initBits[x - 1][e]) +
+                                           floatFromBf16(mine[e]));
+        EXPECT_EQ(wrong, 0u) << c.name << " " << names[x] << " added into its init";
+      }
     }
     all.insert(all.end(), firstGrad.begin(), firstGrad.end());
   }
@@ -951,7 +1004,7 @@ TEST(FusedAttentionTc, CompilesForSm90OnTensorCoresWithoutSpills) {
     std::printf("%s: %d registers, %lld bytes stack\n", u.kernel.c_str(), u.registers,
                 static_cast<long long>(u.stackBytes));
   }
-  EXPECT_EQ(kernels, 6 * int(std::size(kTcCases)));
+  EXPECT_EQ(kernels, 8 * int(std::size(kTcCases))); // forward, 5 phases, 2 with inits
   const std::string cuobjdump = findCuobjdump();
   if (cuobjdump.empty())
     GTEST_SKIP() << "no cuobjdump (scripts/install-deps.sh installs it): "

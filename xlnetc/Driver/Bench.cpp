@@ -53,11 +53,14 @@ rt::Status measureGemm(rt::dev::Device &dev, int64_t size, double &tflops) {
   for (uint16_t &h : host)
     h = rt::bf16FromFloat(u(gen));
   dv::GemmOperands ops;
-  XLNETC_RETURN_IF_ERROR(dev.alloc(bytes, ops.a));
-  XLNETC_RETURN_IF_ERROR(dev.alloc(bytes, ops.b));
-  XLNETC_RETURN_IF_ERROR(dev.alloc(bytes, ops.d));
+  rt::Status st = dev.alloc(bytes, ops.a);
+  if (st)
+    st = dev.alloc(bytes, ops.b);
+  if (st)
+    st = dev.alloc(bytes, ops.d);
   ops.c = ops.d;
-  rt::Status st = dev.upload(ops.a, host.data(), bytes);
+  if (st)
+    st = dev.upload(ops.a, host.data(), bytes);
   if (st)
     st = dev.upload(ops.b, host.data(), bytes);
   const bool gpu = dev.kind() == dv::DeviceKind::Cuda;
@@ -72,7 +75,9 @@ rt::Status measureGemm(rt::dev::Device &dev, int64_t size, double &tflops) {
   if (st)
     st = dev.synchronize("the reference GEMM");
   const double secs = seconds(t0, Clock::now());
-  dev.free(ops.a), dev.free(ops.b), dev.free(ops.d);
+  for (dv::DevPtr p : {ops.a, ops.b, ops.d})
+    if (p)
+      dev.free(p);
   XLNETC_RETURN_IF_ERROR(st);
   tflops = 2.0 * double(size) * double(size) * double(size) * iters / secs / 1e12;
   return rt::Status::ok();
@@ -123,8 +128,9 @@ bool writeJson(const std::string &path, const json &j, std::string &error) {
 int runBench(const BenchArgs &args) {
   if (args.bundles.empty())
     return fail("bench: no bundle given (compile one with `xlnetc compile SPEC -o DIR`)");
-  if (args.steps < 1 || args.warmup < 0)
-    return fail("bench: --steps must be at least 1 and --warmup at least 0");
+  if (args.steps < 1 || args.warmup < 1)
+    return fail("bench: --steps and --warmup must be at least 1 (the first step compiles "
+                "the kernels; the second records the step's graph)");
   std::string error;
   // The device once for the reference GEMM (and to fail early).
   int64_t gemmSize = 0;
@@ -222,7 +228,9 @@ int runBench(const BenchArgs &args) {
     if (rt::Status st = dev.memoryInUse(after); !st)
       return fail(st.message());
     std::sort(times.begin(), times.end());
-    const double median = times[times.size() / 2];
+    const size_t mid = times.size() / 2;
+    const double median =
+        times.size() % 2 ? times[mid] : 0.5 * (times[mid - 1] + times[mid]);
     const double tokens = double(b.shape.batch * b.shape.seqLen);
     const double flops = stepFlops(plan);
     const double tflops = flops / median / 1e12;
@@ -315,14 +323,18 @@ XL_KERNEL void bwd_{0}_{1}(const h16 *dout, const h16 *q, const h16 *k, const h1
     const h16 *kr, const float *se, const float *rw, const float *rr, const float *rs,
     const i64 *seg, const i64 *rank, const i64 *rows, h16 *dq, h16 *dk, h16 *dv, h16 *dkr,
     float *dse, float *drw, float *drr, float *drs, double *ws, int *st, u64 seed) {{
-  {2}<{3}, {4}>(dout, q, k, v, kr, se, rw, rr, rs, seg, rank, rows, dq, dk, dv, dkr, dse,
+  {2}<{3}, {4}>(dout, q, k, v, kr, se, rw, rr, rs, seg, rank, rows, {6}dq, dk, dv, dkr, dse,
       drw, drr, drs, ws, st, {5}, seed);
 }}
 XL_EXPORT(bwd_{0}_{1})
 )",
                        a.stream, phase,
                        phase < 4 ? "xl_rel_attention_tc_grad" : "xl_rel_attention_fused_grad",
-                       targs, phase < 4 ? fmt::format("{}, 0", phase) : "16, 4, 128, 0", a.site);
+                       targs,
+                       phase < 4 ? fmt::format("{}, 0", phase)
+                                 : fmt::format("{}, 4, 128, 0", a.H <= 64 ? 16 : 4), // the emitter's BQ
+                       a.site,
+                       phase < 4 ? "(const h16 *)0, (const h16 *)0, (const h16 *)0, " : "");
   }
   return s;
 }
@@ -427,8 +439,12 @@ int runAttentionBench(const AttentionBenchArgs &args) {
     for (int64_t n : {B * T * N * H * 2, B * K * N * H * 2, B * K * N * H * 2, R * N * H * 2,
                       2 * N * H * 4, N * H * 4, N * H * 4, N * H * 4})
       grads.push_back(put(nullptr, size_t(n)));
-    if (!allocated)
+    if (!allocated) {
+      for (dv::DevPtr p : live)
+        if (p)
+          dev.free(p);
       return fail("bench-attention: " + allocated.message());
+    }
     const dv::DevPtr rowsArg = a.rows ? drows : 0;
     unsigned long long seed = 5;
     auto timeLaunches = [&](const std::vector<std::pair<std::string, dv::LaunchDims>> &ls,
@@ -483,8 +499,20 @@ int runAttentionBench(const AttentionBenchArgs &args) {
            {fmt::format("bwd_{}_4", a.stream), dims((N * H + 127) / 128, 128, 0)}},
           argv, bwdSecs);
     }
-    if (!stt)
+    int words[5] = {0, 0, 0, 0, 0};
+    if (stt)
+      stt = dev.download(words, st, sizeof words);
+    if (stt && words[0] != 0)
+      stt = rt::Status::error(fmt::format("the {} stream's kernels reported data error {} "
+                                          "(status words {} {} {} {})",
+                                          a.stream, words[0], words[1], words[2], words[3],
+                                          words[4]));
+    if (!stt) {
+      for (dv::DevPtr p : live)
+        if (p)
+          dev.free(p);
       return fail("bench-attention: " + stt.message());
+    }
     const double unit = 2.0 * double(B * N) * double(T) * double(K) * double(H);
     for (auto [pass, secs, flops] : {std::tuple<const char *, double, double>{"forward", fwdSecs, 3 * unit},
                                      {"backward", bwdSecs, 6 * unit}}) {

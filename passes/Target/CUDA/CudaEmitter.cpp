@@ -237,16 +237,24 @@ private:
   };
   std::map<size_t, LnDrop> lnDrop_;          ///< by add_layer_norm(_grad) step
   std::map<size_t, std::string> doneElsewhere_; ///< dropout step -> why no launch
-  /// A bias_grad or embedding_grad step that also does an `add` of its
-  /// result: it writes `sum` = `init` + its own result.
+  /// A step that also does an `add` of one of its results (bias_grad,
+  /// embedding_grad; a bf16 rel_attention_grad's dk, dv, dk_r): it writes
+  /// `sum` = `init` + its own result.
   struct AddInto {
     int init = -1, sum = -1;
   };
-  std::map<size_t, AddInto> addInto_; ///< by producing step
-  /// The `init` operand of the current step's kernels (a null pointer when
-  /// it does no add) and the buffer it writes instead of its own result.
-  Param addIntoInit();
-  Param addIntoOut();
+  std::map<size_t, std::map<size_t, AddInto>> addInto_; ///< by step, result
+  /// The `init` operand of the current step's result `o` (a null pointer
+  /// when it does no add) and the buffer it writes instead of the result.
+  Param addIntoInit(size_t o = 0);
+  Param addIntoOut(size_t o = 0);
+  /// Whether an attention step runs the tensor-core kernels: bf16, compact
+  /// masks, a head size they take.
+  bool tcAttention(const Step &s) const {
+    const size_t o = s.kind == OpKind::RelAttentionGrad ? 1 : 0;
+    return s.in.size() > o + 8 && buf(s.in[o + 8]).dtype == DType::I64 &&
+           buf(s.in[o]).dtype == DType::BF16 && dev::attnTcSupports(buf(s.in[o]).shape[3]);
+  }
   std::map<size_t, EpilogueFusion> fusions_; ///< by GEMM step
   std::map<size_t, size_t> absorbedBy_;      ///< step -> its GEMM step
 };
@@ -480,15 +488,17 @@ void Emitter::findAccumulateFusions() {
 }
 
 /// The same for kernels that can start their sums from a buffer: a
-/// `bias_grad` or `embedding_grad` whose result only an `add` reads writes
-/// the sum itself (init + its result, rounded as the add would):
+/// `bias_grad` or `embedding_grad`, or the dk, dv or dk_r of a tensor-core
+/// `rel_attention_grad`, whose result only an `add` reads writes the sum
+/// itself (init + its result, rounded as the add would):
 ///
 ///   bias_grad(dy) -> Y;  add(X, Y) -> Z   => bias_grad(dy, init X) -> Z
 ///
 /// with the same conditions as findAccumulateFusions. The tied word
 /// embedding's two gradients (the LM head's GEMM and the input embedding's
 /// scatter) so meet without a dense [V, D] temporary and an add, and so do
-/// the bias gradients of the feed-forward layers the two streams share.
+/// the bias gradients of the feed-forward layers and the k, v and k_r
+/// gradients of the attention that the two streams share.
 void Emitter::findAddIntoFusions() {
   const std::vector<Step> &steps = plan_.steps;
   std::map<int, std::vector<size_t>> readers;
@@ -511,9 +521,13 @@ void Emitter::findAddIntoFusions() {
         continue;
       const size_t g = w->second;
       const OpKind kind = steps[g].kind;
-      if ((kind != OpKind::BiasGrad && kind != OpKind::EmbeddingGrad) ||
-          addInto_.count(g) || absorbedBy_.count(g) || readers[y].size() != 1 ||
-          !buf(y).outputs.empty())
+      const size_t o = size_t(std::find(steps[g].out.begin(), steps[g].out.end(), y) -
+                              steps[g].out.begin());
+      const bool takesInit =
+          ((kind == OpKind::BiasGrad || kind == OpKind::EmbeddingGrad) && o == 0) ||
+          (kind == OpKind::RelAttentionGrad && o >= 1 && o <= 3 && tcAttention(steps[g]));
+      if (!takesInit || addInto_[g].count(o) || absorbedBy_.count(g) ||
+          readers[y].size() != 1 || !buf(y).outputs.empty())
         continue;
       auto wx = writer.find(x);
       if (wx != writer.end() && wx->second >= g)
@@ -521,7 +535,7 @@ void Emitter::findAddIntoFusions() {
       if (buf(x).dtype != buf(y).dtype || buf(z).dtype != buf(y).dtype ||
           numel(x) != numel(y) || numel(z) != numel(y))
         continue;
-      addInto_[g] = {x, z};
+      addInto_[g][o] = {x, z};
       absorbedBy_[a] = g;
       break;
     }
@@ -595,17 +609,17 @@ void Emitter::findLayerNormDropoutFusions() {
   }
 }
 
-Param Emitter::addIntoInit() {
+Param Emitter::addIntoInit(size_t o) {
   auto it = addInto_.find(index_);
-  if (it == addInto_.end())
-    return null(ctype(buf(out(0)).dtype) == std::string("xl_bf16") ? "const xl_bf16 *"
-                                                                    : "const float *");
-  return bufIn(it->second.init);
+  if (it == addInto_.end() || !it->second.count(o))
+    return null(buf(out(o)).dtype == DType::BF16 ? "const xl_bf16 *" : "const float *");
+  return bufIn(it->second.at(o).init);
 }
 
-Param Emitter::addIntoOut() {
+Param Emitter::addIntoOut(size_t o) {
   auto it = addInto_.find(index_);
-  return it == addInto_.end() ? outP(0) : bufOut(it->second.sum);
+  return it == addInto_.end() || !it->second.count(o) ? outP(o)
+                                                      : bufOut(it->second.at(o).sum);
 }
 
 Status Emitter::emitGemm() {
@@ -706,7 +720,7 @@ Status Emitter::emitFusedRelAttention(bool grad, std::vector<std::string> targs,
   const int64_t qTiles = B * N * ceilDiv(T, bq);
   // bf16 queries: the forward on tensor cores (xlnetc_k_attention_tc.cuh),
   // for every head size it takes; others run the f32 kernel below.
-  if (!grad && buf(in(0)).dtype == DType::BF16 && dev::attnTcSupports(H)) {
+  if (!grad && tcAttention(*step_)) {
     params.push_back(null("float *")); // the log-sum-exp is not kept
     params.push_back(status());
     params.push_back(site(a.dropoutSite));
@@ -747,7 +761,16 @@ Status Emitter::emitFusedRelAttention(bool grad, std::vector<std::string> targs,
   // bf16 gradients: PHASE 0..3 on tensor cores, then the f32 kernel's bias
   // columns (PHASE 4), which read the same row statistics.
   int firstF32Phase = 0;
-  if (buf(in(1)).dtype == DType::BF16 && dev::attnTcSupports(H)) { // q
+  if (tcAttention(*step_)) {
+    // The f32 kernel's operands with the three inits after `rows`, and
+    // dk, dv, dk_r replaced by their sums where they add into another
+    // stream's gradient (findAddIntoFusions).
+    std::vector<Param> tcParams(params.begin(), params.begin() + 12);
+    for (size_t o = 1; o <= 3; ++o)
+      tcParams.push_back(addIntoInit(o));
+    for (size_t o = 0; o < 8; ++o)
+      tcParams.push_back(addIntoOut(o));
+    tcParams.insert(tcParams.end(), params.begin() + 20, params.end());
     const int64_t rows = dev::kAttnTcRows;
     const int64_t tcGrids[4] = {B * N * ceilDiv(T, rows), B * N * ceilDiv(T, rows),
                                 B * N * ceilDiv(K, rows), P * N * ceilDiv(R, rows)};
@@ -762,7 +785,7 @@ Status Emitter::emitFusedRelAttention(bool grad, std::vector<std::string> targs,
                                    "\"AttentionTc.h and the kernel disagree\");\n",
                                    H, smem);
       kernel(fmt::format("rel_attention_tc_grad_p{}", phase),
-             "xl_rel_attention_tc_grad", t, params, gridFor(tcGrids[phase]),
+             "xl_rel_attention_tc_grad", t, tcParams, gridFor(tcGrids[phase]),
              dev::kAttnTcBlock, static_cast<uint32_t>(smem));
     }
     firstF32Phase = 4;

@@ -12,7 +12,10 @@
 // The score tile. A block of 4 warps takes 64 query rows of one (b, n), 16
 // per warp; keys go by in tiles of BK = 64, staged in shared memory as bf16
 // (cp.async with zero fill from bf16 storage, converting loads otherwise)
-// with their segment ids and ranks. A warp's 16 × 64 scores
+// with their segment ids and ranks, in a pipeline: a tile's v loads while
+// its scores are computed, the next tile's k while the rest of the tile
+// runs (the k_r band chunks go by plain 16-byte loads, which leave those
+// cp.async groups in flight). A warp's 16 × 64 scores
 // (xl_attn_tc_scores):
 //   ac   (q + r_w)·kᵀ: (H/16)·8 mma;
 //   bd   XLNet's rel_shift, row i reads k_r[S - i + j]: the warp's rows need
@@ -56,7 +59,10 @@
 //            k_r row rr — bd straight from (q + r_r)·k_r tileᵀ, ac and
 //            dout·vᵀ over the key window through the same skew — and each
 //            warp takes 16 k_r rows: dk_r += cᵀ·(q + r_r).
-// The workspace is the f32 kernel's row statistics ([lse, D, c0, c1,
+// Arguments: the f32 kernel's, with three more inputs after `rows`:
+// dk_init, dv_init, dk_r_init — null, or what dk, dv, dk_r are added to (the
+// other stream's gradients of the shared k, v, k_r: the emitter's add-into
+// fusion). The workspace is the f32 kernel's row statistics ([lse, D, c0, c1,
 // Σ c·k (H), Σ c·k_r (H)] in double per row): nothing of size S×K. No
 // atomics; every sum in a fixed order; results do not depend on gridDim.
 //
@@ -175,12 +181,19 @@ template <int H, bool GRAD> struct XlAttnTcShared {
   }
 };
 
+/// 16 bytes, for copies of eight bf16 at once.
+struct XL_ALIGN(16) XlAttnTc16 {
+  unsigned w[4];
+};
+
 /// Stages `nrows` rows of H elements into dst ([nrows][LD] bf16) by
 /// `nthreads` threads (this one is `tid`): row r comes from src + rowAt(r),
 /// or is zeros where rowAt(r) < 0. bf16 storage goes by cp.async (16 bytes
-/// at a time, zero fill), so the caller commits and waits; other storage is
-/// converted on the way.
-template <int H, int LD, typename T, typename RowAt>
+/// at a time, zero fill; the caller commits and waits) when ASYNC, else by
+/// plain 16-byte loads and stores (done when this returns: they join no
+/// cp.async group, so the groups in flight — the next tile's keys — stay in
+/// flight); other storage is converted on the way.
+template <int H, int LD, bool ASYNC = true, typename T, typename RowAt>
 XL_DEVICE void xl_attn_tc_stage(xl_bf16 *dst, int nrows, const T *src,
                                 RowAt rowAt, int tid, int nthreads) {
   constexpr int kPieces = H / 8; // 16 bytes of bf16
@@ -188,8 +201,13 @@ XL_DEVICE void xl_attn_tc_stage(xl_bf16 *dst, int nrows, const T *src,
     const int r = e / kPieces, c = (e % kPieces) * 8;
     const xl_i64 at = rowAt(r);
     xl_bf16 *d = dst + r * LD + c;
-    if constexpr (XlSameType<T, xl_bf16>::value) {
+    if constexpr (XlSameType<T, xl_bf16>::value && ASYNC) {
       xl_cp_async_16_zfill(d, at >= 0 ? src + at + c : src, at >= 0 ? 16 : 0);
+    } else if constexpr (XlSameType<T, xl_bf16>::value) {
+      XlAttnTc16 v = {{0u, 0u, 0u, 0u}};
+      if (at >= 0)
+        v = *reinterpret_cast<const XlAttnTc16 *>(src + at + c);
+      *reinterpret_cast<XlAttnTc16 *>(d) = v;
     } else {
       for (int x = 0; x < 8; ++x)
         d[x] = xl_float2bf16(at >= 0 ? static_cast<float>(src[at + c + x])
@@ -404,22 +422,21 @@ XL_DEVICE void xl_attn_tc_stage_rows(
   __syncthreads();
 }
 
-/// Stages the key tile j0 .. j0 + BK of (b, n): k (and v, when given) as
-/// bf16, the keys' segment ids and ranks. Ends with a block barrier.
-template <xl_i64 K, xl_i64 S, int N, int H, int MASK_BITS, bool GRAD,
-          typename T_k, typename T_v>
-XL_DEVICE void xl_attn_tc_stage_keys(const XlAttnTcShared<H, GRAD> &sh,
-                                     xl_i64 b, int n, xl_i64 j0, const T_k *k,
-                                     const T_v *v, const xl_i64 *segId,
-                                     const xl_i64 *permMask) {
+/// Starts staging key tile j0 .. j0 + BK of (b, n): the k rows (cp.async, a
+/// committed group of its own) and the keys' segment ids and ranks (plain
+/// stores). The caller waits for the group and syncs the block before
+/// reading them, and before that syncs so that nobody still reads the last
+/// tile's.
+template <xl_i64 K, xl_i64 S, int N, int H, int MASK_BITS, bool GRAD, typename T_k>
+XL_DEVICE void xl_attn_tc_issue_k(const XlAttnTcShared<H, GRAD> &sh, xl_i64 b, int n,
+                                  xl_i64 j0, const T_k *k, const xl_i64 *segId,
+                                  const xl_i64 *permMask) {
   constexpr int LD = XlAttnTcSmem<H>::kLD, BK = XlAttnTc::kBK;
   constexpr xl_i64 MLEN = K - S;
   auto keyRow = [&](int c) -> xl_i64 {
     return j0 + c < K ? ((b * K + j0 + c) * N + n) * H : -1;
   };
   xl_attn_tc_stage<H, LD>(sh.kt, BK, k, keyRow, threadIdx.x, XlAttnTc::kBlock);
-  if (v)
-    xl_attn_tc_stage<H, LD>(sh.vt, BK, v, keyRow, threadIdx.x, XlAttnTc::kBlock);
   xl_cp_async_commit();
   for (int c = threadIdx.x; c < BK; c += XlAttnTc::kBlock) {
     const xl_i64 jj = j0 + c - MLEN; // position of a non-memory key
@@ -427,6 +444,22 @@ XL_DEVICE void xl_attn_tc_stage_keys(const XlAttnTcShared<H, GRAD> &sh,
     sh.kseg[c] = real ? segId[b * S + jj] : 0;
     sh.krank[c] = real && !MASK_BITS ? permMask[(b * 2 + 1) * S + jj] : 0;
   }
+}
+
+/// Starts staging the v rows of key tile j0 (a committed cp.async group).
+template <xl_i64 K, int N, int H, bool GRAD, typename T_v>
+XL_DEVICE void xl_attn_tc_issue_v(const XlAttnTcShared<H, GRAD> &sh, xl_i64 b, int n,
+                                  xl_i64 j0, const T_v *v) {
+  auto keyRow = [&](int c) -> xl_i64 {
+    return j0 + c < K ? ((b * K + j0 + c) * N + n) * H : -1;
+  };
+  xl_attn_tc_stage<H, XlAttnTcSmem<H>::kLD>(sh.vt, XlAttnTc::kBK, v, keyRow, threadIdx.x,
+                                            XlAttnTc::kBlock);
+  xl_cp_async_commit();
+}
+
+/// Waits for this thread's cp.async groups, then for the block's.
+XL_DEVICE void xl_attn_tc_arrived() {
   xl_cp_async_wait_all();
   __syncthreads();
 }
@@ -454,9 +487,9 @@ XL_DEVICE void xl_attn_tc_stage_band(const XlAttnTcShared<H, GRAD> &sh,
     const xl_i64 row = c0 + x;
     return row < hi && row < R ? ((p * R + row) * N + n) * H : -1;
   };
-  xl_attn_tc_stage<H, XlAttnTcSmem<H>::kLD>(sh.chunk, XlAttnTc::kCW, kR,
-                                            bandRow, lane, 32);
-  xl_attn_tc_staged();
+  // Plain loads: the next tile's keys, in flight, are not waited for.
+  xl_attn_tc_stage<H, XlAttnTcSmem<H>::kLD, false>(sh.chunk, XlAttnTc::kCW, kR, bandRow,
+                                                   lane, 32);
   __syncwarp();
 }
 
@@ -594,10 +627,12 @@ XL_DEVICE void xl_rel_attention_tc(
     float o[HT][4];
     xl_attn_tc_zero<HT>(o);
 
+    // The keys in a pipeline: v of a tile loads (cp.async) while its
+    // scores are computed, k of the next tile while its P·v runs.
+    xl_attn_tc_issue_k<K, S, N, H, MASK_BITS>(sh, b, n, 0, k, segId, permMask);
     for (xl_i64 j0 = 0; j0 < K; j0 += BK) {
-      __syncthreads(); // the last tile's k and v are consumed
-      xl_attn_tc_stage_keys<K, S, N, H, MASK_BITS>(sh, b, n, j0, k, v, segId,
-                                                   permMask);
+      xl_attn_tc_arrived(); // this tile's k; every warp is done with the last v
+      xl_attn_tc_issue_v<K, N, H>(sh, b, n, j0, v);
       float s[KT][4];
       xl_attn_tc_scores<T, N, H, K, S, R, HAS_ROWS, MASK_BITS>(
           s, sh, p, n, j0, imin, imax, kR, permMask, scale);
@@ -635,6 +670,9 @@ XL_DEVICE void xl_rel_attention_tc(
         o[x][0] *= alpha[0], o[x][1] *= alpha[0];
         o[x][2] *= alpha[1], o[x][3] *= alpha[1];
       }
+      xl_attn_tc_arrived(); // this tile's v; every warp is done with k
+      if (j0 + BK < K)
+        xl_attn_tc_issue_k<K, S, N, H, MASK_BITS>(sh, b, n, j0 + BK, k, segId, permMask);
       // o += P · v: P's accumulator fragments are the A fragments.
       xl_attn_tc_mma_fb<BK, LD, HT>(o, s, sh.vt, lane);
     }
@@ -704,11 +742,21 @@ XL_DEVICE void xl_attn_tc_grad_entries(float (*s)[4], float (*dp)[4],
     }
 }
 
+/// Stores gradient value `v` at out[at]; with `init` (not null) init[at] +
+/// the value as stored instead — bitwise the plan's `add` of the other
+/// stream's gradient, which the emitter's add-into fusion absorbs.
+template <typename T_out, typename T_init>
+XL_DEVICE void xl_attn_tc_put(T_out *out, const T_init *init, xl_i64 at, float v) {
+  const float stored = static_cast<float>(static_cast<T_out>(v));
+  out[at] = init ? static_cast<float>(init[at]) + stored : stored;
+}
+
 template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int P,
           xl_i64 R, int HAS_ROWS, xl_u64 SCALE_BITS, unsigned DROP_BITS,
           int PHASE, int MASK_BITS, typename T_dout, typename T_q,
           typename T_k, typename T_v, typename T_kR, typename T_segEmb,
-          typename T_rw, typename T_rr, typename T_rs, typename T_dq,
+          typename T_rw, typename T_rr, typename T_rs, typename T_dkInit,
+          typename T_dvInit, typename T_dkRInit, typename T_dq,
           typename T_dk, typename T_dv, typename T_dkR, typename T_dsegEmb,
           typename T_drw, typename T_drr, typename T_drs>
 XL_DEVICE void xl_rel_attention_tc_grad(
@@ -718,7 +766,8 @@ XL_DEVICE void xl_rel_attention_tc_grad(
     const T_rw *XL_RESTRICT rw, const T_rr *XL_RESTRICT rr,
     const T_rs *XL_RESTRICT rs, const xl_i64 *XL_RESTRICT segId,
     const xl_i64 *XL_RESTRICT permMask, const xl_i64 *XL_RESTRICT rows,
-    T_dq *XL_RESTRICT dq, T_dk *XL_RESTRICT dk, T_dv *XL_RESTRICT dv,
+    const T_dkInit *XL_RESTRICT dkInit, const T_dvInit *XL_RESTRICT dvInit,
+    const T_dkRInit *XL_RESTRICT dkRInit, T_dq *XL_RESTRICT dq, T_dk *XL_RESTRICT dk, T_dv *XL_RESTRICT dv,
     T_dkR *XL_RESTRICT dkR, T_dsegEmb *XL_RESTRICT dsegEmb,
     T_drw *XL_RESTRICT drw, T_drr *XL_RESTRICT drr, T_drs *XL_RESTRICT drs,
     double *XL_RESTRICT workspace, int *status, xl_i64 site,
@@ -752,11 +801,12 @@ XL_DEVICE void xl_rel_attention_tc_grad(
         sh, b, n, t0, q, segEmb, rw, rr, rs, segId, permMask, rows, dout,
         PHASE == 0 ? nullptr : workspace, kStat, nullptr);
   };
-  // The warp's scores (s) and dout·vᵀ (dp) against key tile j0.
-  auto scoreTile = [&](float (*s)[4], float (*dp)[4], xl_i64 p, int n,
-                       xl_i64 j0, int imin, int imax) {
+  // The warp's scores (s) against key tile j0; dout·vᵀ (dp).
+  auto scoreTile = [&](float (*s)[4], xl_i64 p, int n, xl_i64 j0, int imin, int imax) {
     xl_attn_tc_scores<T, N, H, K, S, R, HAS_ROWS, MASK_BITS>(
         s, sh, p, n, j0, imin, imax, kR, permMask, scale);
+  };
+  auto doutV = [&](float (*dp)[4]) {
     xl_attn_tc_zero<KT>(dp);
     xl_attn_tc_mma_abt<H, LD, LD, KT>(dp, sh.go, sh.vt, lane);
   };
@@ -780,13 +830,22 @@ XL_DEVICE void xl_rel_attention_tc_grad(
       float dqk[HT][4], dqr[HT][4];
       xl_attn_tc_zero<HT>(dqk);
       xl_attn_tc_zero<HT>(dqr);
+      // The keys in a pipeline, as in the forward: v loads while the
+      // scores are computed; the next tile's k while the rest runs.
+      xl_attn_tc_issue_k<K, S, N, H, MASK_BITS>(sh, b, n, 0, k, segId, permMask);
       for (xl_i64 j0 = 0; j0 < K; j0 += BK) {
-        __syncthreads();
-        xl_attn_tc_stage_keys<K, S, N, H, MASK_BITS>(sh, b, n, j0, k, v, segId,
-                                                     permMask);
+        xl_attn_tc_arrived(); // this tile's k; everyone is done with the last v
+        xl_attn_tc_issue_v<K, N, H>(sh, b, n, j0, v);
         float s[KT][4], dp[KT][4];
-        scoreTile(s, dp, p, n, j0, imin, imax);
+        scoreTile(s, p, n, j0, imin, imax);
+        xl_attn_tc_arrived(); // this tile's v
+        doutV(dp);
+        auto nextKeys = [&] { // once every warp is done with this tile's k
+          if (j0 + BK < K)
+            xl_attn_tc_issue_k<K, S, N, H, MASK_BITS>(sh, b, n, j0 + BK, k, segId, permMask);
+        };
         if constexpr (PHASE == 0) {
+          nextKeys(); // k was last read by the scores, before the barrier
           float tileMax[2] = {kNegInf, kNegInf};
           #pragma unroll
           for (int x = 0; x < KT; ++x)
@@ -822,6 +881,8 @@ XL_DEVICE void xl_rel_attention_tc_grad(
               s, dp, sh, b, n, t0, j0, permMask, key, scale, cs);
           // dq += c · k (dp now holds c).
           xl_attn_tc_mma_fb<BK, LD, HT>(dqk, dp, sh.kt, lane);
+          __syncthreads(); // every warp is done with this tile's k
+          nextKeys();
           // dq += (c skewed into each band chunk) · chunk.
           if (imax >= 0) {
             const xl_i64 lo = S - imax + j0, hi = S - imin + j0 + BK;
@@ -887,8 +948,9 @@ XL_DEVICE void xl_rel_attention_tc_grad(
       const xl_i64 b = tile / kKTiles / N;
       const xl_i64 p = b / (B / P);
       __syncthreads();
-      xl_attn_tc_stage_keys<K, S, N, H, MASK_BITS>(sh, b, n, j0, k, v, segId,
-                                                   permMask);
+      xl_attn_tc_issue_k<K, S, N, H, MASK_BITS>(sh, b, n, j0, k, segId, permMask);
+      xl_attn_tc_issue_v<K, N, H>(sh, b, n, j0, v);
+      xl_attn_tc_arrived();
       float gk[HT][4], gv[HT][4]; // this warp's keys j0 + 16·warp ..
       xl_attn_tc_zero<HT>(gk);
       xl_attn_tc_zero<HT>(gv);
@@ -898,7 +960,8 @@ XL_DEVICE void xl_rel_attention_tc_grad(
         int imin, imax;
         xl_attn_tc_span(sh.rows, warp, lane, imin, imax);
         float s[KT][4], dp[KT][4];
-        scoreTile(s, dp, p, n, j0, imin, imax);
+        scoreTile(s, p, n, j0, imin, imax);
+        doutV(dp);
         xl_attn_tc_grad_entries<T, N, H, K, S, HAS_ROWS, MASK_BITS, DROP_BITS>(
             s, dp, sh, b, n, t0, j0, permMask, key, scale,
             static_cast<float (*)[2]>(nullptr));
@@ -914,15 +977,18 @@ XL_DEVICE void xl_rel_attention_tc_grad(
         xl_attn_tc_mma_tile_t<H, LD>(gv, sh.at, [&](int w) { return sh.region(w) + 2 * 16 * LD; }, warp, lane);
         xl_attn_tc_mma_tile_t<H, LD>(gk, sh.ct, [&](int w) { return sh.region(w); }, warp, lane);
       }
+#pragma unroll
       for (int hr = 0; hr < 2; ++hr) {
         const xl_i64 j = j0 + warp * 16 + g + hr * 8;
         if (j >= K)
           continue;
+#pragma unroll
         for (int x = 0; x < HT; ++x)
+#pragma unroll
           for (int e = 0; e < 2; ++e) {
             const xl_i64 at = ((b * K + j) * N + n) * H + x * 8 + 2 * tq + e;
-            dk[at] = gk[x][2 * hr + e];
-            dv[at] = gv[x][2 * hr + e];
+            xl_attn_tc_put(dk, dkInit, at, gk[x][2 * hr + e]);
+            xl_attn_tc_put(dv, dvInit, at, gv[x][2 * hr + e]);
           }
       }
     }
@@ -1028,14 +1094,17 @@ XL_DEVICE void xl_rel_attention_tc_grad(
           xl_attn_tc_mma_tile_t<H, LD>(gr, sh.ct, [&](int w) { return sh.region(w) + 16 * LD; }, warp, lane);
         }
       }
+#pragma unroll
       for (int hr = 0; hr < 2; ++hr) {
         const xl_i64 rrow = rr0 + warp * 16 + g + hr * 8;
         if (rrow >= R)
           continue;
+#pragma unroll
         for (int x = 0; x < HT; ++x)
+#pragma unroll
           for (int e = 0; e < 2; ++e)
-            dkR[((p * R + rrow) * N + n) * H + x * 8 + 2 * tq + e] =
-                gr[x][2 * hr + e];
+            xl_attn_tc_put(dkR, dkRInit, ((p * R + rrow) * N + n) * H + x * 8 + 2 * tq + e,
+                           gr[x][2 * hr + e]);
       }
     }
   }
