@@ -222,9 +222,14 @@ private:
     std::vector<size_t> absorbed;    ///< the steps it does
     int c = -1; ///< accumulate: D = C + op(A)·op(B) (beta 1)
   };
+  /// The steps reading each buffer, and the step writing it (the plan's
+  /// dataflow, for the fusion searches; set by run()).
+  std::map<int, std::vector<size_t>> readers_;
+  std::map<int, size_t> writer_;
   void findEpilogueFusions();
   void findAccumulateFusions();
   void findAddIntoFusions();
+  template <class Take> void forEachAddOfAResult(Take take);
   void findLayerNormDropoutFusions();
   /// The dropouts an add_layer_norm(_grad) step does itself: the forward's
   /// dropout of its x operand, recomputed from the dropout's input (x >= 0),
@@ -366,14 +371,8 @@ void Emitter::gemm(const dev::GemmStepCall &call) {
 /// Everything else stays as it is.
 void Emitter::findEpilogueFusions() {
   const std::vector<Step> &steps = plan_.steps;
-  std::map<int, std::vector<size_t>> readers;
-  std::map<int, size_t> writer;
-  for (size_t i = 0; i < steps.size(); ++i) {
-    for (int id : steps[i].in)
-      readers[id].push_back(i);
-    for (int id : steps[i].out)
-      writer[id] = i;
-  }
+  std::map<int, std::vector<size_t>> &readers = readers_;
+  const std::map<int, size_t> &writer = writer_;
   // A buffer the fused GEMM reads at its own position must be there already.
   auto writtenBefore = [&](int id, size_t g) {
     auto w = writer.find(id);
@@ -443,15 +442,31 @@ void Emitter::findEpilogueFusions() {
 /// reads both and writes the sum. Runs after findEpilogueFusions, whose
 /// GEMMs it leaves alone.
 void Emitter::findAccumulateFusions() {
+  forEachAddOfAResult([&](size_t a, size_t g, size_t, int x, int z) {
+    const Step &s = plan_.steps[g];
+    if ((s.kind != OpKind::Gemm && s.kind != OpKind::GemmWgrad) || fusions_.count(g))
+      return false;
+    dev::GemmStepCall call;
+    if (!dev::lowerGemmStep(plan_, s, call) || call.bias >= 0 ||
+        call.followUp != Activation::None || call.desc.epilogue != dev::GemmEpilogue::Default)
+      return false;
+    EpilogueFusion f{dev::GemmEpilogue::Default, z, -1, -1, {a}};
+    f.c = x;
+    fusions_[g] = f;
+    return true;
+  });
+}
+
+/// Calls take(add step, producer g, result index o, X, Z) for each way
+/// round of every `add(X, Y) -> Z` not absorbed yet whose Y is result o of
+/// step g, read by the add alone and not returned, with X written before g
+/// (or an input) and X, Y, Z of one type and size — the conditions under
+/// which g can write Z = X + Y itself; `take` says whether it did, and the
+/// add is then absorbed by g.
+template <class Take> void Emitter::forEachAddOfAResult(Take take) {
   const std::vector<Step> &steps = plan_.steps;
-  std::map<int, std::vector<size_t>> readers;
-  std::map<int, size_t> writer;
-  for (size_t i = 0; i < steps.size(); ++i) {
-    for (int id : steps[i].in)
-      readers[id].push_back(i);
-    for (int id : steps[i].out)
-      writer[id] = i;
-  }
+  std::map<int, std::vector<size_t>> &readers = readers_;
+  const std::map<int, size_t> &writer = writer_;
   for (size_t a = 0; a < steps.size(); ++a) {
     const Step &add = steps[a];
     if (add.kind != OpKind::Add || add.in.size() != 2 || absorbedBy_.count(a))
@@ -463,26 +478,20 @@ void Emitter::findAccumulateFusions() {
       if (w == writer.end() || x == y)
         continue;
       const size_t g = w->second;
-      const Step &s = steps[g];
-      if ((s.kind != OpKind::Gemm && s.kind != OpKind::GemmWgrad) ||
-          fusions_.count(g) || absorbedBy_.count(g) || readers[y].size() != 1 ||
-          !buf(y).outputs.empty())
+      if (absorbedBy_.count(g) || readers[y].size() != 1 || !buf(y).outputs.empty())
         continue;
       auto wx = writer.find(x);
       if (wx != writer.end() && wx->second >= g)
-        continue; // X is not there yet when the GEMM runs
+        continue; // X is not there yet when g runs
       if (buf(x).dtype != buf(y).dtype || buf(z).dtype != buf(y).dtype ||
           numel(x) != numel(y) || numel(z) != numel(y))
         continue;
-      dev::GemmStepCall call;
-      if (!dev::lowerGemmStep(plan_, s, call) || call.bias >= 0 ||
-          call.followUp != Activation::None || call.desc.epilogue != dev::GemmEpilogue::Default)
-        continue;
-      EpilogueFusion f{dev::GemmEpilogue::Default, z, -1, -1, {a}};
-      f.c = x;
-      fusions_[g] = f;
-      absorbedBy_[a] = g;
-      break;
+      const size_t o = size_t(std::find(steps[g].out.begin(), steps[g].out.end(), y) -
+                              steps[g].out.begin());
+      if (take(a, g, o, x, z)) {
+        absorbedBy_[a] = g;
+        break;
+      }
     }
   }
 }
@@ -500,46 +509,16 @@ void Emitter::findAccumulateFusions() {
 /// the bias gradients of the feed-forward layers and the k, v and k_r
 /// gradients of the attention that the two streams share.
 void Emitter::findAddIntoFusions() {
-  const std::vector<Step> &steps = plan_.steps;
-  std::map<int, std::vector<size_t>> readers;
-  std::map<int, size_t> writer;
-  for (size_t i = 0; i < steps.size(); ++i) {
-    for (int id : steps[i].in)
-      readers[id].push_back(i);
-    for (int id : steps[i].out)
-      writer[id] = i;
-  }
-  for (size_t a = 0; a < steps.size(); ++a) {
-    const Step &add = steps[a];
-    if (add.kind != OpKind::Add || add.in.size() != 2 || absorbedBy_.count(a))
-      continue;
-    const int z = add.out[0];
-    for (int u = 0; u < 2; ++u) {
-      const int y = add.in[size_t(u)], x = add.in[size_t(1 - u)];
-      auto w = writer.find(y);
-      if (w == writer.end() || x == y)
-        continue;
-      const size_t g = w->second;
-      const OpKind kind = steps[g].kind;
-      const size_t o = size_t(std::find(steps[g].out.begin(), steps[g].out.end(), y) -
-                              steps[g].out.begin());
-      const bool takesInit =
-          ((kind == OpKind::BiasGrad || kind == OpKind::EmbeddingGrad) && o == 0) ||
-          (kind == OpKind::RelAttentionGrad && o >= 1 && o <= 3 && tcAttention(steps[g]));
-      if (!takesInit || addInto_[g].count(o) || absorbedBy_.count(g) ||
-          readers[y].size() != 1 || !buf(y).outputs.empty())
-        continue;
-      auto wx = writer.find(x);
-      if (wx != writer.end() && wx->second >= g)
-        continue; // X is not there yet when the kernel runs
-      if (buf(x).dtype != buf(y).dtype || buf(z).dtype != buf(y).dtype ||
-          numel(x) != numel(y) || numel(z) != numel(y))
-        continue;
-      addInto_[g][o] = {x, z};
-      absorbedBy_[a] = g;
-      break;
-    }
-  }
+  forEachAddOfAResult([&](size_t, size_t g, size_t o, int x, int z) {
+    const Step &s = plan_.steps[g];
+    const bool takesInit =
+        ((s.kind == OpKind::BiasGrad || s.kind == OpKind::EmbeddingGrad) && o == 0) ||
+        (s.kind == OpKind::RelAttentionGrad && o >= 1 && o <= 3 && tcAttention(s));
+    if (!takesInit || addInto_[g].count(o))
+      return false;
+    addInto_[g][o] = {x, z};
+    return true;
+  });
 }
 
 /// Dropout around LayerNorm, XLNet's `LayerNorm(dropout(h) + residual)`:
@@ -556,10 +535,7 @@ void Emitter::findAddIntoFusions() {
 /// unfused ones.
 void Emitter::findLayerNormDropoutFusions() {
   const std::vector<Step> &steps = plan_.steps;
-  std::map<int, std::vector<size_t>> readers;
-  for (size_t i = 0; i < steps.size(); ++i)
-    for (int id : steps[i].in)
-      readers[id].push_back(i);
+  std::map<int, std::vector<size_t>> &readers = readers_;
   for (size_t d = 0; d < steps.size(); ++d) {
     const Step &drop = steps[d];
     if (drop.kind != OpKind::Dropout || absorbedBy_.count(d))
@@ -1143,6 +1119,14 @@ Status Emitter::run(const CudaEmitOptions &options) {
   prog_ = DeviceProgram();
   prog_.moduleName = options.moduleName;
   prog_.steps.resize(plan_.steps.size());
+  readers_.clear();
+  writer_.clear();
+  for (size_t i = 0; i < plan_.steps.size(); ++i) {
+    for (int id : plan_.steps[i].in)
+      readers_[id].push_back(i);
+    for (int id : plan_.steps[i].out)
+      writer_[id] = i;
+  }
   findEpilogueFusions();
   findAccumulateFusions();
   findAddIntoFusions();

@@ -223,11 +223,24 @@ XL_DEVICE void xl_attn_tc_staged() {
   xl_cp_async_wait_all();
 }
 
-/// acc[NT][4] += A · Bᵀ by one warp: A = 16 rows of `a` (KD columns, stride
-/// LDA), B = NT·8 rows of `bt` (stride LDB); bf16 row-major in shared memory.
-template <int KD, int LDA, int LDB, int NT>
-XL_DEVICE void xl_attn_tc_mma_abt(float (*acc)[4], const xl_bf16 *a,
-                                  const xl_bf16 *bt, int lane) {
+/// The B fragments (two n-tiles, nt and nt + 1) of a k-step: B_TRANS
+/// false — B is 16 columns (k) at kk·16.. of the NT·8 rows of `bt` (Bᵀ
+/// row-major, stride LDB): ldmatrix; true — B is 16 rows (k) at kk·16.. of
+/// `b` (row-major, NT·8 columns): ldmatrix.trans.
+template <int LDB, bool B_TRANS>
+XL_DEVICE void xl_attn_tc_load_b(u32 bf[4], const xl_bf16 *b, int kk, int nt, int lane) {
+  const int mi = lane >> 3, mr = lane & 7;
+  if constexpr (B_TRANS)
+    xl_ldmatrix_x4_trans(bf, b + (kk * 16 + (mi & 1) * 8 + mr) * LDB + (nt + (mi >> 1)) * 8);
+  else
+    xl_ldmatrix_x4(bf, b + ((nt + (mi >> 1)) * 8 + mr) * LDB + kk * 16 + (mi & 1) * 8);
+}
+
+/// acc[NT][4] += A · op(B) by one warp: A = 16 rows of `a` (KD columns,
+/// stride LDA), op(B) as xl_attn_tc_load_b reads it; bf16 in shared memory.
+template <int KD, int LDA, int LDB, int NT, bool B_TRANS>
+XL_DEVICE void xl_attn_tc_mma(float (*acc)[4], const xl_bf16 *a, const xl_bf16 *b,
+                              int lane) {
   static_assert(NT % 2 == 0 && KD % 16 == 0, "B goes two n-tiles at a time");
   const int mi = lane >> 3, mr = lane & 7;
   // The k loop stays rolled: unrolled, ptxas hoists every fragment load
@@ -239,22 +252,25 @@ XL_DEVICE void xl_attn_tc_mma_abt(float (*acc)[4], const xl_bf16 *a,
 #pragma unroll
     for (int nt = 0; nt < NT; nt += 2) {
       u32 bf[4];
-      xl_ldmatrix_x4(bf, bt + ((nt + (mi >> 1)) * 8 + mr) * LDB + kk * 16 +
-                             (mi & 1) * 8);
+      xl_attn_tc_load_b<LDB, B_TRANS>(bf, b, kk, nt, lane);
       xl_mma_m16n8k16_bf16(acc[nt], af, bf, acc[nt]);
       xl_mma_m16n8k16_bf16(acc[nt + 1], af, bf + 2, acc[nt + 1]);
     }
   }
 }
 
-/// The B fragments (two n-tiles, nt and nt + 1) of a k-step whose B is 16
-/// rows (k) of a row-major bf16 tile `b` (stride LDB) at columns nt·8..:
-/// ldmatrix.trans.
-template <int LDB>
-XL_DEVICE void xl_attn_tc_load_b_trans(u32 bf[4], const xl_bf16 *b, int nt,
-                                       int lane) {
-  const int mi = lane >> 3, mr = lane & 7;
-  xl_ldmatrix_x4_trans(bf, b + ((mi & 1) * 8 + mr) * LDB + (nt + (mi >> 1)) * 8);
+/// acc += A · Bᵀ, B given by its rows `bt` (keys, k_r rows).
+template <int KD, int LDA, int LDB, int NT>
+XL_DEVICE void xl_attn_tc_mma_abt(float (*acc)[4], const xl_bf16 *a, const xl_bf16 *bt,
+                                  int lane) {
+  xl_attn_tc_mma<KD, LDA, LDB, NT, false>(acc, a, bt, lane);
+}
+
+/// acc += A · B, B row-major (k rows).
+template <int KD, int LDA, int LDB, int NT>
+XL_DEVICE void xl_attn_tc_mma_ab(float (*acc)[4], const xl_bf16 *a, const xl_bf16 *b,
+                                 int lane) {
+  xl_attn_tc_mma<KD, LDA, LDB, NT, true>(acc, a, b, lane);
 }
 
 /// acc[NT][4] += A · B by one warp, A given as f32 accumulator fragments
@@ -272,29 +288,7 @@ XL_DEVICE void xl_attn_tc_mma_fb(float (*acc)[4], const float (*s)[4],
 #pragma unroll
     for (int nt = 0; nt < NT; nt += 2) {
       u32 bf[4];
-      xl_attn_tc_load_b_trans<LDB>(bf, b + kk * 16 * LDB, nt, lane);
-      xl_mma_m16n8k16_bf16(acc[nt], af, bf, acc[nt]);
-      xl_mma_m16n8k16_bf16(acc[nt + 1], af, bf + 2, acc[nt + 1]);
-    }
-  }
-}
-
-/// acc[NT][4] += A · B by one warp, A = 16 rows of `a` (KD columns, stride
-/// LDA) and B = KD rows of `b` (NT·8 columns, stride LDB).
-template <int KD, int LDA, int LDB, int NT>
-XL_DEVICE void xl_attn_tc_mma_ab(float (*acc)[4], const xl_bf16 *a,
-                                 const xl_bf16 *b, int lane) {
-  const int mi = lane >> 3, mr = lane & 7;
-  // The k loop stays rolled: unrolled, ptxas hoists every fragment load
-  // ahead and runs out of registers.
-#pragma unroll 1
-  for (int kk = 0; kk < KD / 16; ++kk) {
-    u32 af[4];
-    xl_ldmatrix_x4(af, a + (mr + (mi & 1) * 8) * LDA + kk * 16 + (mi >> 1) * 8);
-#pragma unroll
-    for (int nt = 0; nt < NT; nt += 2) {
-      u32 bf[4];
-      xl_attn_tc_load_b_trans<LDB>(bf, b + kk * 16 * LDB, nt, lane);
+      xl_attn_tc_load_b<LDB, true>(bf, b, kk, nt, lane);
       xl_mma_m16n8k16_bf16(acc[nt], af, bf, acc[nt]);
       xl_mma_m16n8k16_bf16(acc[nt + 1], af, bf + 2, acc[nt + 1]);
     }
@@ -319,7 +313,7 @@ XL_DEVICE void xl_attn_tc_mma_tile_t(float (*acc)[4], const xl_bf16 *m,
 #pragma unroll
     for (int nt = 0; nt < H / 8; nt += 2) {
       u32 bf[4];
-      xl_attn_tc_load_b_trans<LD>(bf, x, nt, lane);
+      xl_attn_tc_load_b<LD, true>(bf, x, 0, nt, lane);
       xl_mma_m16n8k16_bf16(acc[nt], af, bf, acc[nt]);
       xl_mma_m16n8k16_bf16(acc[nt + 1], af, bf + 2, acc[nt + 1]);
     }
@@ -334,6 +328,26 @@ XL_DEVICE float xl_attn_tc_quad_max(float v) {
 XL_DEVICE float xl_attn_tc_quad_sum(float v) {
   v += __shfl_xor_sync(0xffffffffu, v, 1);
   return v + __shfl_xor_sync(0xffffffffu, v, 2);
+}
+
+/// The online softmax's step for a tile of scores s[KT][4] (rows g and g +
+/// 8 of the lane): the running maxima mrow become max(mrow, the tile's row
+/// maxima, reduced over the row's quad), alpha the factor that rescales
+/// what was summed against the old maxima (0 when there was none).
+template <int KT>
+XL_DEVICE void xl_attn_tc_online_max(const float (*s)[4], float mrow[2], float alpha[2]) {
+  const float kNegInf = -__uint_as_float(0x7f800000u);
+  float tileMax[2] = {kNegInf, kNegInf};
+#pragma unroll
+  for (int x = 0; x < KT; ++x)
+#pragma unroll
+    for (int e = 0; e < 4; ++e)
+      tileMax[e >> 1] = fmaxf(tileMax[e >> 1], s[x][e]);
+  for (int hr = 0; hr < 2; ++hr) {
+    const float mNew = fmaxf(mrow[hr], xl_attn_tc_quad_max(tileMax[hr]));
+    alpha[hr] = mrow[hr] == kNegInf ? 0.0f : expf(mrow[hr] - mNew);
+    mrow[hr] = mNew;
+  }
 }
 
 template <int NT> XL_DEVICE void xl_attn_tc_zero(float (*acc)[4]) {
@@ -638,18 +652,8 @@ XL_DEVICE void xl_rel_attention_tc(
           s, sh, p, n, j0, imin, imax, kR, permMask, scale);
 
       // The online softmax and dropatt.
-      float tileMax[2] = {kNegInf, kNegInf};
-      #pragma unroll
-      for (int x = 0; x < KT; ++x)
-        #pragma unroll
-        for (int e = 0; e < 4; ++e)
-          tileMax[e >> 1] = fmaxf(tileMax[e >> 1], s[x][e]);
       float alpha[2], tileSum[2] = {0.0f, 0.0f};
-      for (int hr = 0; hr < 2; ++hr) {
-        const float mNew = fmaxf(mrow[hr], xl_attn_tc_quad_max(tileMax[hr]));
-        alpha[hr] = mrow[hr] == kNegInf ? 0.0f : expf(mrow[hr] - mNew);
-        mrow[hr] = mNew;
-      }
+      xl_attn_tc_online_max<KT>(s, mrow, alpha);
       #pragma unroll
       for (int x = 0; x < KT; ++x)
         #pragma unroll
@@ -846,18 +850,8 @@ XL_DEVICE void xl_rel_attention_tc_grad(
         };
         if constexpr (PHASE == 0) {
           nextKeys(); // k was last read by the scores, before the barrier
-          float tileMax[2] = {kNegInf, kNegInf};
-          #pragma unroll
-          for (int x = 0; x < KT; ++x)
-            #pragma unroll
-            for (int e = 0; e < 4; ++e)
-              tileMax[e >> 1] = fmaxf(tileMax[e >> 1], s[x][e]);
           float alpha[2], tileSum[2] = {0.0f, 0.0f}, tileDot[2] = {0.0f, 0.0f};
-          for (int hr = 0; hr < 2; ++hr) {
-            const float mNew = fmaxf(mrow[hr], xl_attn_tc_quad_max(tileMax[hr]));
-            alpha[hr] = mrow[hr] == kNegInf ? 0.0f : expf(mrow[hr] - mNew);
-            mrow[hr] = mNew;
-          }
+          xl_attn_tc_online_max<KT>(s, mrow, alpha);
           #pragma unroll
           for (int x = 0; x < KT; ++x)
             #pragma unroll
