@@ -248,6 +248,9 @@ Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
     XLNETC_RETURN_IF_ERROR(allocs.alloc(bytes, p->addr[b.id]).withPrefix(
         fmt::format("buffer {} ({}): ", b.id, b.name)));
   }
+  // Outputs written in place of an input (the optimizer's) share its memory.
+  for (const auto &[out, in] : program.inPlace)
+    p->addr[size_t(out)] = p->addr[size_t(in)];
   const std::vector<dev::DevPtr> &addr = p->addr;
   int64_t workspaceBytes = 0;
   p->statusSlot.assign(plan.steps.size(), -1);
@@ -502,9 +505,10 @@ Status DeviceExecutor::start(const Plan &plan, const DeviceProgram &program,
     carriedNames.insert(out);
   for (auto [out, in] : carried) {
     const Buffer &b = plan.buffers[size_t(out)];
-    XLNETC_RETURN_IF_ERROR(device_.copy(
-        p.addr[size_t(in)], p.addr[size_t(out)],
-        static_cast<size_t>(numelOf(b.shape)) * dtypeSize(b.dtype)));
+    if (p.addr[size_t(in)] != p.addr[size_t(out)]) // else updated in place
+      XLNETC_RETURN_IF_ERROR(device_.copy(
+          p.addr[size_t(in)], p.addr[size_t(out)],
+          static_cast<size_t>(numelOf(b.shape)) * dtypeSize(b.dtype)));
     p.kept.insert(in);
   }
 

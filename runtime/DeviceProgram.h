@@ -118,6 +118,13 @@ struct DeviceProgram {
   std::map<std::string, std::string> cubins;
   std::vector<DeviceStep> steps;
   std::vector<DeviceTable> tables;
+  /// Outputs written in place of an input: (output buffer, input buffer)
+  /// pairs whose output has the input's memory, not its own — the
+  /// optimizer's new parameters and moments over the old ones, when the
+  /// update is the last step to read them (docs/Devices.md "In-place
+  /// optimizer state"). Such an output takes no arena memory, is not zeroed,
+  /// and a carry from it to its input copies nothing.
+  std::vector<std::pair<int, int>> inPlace;
   /// The arena of the plan's temps (planMemory, run by the emitter).
   MemoryPlan memory;
 };

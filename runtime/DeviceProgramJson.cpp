@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <set>
 #include <tuple>
 
 namespace xlnetc::rt {
@@ -125,9 +126,12 @@ std::string writeDeviceProgramJson(const DeviceProgram &program) {
     tables.push_back({{"kind", t.kind == DeviceTable::Norm ? "norm" : "adam"},
                       {"entries", entries}});
   }
+  json inPlace = json::array();
+  for (const auto &[out, in] : program.inPlace)
+    inPlace.push_back({out, in});
   json doc = {{"format", kDeviceProgramFormat}, {"version", kDeviceProgramVersion},
               {"module", program.moduleName}, {"source_sha256", program.sourceDigest},
-              {"steps", steps}, {"tables", tables}};
+              {"steps", steps}, {"tables", tables}, {"in_place", inPlace}};
   return doc.dump(1) + "\n";
 }
 
@@ -147,6 +151,7 @@ Status parseDeviceProgramJson(const std::string &text, const Plan &plan,
   p.sourceDigest = top.string(doc, "source_sha256");
   const json &steps = top.array(doc, "steps");
   const json &tables = top.array(doc, "tables");
+  const json &inPlace = top.array(doc, "in_place");
   if (!top.ok())
     return Status::error(top.error());
   if (steps.size() != plan.steps.size())
@@ -294,6 +299,26 @@ Status parseDeviceProgramJson(const std::string &text, const Plan &plan,
     if (!r.ok())
       return Status::error(r.error());
     p.steps.push_back(std::move(step));
+  }
+  // Outputs written in place of an input: a temp over a parameter or an
+  // input of the same type and size, each output once.
+  std::set<int> inPlaceOutputs;
+  for (const json &pair : inPlace) {
+    auto isBuffer = [&](const json &v) {
+      return v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() < buffers;
+    };
+    if (!pair.is_array() || pair.size() != 2 || !isBuffer(pair[0]) || !isBuffer(pair[1]))
+      return Status::error(fmt::format("device program: in_place entry {} is not a pair of "
+                                       "buffers of the plan",
+                                       pair.dump()));
+    const Buffer &o = plan.buffers[pair[0].get<size_t>()], &i = plan.buffers[pair[1].get<size_t>()];
+    if (o.role != Buffer::Temp || (i.role != Buffer::Param && i.role != Buffer::Input) ||
+        o.dtype != i.dtype || numelOf(o.shape) != numelOf(i.shape) ||
+        !inPlaceOutputs.insert(o.id).second)
+      return Status::error(fmt::format("device program: in_place entry {} does not write a "
+                                       "step's result over an input of its type and size",
+                                       pair.dump()));
+    p.inPlace.emplace_back(o.id, i.id);
   }
   p.memory = planMemory(plan, &p);
   p.id = newDeviceProgramId();

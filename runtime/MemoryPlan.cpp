@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 namespace xlnetc::rt {
 
@@ -81,8 +82,14 @@ MemoryPlan planMemory(const Plan &plan, const DeviceProgram *program) {
       last[size_t(id)] = int64_t(i);
     });
   std::vector<int> temps;
+  std::set<int> inPlace; // outputs in their input's memory
+  if (program)
+    for (const auto &[out, in] : program->inPlace)
+      inPlace.insert(out);
   for (const Buffer &b : plan.buffers) {
     const size_t id = size_t(b.id);
+    if (inPlace.count(b.id))
+      continue;
     if (b.role == Buffer::Param) {
       m.parameterBytes += bufferBytes(b);
       continue;
@@ -195,7 +202,7 @@ std::string formatMemoryPlan(const MemoryPlan &m, int64_t batchRows) {
   row("inputs (batch, memory, step)", m.inputBytes, true);
   row("arena (temporaries, liveness-planned)", m.arenaBytes, false);
   row("  activations kept for the backward", m.keptForBackwardBytes, true);
-  row("  outputs (new parameters, moments, mems)", m.outputBytes, false);
+  row("  outputs (new mems, loss, ...)", m.outputBytes, false);
   row("  lower bound (peak of live temporaries)", m.peakLiveBytes, false);
   row("workspace (scratch, status words, tables)", m.workspaceBytes, false);
   row("total", m.totalBytes(), false);

@@ -47,8 +47,9 @@ struct MemoryPlan {
   /// step) and read at or after it: the activations kept for the
   /// backward (0 in a forward step).
   int64_t keptForBackwardBytes = 0;
-  /// Temps returned to the caller (new parameters and moments, new mems,
-  /// the loss...): live until the step's end.
+  /// Temps returned to the caller (new mems, the loss...; not the new
+  /// parameters and moments a program writes over the old ones): live until
+  /// the step's end.
   int64_t outputBytes = 0;
   /// The largest sum of live temps over the steps: no arena is smaller.
   int64_t peakLiveBytes = 0;

@@ -87,6 +87,8 @@ TEST(DeviceProgramJson, RoundTripsTheTinyTrainingStep) {
       EXPECT_EQ(back.tables[t].entries[e].decay, l.program.tables[t].entries[e].decay);
     }
   }
+  EXPECT_EQ(back.inPlace, l.program.inPlace);
+  EXPECT_FALSE(back.inPlace.empty()) << "the optimizer updates in place";
   EXPECT_EQ(back.memory.offset, l.program.memory.offset);
   EXPECT_EQ(back.memory.arenaBytes, l.program.memory.arenaBytes);
 }
@@ -111,6 +113,21 @@ TEST(DeviceProgramJson, BadDocumentsAreOneError) {
       << st.message();
   EXPECT_NE(st.message().find("kernel argument buffer 99999 is not a buffer of the plan"),
             std::string::npos) << st.message();
+
+  // An in-place pair that is not a step's result over an input of its kind
+  // (an input over a temp), and one that is not a pair.
+  bad = doc;
+  bad["in_place"][0] = {doc["in_place"][0][1], doc["in_place"][0][0]};
+  st = parse(bad, l.program.source);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.message().find("does not write a step's result over an input of its type and size"),
+            std::string::npos) << st.message();
+  bad = doc;
+  bad["in_place"].push_back({1});
+  st = parse(bad, l.program.source);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.message().find("is not a pair of buffers of the plan"), std::string::npos)
+      << st.message();
 
   bad = doc;
   bad["steps"][step]["launches"][0]["args"][0]["kind"] = "texture";

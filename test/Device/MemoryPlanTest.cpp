@@ -15,7 +15,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 using namespace xlnetc::rt;
@@ -103,6 +105,15 @@ void checkWholeStep(const std::string &name) {
   }
   int64_t sum = 0, params = 0;
   int untouched = 0;
+  std::set<int> inPlace;
+  for (const auto &[out, in] : program.inPlace)
+    inPlace.insert(out);
+  // The training step updates every parameter and moment in place.
+  if (name.find("train") != std::string::npos)
+    EXPECT_EQ(program.inPlace.size(), 3 * size_t(std::count_if(
+                                              plan.buffers.begin(), plan.buffers.end(),
+                                              [](const Buffer &b) { return b.role == Buffer::Param; })))
+        << name;
   std::vector<int> temps;
   for (const Buffer &b : plan.buffers) {
     if (b.role == Buffer::Param)
@@ -113,6 +124,10 @@ void checkWholeStep(const std::string &name) {
     }
     if (!b.outputs.empty())
       last[size_t(b.id)] = int64_t(steps) - 1;
+    if (inPlace.count(b.id)) { // written over its input: no memory of its own
+      EXPECT_EQ(m.offset[size_t(b.id)], -1) << name << ": in-place buffer " << b.id;
+      continue;
+    }
     if (first[size_t(b.id)] < 0) { // never written or read: no memory
       EXPECT_TRUE(b.outputs.empty()) << name << ": returned buffer " << b.id << " untouched";
       EXPECT_EQ(m.offset[size_t(b.id)], -1) << name << ": untouched buffer " << b.id;

@@ -196,6 +196,22 @@ private:
                              int64_t N, int64_t H, int64_t K, int64_t P,
                              int64_t R);
   void emitAdamRun();
+  /// Whether output `out` of adam_update step `own`, done by the launch at
+  /// the current step, may take input `in`'s memory: `in` is a parameter or
+  /// an input of the same type and size, and no step reads it after the
+  /// launch but `own` (whose element-wise update reads each element before
+  /// writing it).
+  bool canUpdateInPlace(int in, int out, size_t own) const {
+    const Buffer &bi = buf(in), &bo = buf(out);
+    if ((bi.role != Buffer::Param && bi.role != Buffer::Input) || bo.role != Buffer::Temp ||
+        bi.dtype != bo.dtype || numel(in) != numel(out))
+      return false;
+    if (auto r = readers_.find(in); r != readers_.end())
+      for (size_t step : r->second)
+        if (step >= index_ && step != own)
+          return false;
+    return true;
+  }
   void emitGlobalNorm();
 
   const Plan &plan_;
@@ -841,6 +857,12 @@ void Emitter::emitAdamRun() {
     DeviceTable::Entry e;
     e.buffers = {s.in[0], s.in[1], s.in[2], s.in[3],
                  s.out[0], s.out[1], s.out[2]};
+    // The new parameter and moments over the old ones where this launch is
+    // the last to read them: each element is read, then written, by one
+    // thread (xl_adam_element).
+    for (auto [i, o] : {std::pair<size_t, size_t>{0, 0}, {2, 1}, {3, 2}})
+      if (canUpdateInPlace(s.in[i], s.out[o], j))
+        prog_.inPlace.emplace_back(s.out[o], s.in[i]);
     e.count = numel(s.in[0]);
     e.chunkBegin = chunks;
     e.decay = w != 0.0;

@@ -1,6 +1,7 @@
 """Checks the relations between the rows of `xlnetc compile --emit=memory`
 tables: Adam's two moments are twice the parameters, the arena is at least
-its lower bound and the total is the sum of its parts, and the batch-
+its lower bound and the total is the sum of its parts, the returned outputs
+hold no parameters or moments (the optimizer updates them in place), and the batch-
 dependent rows grow with the batch while the parameters do not.
 
 usage: memory_table.py SMALL_BATCH_TABLE LARGE_BATCH_TABLE
@@ -30,6 +31,9 @@ for name, t in (("small", small), ("large", large)):
              "arena (temporaries, liveness-planned)", "workspace (scratch, status words, tables)")
     if t["total"] != sum(t[p] for p in parts):
         errors.append(f"{name}: the total is not the sum of its parts")
+    # The optimizer writes the new parameters and moments over the old ones.
+    if not t["outputs (new mems, loss, ...)"] < t["parameters"]:
+        errors.append(f"{name}: the outputs hold new parameters or moments")
 if small["parameters"] != large["parameters"]:
     errors.append("the parameters depend on the batch")
 for row in ("inputs (batch, memory, step)", "activations kept for the backward",
