@@ -234,16 +234,22 @@ XL_KERNEL void biasgrad_b{0}(const float *dy, float *o, double *ws, u64 seed) {{
 XL_EXPORT(biasgrad_b{0})
 XL_KERNEL void lnfgrad{0}(const float *dy, const float *x, const float *r, const float *g,
     float *ds, float *dd, float *dg, float *db, double *ws, u64 seed) {{
-  xl_dropout_add_layer_norm_grad<70, 67, {1}ull, 32, {0}, 64, 1, {3}u, 0, 1, {3}u>(
-      dy, x, r, g, ds, dd, dg, db, ws, 5, 6, seed);
+  xl_add_layer_norm_grad_fused<70, 67, {1}ull, 32, {0}, 64, 1, {3}u, 0, 1, {3}u>(
+      dy, x, r, g, (const float *)0, (const float *)0, ds, dd, dg, db, ws, 5, 6, seed);
 }}
 XL_EXPORT(lnfgrad{0})
 XL_KERNEL void lnfgrad_h{0}(const float *dy, const float *x, const float *r, const float *g,
     float *ds, float *dd, float *dg, float *db, double *ws, u64 seed) {{
-  xl_dropout_add_layer_norm_grad<70, 67, {1}ull, 32, {0}, 64, 1, {3}u, 1, 0, 0u>(
-      dy, x, r, g, ds, (float *)0, dg, db, ws, 5, 6, seed);
+  xl_add_layer_norm_grad_fused<70, 67, {1}ull, 32, {0}, 64, 1, {3}u, 1, 0, 0u>(
+      dy, x, r, g, (const float *)0, (const float *)0, ds, (float *)0, dg, db, ws, 5, 6, seed);
 }}
 XL_EXPORT(lnfgrad_h{0})
+XL_KERNEL void lngrad_i{0}(const float *dy, const float *x, const float *r, const float *g,
+    const float *gi, const float *bi, float *ds, float *dg, float *db, double *ws, u64 seed) {{
+  xl_add_layer_norm_grad_fused<70, 67, {1}ull, 32, {0}, 64, 0, 0u, 0, 0, 0u>(
+      dy, x, r, g, gi, bi, ds, (float *)0, dg, db, ws, 0, 0, seed);
+}}
+XL_EXPORT(lngrad_i{0})
 XL_KERNEL void lngrad_y{0}(const float *dy, const float *y, const float *r, const float *g,
     float *ds, float *dg, float *db, double *ws, u64 seed) {{
   xl_add_layer_norm_grad<70, 67, {1}ull, 32, {0}, 64>(dy, y, r, g, ds, dg, db, ws, seed);
@@ -762,6 +768,42 @@ TEST_F(DeviceOps, LayerNormDropoutFusionIsBitwiseThePlainKernels) {
   }
 }
 
+/// With init operands the LayerNorm gradient writes init + each gain's
+/// gradient, bitwise the plan's add_layer_norm_grad followed by two adds.
+TEST_F(DeviceOps, LayerNormGradAddsGainsIntoInits) {
+  const int64_t rows = 70, D = 67;
+  Tensor dy = randomF32({rows, D}, 70), x = randomF32({rows, D}, 71),
+         r = randomF32({rows, D}, 72), g = randomF32({D}, 73, 0.5f, 1.5f);
+  Tensor gi = randomF32({D}, 74), bi = randomF32({D}, 75);
+  Tensor ds = Tensor::zeros(DType::F32, {rows, D}), dg = Tensor::zeros(DType::F32, {D}),
+         db = Tensor::zeros(DType::F32, {D});
+  host::addLayerNormGrad(dy, x, r, g, kEpsA, ds, dg, db);
+  Tensor sg = Tensor::zeros(DType::F32, {D}), sb = Tensor::zeros(DType::F32, {D});
+  host::add(gi, dg, sg);
+  host::add(bi, db, sb);
+  // The device's own gradients first (the f32 reductions are not the
+  // host's bit for bit), then the same with inits.
+  DevPtr ddy = put(dy), dx = put(x), dr = put(r), dgam = put(g), dgi = put(gi), dbi = put(bi);
+  DevPtr pds = zerosF32(rows * D), pg = zerosF32(D), pb = zerosF32(D),
+         ws = put(nullptr, size_t(3 * 2 * D) * 8);
+  DevPtr ids = zerosF32(rows * D), ig = zerosF32(D), ib = zerosF32(D),
+         ws2 = put(nullptr, size_t(3 * 2 * D) * 8);
+  for (int phase = 0; phase < 2; ++phase) {
+    launch(fmt::format("lngrad_a{}", phase), 2, 64, {ddy, dx, dr, dgam, pds, pg, pb, ws});
+    launch(fmt::format("lngrad_i{}", phase), 2, 64,
+           {ddy, dx, dr, dgam, dgi, dbi, ids, ig, ib, ws2});
+  }
+  EXPECT_EQ(get<float>(pds, rows * D), get<float>(ids, rows * D)) << "dsum unchanged";
+  const std::vector<float> g0 = get<float>(pg, D), b0 = get<float>(pb, D);
+  const std::vector<float> g1 = get<float>(ig, D), b1 = get<float>(ib, D);
+  for (int64_t d = 0; d < D; ++d) {
+    EXPECT_EQ(g1[size_t(d)], gi.f32()[d] + g0[size_t(d)]) << "dgamma " << d;
+    EXPECT_EQ(b1[size_t(d)], bi.f32()[d] + b0[size_t(d)]) << "dbeta " << d;
+  }
+  expectClose(sg, g1, "dgamma + init against the host");
+  expectClose(sb, b1, "dbeta + init against the host");
+}
+
 /// With an `init` operand bias_grad writes init + its result, bitwise what
 /// the plan's bias_grad followed by add gives on the host.
 TEST_F(DeviceOps, BiasGradAddsIntoInit) {
@@ -800,7 +842,7 @@ TEST(DeviceOpsSm90, TestModuleCompilesWithoutSpills) {
     EXPECT_EQ(u.spillStores + u.spillLoads, 0) << u.kernel;
     EXPECT_LE(u.smemBytes, 48 * 1024) << u.kernel;
   }
-  EXPECT_EQ(entries, 63) << out.log; // every wrapper of moduleText()
+  EXPECT_EQ(entries, 65) << out.log; // every wrapper of moduleText()
 }
 
 } // namespace

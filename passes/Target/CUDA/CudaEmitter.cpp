@@ -513,7 +513,8 @@ template <class Take> void Emitter::forEachAddOfAResult(Take take) {
 }
 
 /// The same for kernels that can start their sums from a buffer: a
-/// `bias_grad` or `embedding_grad`, or the dk, dv or dk_r of a tensor-core
+/// `bias_grad` or `embedding_grad`, the gain gradients of an
+/// `add_layer_norm_grad`, or the dk, dv or dk_r of a tensor-core
 /// `rel_attention_grad`, whose result only an `add` reads writes the sum
 /// itself (init + its result, rounded as the add would):
 ///
@@ -522,13 +523,14 @@ template <class Take> void Emitter::forEachAddOfAResult(Take take) {
 /// with the same conditions as findAccumulateFusions. The tied word
 /// embedding's two gradients (the LM head's GEMM and the input embedding's
 /// scatter) so meet without a dense [V, D] temporary and an add, and so do
-/// the bias gradients of the feed-forward layers and the k, v and k_r
-/// gradients of the attention that the two streams share.
+/// the gradients of what the two streams share: the feed-forward biases,
+/// the LayerNorm gains, the attention's k, v and k_r.
 void Emitter::findAddIntoFusions() {
   forEachAddOfAResult([&](size_t, size_t g, size_t o, int x, int z) {
     const Step &s = plan_.steps[g];
     const bool takesInit =
         ((s.kind == OpKind::BiasGrad || s.kind == OpKind::EmbeddingGrad) && o == 0) ||
+        (s.kind == OpKind::AddLayerNormGrad && (o == 1 || o == 2)) ||
         (s.kind == OpKind::RelAttentionGrad && o >= 1 && o <= 3 && tcAttention(s));
     if (!takesInit || addInto_[g].count(o))
       return false;
@@ -999,15 +1001,16 @@ Status Emitter::emitStep() {
     int64_t parts = ceilDiv(rows, kRowsPerPart);
     int block = rowBlock(D);
     needWorkspace(8 * parts * 2 * D);
-    if (auto f = lnDrop_.find(index_); f != lnDrop_.end()) {
-      const LnDrop &l = f->second;
+    if (lnDrop_.count(index_) || addInto_.count(index_)) {
+      const LnDrop l = lnDrop_.count(index_) ? lnDrop_.at(index_) : LnDrop{};
       std::vector<Param> params = {
-          inP(0), l.x >= 0 ? bufIn(l.x) : inP(1), inP(2), inP(3), outP(0),
-          l.ddrop >= 0 ? bufOut(l.ddrop) : null("float *"), outP(1), outP(2),
-          workspace("double *"), site(l.xsite), site(l.dsite), seed()};
+          inP(0), l.x >= 0 ? bufIn(l.x) : inP(1), inP(2), inP(3), addIntoInit(1),
+          addIntoInit(2), outP(0), l.ddrop >= 0 ? bufOut(l.ddrop) : null("float *"),
+          addIntoOut(1), addIntoOut(2), workspace("double *"), site(l.xsite), site(l.dsite),
+          seed()};
       for (int phase = 0; phase < 2; ++phase)
-        kernel(fmt::format("dropout_add_layer_norm_grad_p{}", phase),
-               "xl_dropout_add_layer_norm_grad",
+        kernel(fmt::format("add_layer_norm_grad_fused_p{}", phase),
+               "xl_add_layer_norm_grad_fused",
                {s(rows), s(D), f64Arg(a.eps), s(kRowsPerPart), s(phase), s(block),
                 l.x >= 0 ? "1" : "0", f32Arg(l.xrate), l.yBf16 ? "1" : "0",
                 l.ddrop >= 0 ? "1" : "0", f32Arg(l.drate)},

@@ -153,19 +153,23 @@ XL_DEVICE void xl_dropout_add_layer_norm(
 ///          [parts][2][D] (dgamma's D, then dbeta's D);
 ///  PHASE 1 writes dgamma and dbeta [D] from the workspace.
 /// Both phases take the same arguments; each ignores what it does not use.
-/// xl_dropout_add_layer_norm_grad is the same with the emitter's dropout
-/// fusions: x read through XlLnX (XDROP: the forward's dropout, recomputed)
-/// and, with DDROP, PHASE 0 also writing ddrop = dropout(dsum) (rate
-/// DDROP_BITS, site `dsite`) from dsum as stored — the gradient through the
-/// forward's dropout, which the plan computes as a separate dropout step.
+/// xl_add_layer_norm_grad_fused is the same with the emitter's fusions: x
+/// read through XlLnX (XDROP: the forward's dropout, recomputed); with
+/// DDROP, PHASE 0 also writing ddrop = dropout(dsum) (rate DDROP_BITS, site
+/// `dsite`) from dsum as stored — the gradient through the forward's
+/// dropout, which the plan computes as a separate dropout step; and with
+/// dgamma_init / dbeta_init (not null) PHASE 1 writing init + the gain's
+/// gradient as stored — the other stream's gradient of the same LayerNorm,
+/// which the plan adds in an `add` step.
 template <xl_i64 ROWS, int D, xl_u64 EPS_BITS, int ROWS_PER_PART, int PHASE,
           int BLOCK, int XDROP, unsigned XDROP_BITS, int Y_BF16, int DDROP,
           unsigned DDROP_BITS, typename T_dout, typename T_x, typename T_residual,
-          typename T_gamma, typename T_dsum, typename T_ddrop, typename T_dgamma,
-          typename T_dbeta>
+          typename T_gamma, typename T_dgInit, typename T_dbInit, typename T_dsum,
+          typename T_ddrop, typename T_dgamma, typename T_dbeta>
 XL_DEVICE void xl_add_layer_norm_grad_impl(
     const T_dout *XL_RESTRICT dout, const T_x *XL_RESTRICT x,
     const T_residual *XL_RESTRICT residual, const T_gamma *XL_RESTRICT gamma,
+    const T_dgInit *XL_RESTRICT dgammaInit, const T_dbInit *XL_RESTRICT dbetaInit,
     T_dsum *XL_RESTRICT dsum, T_ddrop *XL_RESTRICT ddrop,
     T_dgamma *XL_RESTRICT dgamma, T_dbeta *XL_RESTRICT dbeta,
     double *XL_RESTRICT workspace, xl_i64 xsite, xl_i64 dsite,
@@ -186,8 +190,11 @@ XL_DEVICE void xl_add_layer_norm_grad_impl(
         sg += workspace[p * 2 * D + d];
         sb += workspace[p * 2 * D + D + d];
       }
-      dgamma[d] = static_cast<float>(sg);
-      dbeta[d] = static_cast<float>(sb);
+      // As stored, then the add on what was stored (rounded as `add` would).
+      const float g = static_cast<float>(static_cast<T_dgamma>(static_cast<float>(sg)));
+      const float b = static_cast<float>(static_cast<T_dbeta>(static_cast<float>(sb)));
+      dgamma[d] = dgammaInit ? static_cast<float>(dgammaInit[d]) + g : g;
+      dbeta[d] = dbetaInit ? static_cast<float>(dbetaInit[d]) + b : b;
     }
   } else {
     constexpr int kPer = (D + BLOCK - 1) / BLOCK;
@@ -278,7 +285,9 @@ xl_add_layer_norm_grad(const T_dout *XL_RESTRICT dout,
                        T_dgamma *XL_RESTRICT dgamma, T_dbeta *XL_RESTRICT dbeta,
                        double *XL_RESTRICT workspace, unsigned long long seed) {
   xl_add_layer_norm_grad_impl<ROWS, D, EPS_BITS, ROWS_PER_PART, PHASE, BLOCK, 0, 0u, 0,
-                              0, 0u>(dout, x, residual, gamma, dsum,
+                              0, 0u>(dout, x, residual, gamma,
+                                     static_cast<const float *>(nullptr),
+                                     static_cast<const float *>(nullptr), dsum,
                                      static_cast<float *>(nullptr), dgamma, dbeta,
                                      workspace, 0, 0, seed);
 }
@@ -286,19 +295,20 @@ xl_add_layer_norm_grad(const T_dout *XL_RESTRICT dout,
 template <xl_i64 ROWS, int D, xl_u64 EPS_BITS, int ROWS_PER_PART, int PHASE,
           int BLOCK, int XDROP, unsigned XDROP_BITS, int Y_BF16, int DDROP,
           unsigned DDROP_BITS, typename T_dout, typename T_x, typename T_residual,
-          typename T_gamma, typename T_dsum, typename T_ddrop, typename T_dgamma,
-          typename T_dbeta>
-XL_DEVICE void xl_dropout_add_layer_norm_grad(
+          typename T_gamma, typename T_dgInit, typename T_dbInit, typename T_dsum,
+          typename T_ddrop, typename T_dgamma, typename T_dbeta>
+XL_DEVICE void xl_add_layer_norm_grad_fused(
     const T_dout *XL_RESTRICT dout, const T_x *XL_RESTRICT x,
     const T_residual *XL_RESTRICT residual, const T_gamma *XL_RESTRICT gamma,
+    const T_dgInit *XL_RESTRICT dgammaInit, const T_dbInit *XL_RESTRICT dbetaInit,
     T_dsum *XL_RESTRICT dsum, T_ddrop *XL_RESTRICT ddrop,
     T_dgamma *XL_RESTRICT dgamma, T_dbeta *XL_RESTRICT dbeta,
     double *XL_RESTRICT workspace, xl_i64 xsite, xl_i64 dsite,
     unsigned long long seed) {
   xl_add_layer_norm_grad_impl<ROWS, D, EPS_BITS, ROWS_PER_PART, PHASE, BLOCK, XDROP,
                               XDROP_BITS, Y_BF16, DDROP, DDROP_BITS>(
-      dout, x, residual, gamma, dsum, ddrop, dgamma, dbeta, workspace, xsite, dsite,
-      seed);
+      dout, x, residual, gamma, dgammaInit, dbetaInit, dsum, ddrop, dgamma, dbeta,
+      workspace, xsite, dsite, seed);
 }
 
 /// bias_grad, the two phases (see the file comment): out[c] = sum over r of
