@@ -544,7 +544,7 @@ void Emitter::findAddIntoFusions() {
 ///  forward   dropout(h) -> y read only by add_layer_norm (as x) and by
 ///            add_layer_norm_grad (as x)
 ///            => those steps read h and recompute dropout(h) from the hash
-///               (xl_dropout_add_layer_norm(_grad)): y is never stored;
+///               (xl_dropout_add_layer_norm, xl_add_layer_norm_grad_fused): y is never stored;
 ///  backward  add_layer_norm_grad(...) -> dsum;  dropout(dsum) -> g
 ///            => the LayerNorm gradient's kernel writes g as well.
 ///
