@@ -759,12 +759,14 @@ Status Emitter::emitFusedRelAttention(bool grad, std::vector<std::string> targs,
     // The f32 kernel's operands with the three inits after `rows`, and
     // dk, dv, dk_r replaced by their sums where they add into another
     // stream's gradient (findAddIntoFusions).
-    std::vector<Param> tcParams(params.begin(), params.begin() + 12);
+    const size_t ins = 1 + 10 + 1; // dout, rel_attention's ten operands, rows (or null)
+    const size_t outs = step_->out.size();
+    std::vector<Param> tcParams(params.begin(), params.begin() + ins);
     for (size_t o = 1; o <= 3; ++o)
       tcParams.push_back(addIntoInit(o));
-    for (size_t o = 0; o < 8; ++o)
+    for (size_t o = 0; o < outs; ++o)
       tcParams.push_back(addIntoOut(o));
-    tcParams.insert(tcParams.end(), params.begin() + 20, params.end());
+    tcParams.insert(tcParams.end(), params.begin() + ins + outs, params.end());
     const int64_t rows = dev::kAttnTcRows;
     const int64_t tcGrids[4] = {B * N * ceilDiv(T, rows), B * N * ceilDiv(T, rows),
                                 B * N * ceilDiv(K, rows), P * N * ceilDiv(R, rows)};

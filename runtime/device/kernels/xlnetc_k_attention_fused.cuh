@@ -62,30 +62,49 @@ XL_DEVICE xl_i64 xl_attn_row_key(const xl_i64 *permMask, xl_i64 b, xl_i64 i) {
     return permMask[(b * 2) * S + i];
 }
 
-/// The compact masks at query position i (>= 0, row key `rowKey` of
-/// xl_attn_row_key) and key j of batch row b (file comment): whether the key
-/// is masked, and whether it is in another segment than the query.
-template <xl_i64 K, xl_i64 S, int HAS_ROWS, int MASK_BITS>
-XL_DEVICE void xl_attn_compact_mask(xl_i64 b, xl_i64 i, xl_i64 j, xl_i64 rowKey,
-                                    const xl_i64 *segId,
-                                    const xl_i64 *permMask, bool &masked,
-                                    bool &differ) {
+/// The compact-mask rule (file comment) at query position i (>= 0, row key
+/// `rowKey` of xl_attn_row_key, segment segI) and key j: whether the key is
+/// masked, and whether it is in another segment than the query. `key(jj)`
+/// gives a non-memory key's segment id and rank (row 1 of perm_rank; not
+/// read with MASK_BITS) — from global memory here, from a staged tile in
+/// the tensor-core kernels.
+template <xl_i64 K, xl_i64 S, int HAS_ROWS, int MASK_BITS, typename Key>
+XL_DEVICE void xl_attn_mask_rule(xl_i64 i, xl_i64 j, xl_i64 rowKey, xl_i64 segI,
+                                 Key key, const xl_i64 *permMask, bool &masked,
+                                 bool &differ) {
   constexpr xl_i64 MLEN = K - S;
-  const xl_i64 segI = segId[b * S + i];
   if (j < MLEN) { // memory: visible, segment 0
     masked = false;
     differ = segI != 0;
     return;
   }
   const xl_i64 jj = j - MLEN;
+  xl_i64 keySeg, keyRank;
+  key(jj, keySeg, keyRank);
   bool perm;
   if constexpr (MASK_BITS)
     perm = (static_cast<xl_u64>(permMask[rowKey + jj / 64]) >> (jj % 64)) & 1u;
   else
-    perm = rowKey <= permMask[(b * 2 + 1) * S + jj];
+    perm = rowKey <= keyRank;
   // The content stream (no rows) sees itself.
   masked = perm && (HAS_ROWS || jj != i);
-  differ = segI != segId[b * S + jj];
+  differ = segI != keySeg;
+}
+
+/// The compact masks at query position i (>= 0, row key `rowKey`) and key j
+/// of batch row b, read from global memory.
+template <xl_i64 K, xl_i64 S, int HAS_ROWS, int MASK_BITS>
+XL_DEVICE void xl_attn_compact_mask(xl_i64 b, xl_i64 i, xl_i64 j, xl_i64 rowKey,
+                                    const xl_i64 *segId,
+                                    const xl_i64 *permMask, bool &masked,
+                                    bool &differ) {
+  xl_attn_mask_rule<K, S, HAS_ROWS, MASK_BITS>(
+      i, j, rowKey, segId[b * S + i],
+      [&](xl_i64 jj, xl_i64 &seg, xl_i64 &rank) {
+        seg = segId[b * S + jj];
+        rank = MASK_BITS ? 0 : permMask[(b * 2 + 1) * S + jj];
+      },
+      permMask, masked, differ);
 }
 
 /// Stages keys j0 .. j0 + TILE of (b, n) into kt and vt ([TILE][H], row-major;

@@ -361,20 +361,13 @@ template <xl_i64 K, xl_i64 S, int HAS_ROWS, int MASK_BITS>
 XL_DEVICE void xl_attn_tc_mask(const XlAttnTcRow &row, xl_i64 j, xl_i64 kseg,
                                xl_i64 krank, const xl_i64 *permMask,
                                bool &masked, bool &differ) {
-  constexpr xl_i64 MLEN = K - S;
-  if (j < MLEN) { // memory: visible, segment 0
-    masked = false;
-    differ = row.rseg != 0;
-    return;
-  }
-  const xl_i64 jj = j - MLEN;
-  bool perm;
-  if constexpr (MASK_BITS)
-    perm = (static_cast<xl_u64>(permMask[row.rkey + jj / 64]) >> (jj % 64)) & 1u;
-  else
-    perm = row.rkey <= krank;
-  masked = perm && (HAS_ROWS || jj != row.pos);
-  differ = row.rseg != kseg;
+  xl_attn_mask_rule<K, S, HAS_ROWS, MASK_BITS>(
+      row.pos, j, row.rkey, row.rseg,
+      [&](xl_i64, xl_i64 &seg, xl_i64 &rank) {
+        seg = kseg;
+        rank = krank;
+      },
+      permMask, masked, differ);
 }
 
 /// Stages the query tile t0 .. t0 + BQ of (b, n): the block fills the rows

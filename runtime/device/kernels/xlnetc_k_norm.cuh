@@ -166,7 +166,7 @@ template <xl_i64 ROWS, int D, xl_u64 EPS_BITS, int ROWS_PER_PART, int PHASE,
           unsigned DDROP_BITS, typename T_dout, typename T_x, typename T_residual,
           typename T_gamma, typename T_dgInit, typename T_dbInit, typename T_dsum,
           typename T_ddrop, typename T_dgamma, typename T_dbeta>
-XL_DEVICE void xl_add_layer_norm_grad_impl(
+XL_DEVICE void xl_add_layer_norm_grad_fused(
     const T_dout *XL_RESTRICT dout, const T_x *XL_RESTRICT x,
     const T_residual *XL_RESTRICT residual, const T_gamma *XL_RESTRICT gamma,
     const T_dgInit *XL_RESTRICT dgammaInit, const T_dbInit *XL_RESTRICT dbetaInit,
@@ -284,31 +284,12 @@ xl_add_layer_norm_grad(const T_dout *XL_RESTRICT dout,
                        const T_gamma *XL_RESTRICT gamma, T_dsum *XL_RESTRICT dsum,
                        T_dgamma *XL_RESTRICT dgamma, T_dbeta *XL_RESTRICT dbeta,
                        double *XL_RESTRICT workspace, unsigned long long seed) {
-  xl_add_layer_norm_grad_impl<ROWS, D, EPS_BITS, ROWS_PER_PART, PHASE, BLOCK, 0, 0u, 0,
-                              0, 0u>(dout, x, residual, gamma,
+  xl_add_layer_norm_grad_fused<ROWS, D, EPS_BITS, ROWS_PER_PART, PHASE, BLOCK, 0, 0u, 0,
+                               0, 0u>(dout, x, residual, gamma,
                                      static_cast<const float *>(nullptr),
                                      static_cast<const float *>(nullptr), dsum,
                                      static_cast<float *>(nullptr), dgamma, dbeta,
                                      workspace, 0, 0, seed);
-}
-
-template <xl_i64 ROWS, int D, xl_u64 EPS_BITS, int ROWS_PER_PART, int PHASE,
-          int BLOCK, int XDROP, unsigned XDROP_BITS, int Y_BF16, int DDROP,
-          unsigned DDROP_BITS, typename T_dout, typename T_x, typename T_residual,
-          typename T_gamma, typename T_dgInit, typename T_dbInit, typename T_dsum,
-          typename T_ddrop, typename T_dgamma, typename T_dbeta>
-XL_DEVICE void xl_add_layer_norm_grad_fused(
-    const T_dout *XL_RESTRICT dout, const T_x *XL_RESTRICT x,
-    const T_residual *XL_RESTRICT residual, const T_gamma *XL_RESTRICT gamma,
-    const T_dgInit *XL_RESTRICT dgammaInit, const T_dbInit *XL_RESTRICT dbetaInit,
-    T_dsum *XL_RESTRICT dsum, T_ddrop *XL_RESTRICT ddrop,
-    T_dgamma *XL_RESTRICT dgamma, T_dbeta *XL_RESTRICT dbeta,
-    double *XL_RESTRICT workspace, xl_i64 xsite, xl_i64 dsite,
-    unsigned long long seed) {
-  xl_add_layer_norm_grad_impl<ROWS, D, EPS_BITS, ROWS_PER_PART, PHASE, BLOCK, XDROP,
-                              XDROP_BITS, Y_BF16, DDROP, DDROP_BITS>(
-      dout, x, residual, gamma, dgammaInit, dbetaInit, dsum, ddrop, dgamma, dbeta,
-      workspace, xsite, dsite, seed);
 }
 
 /// bias_grad, the two phases (see the file comment): out[c] = sum over r of
