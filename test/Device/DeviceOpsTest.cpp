@@ -124,9 +124,13 @@ XL_KERNEL void memcat_b(const float *m, const float *h, float *o, u64 seed) {
 }
 XL_EXPORT(memcat_b)
 XL_KERNEL void memcat_grad(const float *d, float *o, u64 seed) {
-  xl_mem_concat_grad<2, 8, 5, 67, 128>(d, o, seed);
+  xl_mem_concat_grad<2, 8, 5, 67, 128>(d, (const float *)0, o, seed);
 }
 XL_EXPORT(memcat_grad)
+XL_KERNEL void memcat_grad_i(const float *d, const float *init, float *o, u64 seed) {
+  xl_mem_concat_grad<2, 8, 5, 67, 128>(d, init, o, seed);
+}
+XL_EXPORT(memcat_grad_i)
 XL_KERNEL void memcache_a(const float *m, const float *h, float *o, u64 seed) {
   xl_mem_cache<3, 2, 5, 67, 4, 6, 128>(m, h, o, seed);
 }
@@ -495,6 +499,17 @@ TEST_F(DeviceOps, MemConcatAndItsGradient) {
     expectBitEqual(ref, get<float>(o, ref.numel()),
                    fmt::format("mem_concat_grad grid={}", grid));
   }
+  // With an init operand: bitwise the add of the slice to it.
+  Tensor init = randomF32({2, 5, 67}, 14);
+  Tensor sum = Tensor::zeros(DType::F32, {2, 5, 67});
+  host::add(init, ref, sum);
+  DevPtr di = put(init);
+  for (unsigned grid : gridsFor(ref.numel(), 128)) {
+    DevPtr o = zerosF32(ref.numel());
+    launch("memcat_grad_i", grid, 128, {dd, di, o});
+    expectBitEqual(sum, get<float>(o, ref.numel()),
+                   fmt::format("mem_concat_grad + init grid={}", grid));
+  }
 }
 
 TEST_F(DeviceOps, MemCache) {
@@ -842,7 +857,7 @@ TEST(DeviceOpsSm90, TestModuleCompilesWithoutSpills) {
     EXPECT_EQ(u.spillStores + u.spillLoads, 0) << u.kernel;
     EXPECT_LE(u.smemBytes, 48 * 1024) << u.kernel;
   }
-  EXPECT_EQ(entries, 65) << out.log; // every wrapper of moduleText()
+  EXPECT_EQ(entries, 66) << out.log; // every wrapper of moduleText()
 }
 
 } // namespace

@@ -300,7 +300,7 @@ struct AttnShape {
 
 /// The tensor-core forward and backward of `a` as one module (the wrappers
 /// the emitter writes for a bf16 step: PHASE 0..3 on tensor cores, PHASE 4
-/// the f32 kernel's bias columns).
+/// the bias columns).
 std::string attentionModule(const std::vector<AttnShape> &shapes) {
   std::string s = "#include \"xlnetc_prelude.cuh\"\n#include \"xlnetc_k_attention_tc.cuh\"\n"
                   "typedef unsigned long long u64;\ntypedef long long i64;\ntypedef xl_bf16 h16;\n";
@@ -323,18 +323,14 @@ XL_KERNEL void bwd_{0}_{1}(const h16 *dout, const h16 *q, const h16 *k, const h1
     const h16 *kr, const float *se, const float *rw, const float *rr, const float *rs,
     const i64 *seg, const i64 *rank, const i64 *rows, h16 *dq, h16 *dk, h16 *dv, h16 *dkr,
     float *dse, float *drw, float *drr, float *drs, double *ws, int *st, u64 seed) {{
-  {2}<{3}, {4}>(dout, q, k, v, kr, se, rw, rr, rs, seg, rank, rows, {6}dq, dk, dv, dkr, dse,
-      drw, drr, drs, ws, st, {5}, seed);
+  xl_rel_attention_tc_grad<{2}, {1}, 0>(dout, q, k, v, kr, se, rw, rr, rs, seg, rank, rows,
+      (const h16 *)0, (const h16 *)0, (const h16 *)0, (const float *)0, (const float *)0,
+      (const float *)0, (const float *)0, dq, dk, dv, dkr, dse, drw, drr, drs, ws, st, {3},
+      seed);
 }}
 XL_EXPORT(bwd_{0}_{1})
 )",
-                       a.stream, phase,
-                       phase < 4 ? "xl_rel_attention_tc_grad" : "xl_rel_attention_fused_grad",
-                       targs,
-                       phase < 4 ? fmt::format("{}, 0", phase)
-                                 : fmt::format("{}, 4, 128, 0", a.H <= 64 ? 16 : 4), // the emitter's BQ
-                       a.site,
-                       phase < 4 ? "(const h16 *)0, (const h16 *)0, (const h16 *)0, " : "");
+                       a.stream, phase, targs, a.site);
   }
   return s;
 }

@@ -513,9 +513,9 @@ template <class Take> void Emitter::forEachAddOfAResult(Take take) {
 }
 
 /// The same for kernels that can start their sums from a buffer: a
-/// `bias_grad` or `embedding_grad`, the gain gradients of an
-/// `add_layer_norm_grad`, or the dk, dv or dk_r of a tensor-core
-/// `rel_attention_grad`, whose result only an `add` reads writes the sum
+/// `bias_grad`, `embedding_grad` or `mem_concat_grad`, the gain gradients of an
+/// `add_layer_norm_grad`, or any gradient but dq of a tensor-core
+/// `rel_attention_grad` (dk, dv, dk_r, the biases, seg_embed), whose result only an `add` reads writes the sum
 /// itself (init + its result, rounded as the add would):
 ///
 ///   bias_grad(dy) -> Y;  add(X, Y) -> Z   => bias_grad(dy, init X) -> Z
@@ -524,14 +524,17 @@ template <class Take> void Emitter::forEachAddOfAResult(Take take) {
 /// embedding's two gradients (the LM head's GEMM and the input embedding's
 /// scatter) so meet without a dense [V, D] temporary and an add, and so do
 /// the gradients of what the two streams share: the feed-forward biases,
-/// the LayerNorm gains, the attention's k, v and k_r.
+/// the LayerNorm gains, the attention's k, v and k_r, its biases and
+/// seg_embed.
 void Emitter::findAddIntoFusions() {
   forEachAddOfAResult([&](size_t, size_t g, size_t o, int x, int z) {
     const Step &s = plan_.steps[g];
     const bool takesInit =
-        ((s.kind == OpKind::BiasGrad || s.kind == OpKind::EmbeddingGrad) && o == 0) ||
+        ((s.kind == OpKind::BiasGrad || s.kind == OpKind::EmbeddingGrad ||
+          s.kind == OpKind::MemConcatGrad) &&
+         o == 0) ||
         (s.kind == OpKind::AddLayerNormGrad && (o == 1 || o == 2)) ||
-        (s.kind == OpKind::RelAttentionGrad && o >= 1 && o <= 3 && tcAttention(s));
+        (s.kind == OpKind::RelAttentionGrad && o >= 1 && tcAttention(s));
     if (!takesInit || addInto_[g].count(o))
       return false;
     addInto_[g][o] = {x, z};
@@ -752,17 +755,16 @@ Status Emitter::emitFusedRelAttention(bool grad, std::vector<std::string> targs,
   const int64_t grids[5] = {qTiles, qTiles, B * N * ceilDiv(K, bk),
                             P * N * ceilDiv(R, bk),
                             ceilDiv(N * H, kAttnBlock)};
-  // bf16 gradients: PHASE 0..3 on tensor cores, then the f32 kernel's bias
-  // columns (PHASE 4), which read the same row statistics.
-  int firstF32Phase = 0;
+  // bf16 gradients: PHASE 0..3 on tensor cores, then the bias columns
+  // (PHASE 4, the f32 kernel's code), which read the same row statistics.
   if (tcAttention(*step_)) {
-    // The f32 kernel's operands with the three inits after `rows`, and
-    // dk, dv, dk_r replaced by their sums where they add into another
+    // The f32 kernel's operands with the seven inits after `rows`, and
+    // every gradient but dq replaced by its sum where it adds into another
     // stream's gradient (findAddIntoFusions).
     const size_t ins = 1 + 10 + 1; // dout, rel_attention's ten operands, rows (or null)
     const size_t outs = step_->out.size();
     std::vector<Param> tcParams(params.begin(), params.begin() + ins);
-    for (size_t o = 1; o <= 3; ++o)
+    for (size_t o = 1; o < outs; ++o)
       tcParams.push_back(addIntoInit(o));
     for (size_t o = 0; o < outs; ++o)
       tcParams.push_back(addIntoOut(o));
@@ -773,20 +775,23 @@ Status Emitter::emitFusedRelAttention(bool grad, std::vector<std::string> targs,
     const int64_t smem = dev::attnTcSmemBytes(H, /*grad=*/true);
     std::vector<std::string> tcArgs = targs;
     tcArgs.pop_back(); // the f32 kernel's BQ
-    for (int phase = 0; phase < 4; ++phase) {
+    for (int phase = 0; phase < 5; ++phase) {
       std::vector<std::string> t = tcArgs;
       t.push_back(std::to_string(phase));
       t.push_back(maskBits);
-      wrapperPrefix_ = fmt::format("static_assert(XlAttnTcSmem<{0}>::kGradBytes == {1}, "
-                                   "\"AttentionTc.h and the kernel disagree\");\n",
-                                   H, smem);
+      const bool columns = phase == 4; // no shared memory
+      if (!columns)
+        wrapperPrefix_ = fmt::format("static_assert(XlAttnTcSmem<{0}>::kGradBytes == {1}, "
+                                     "\"AttentionTc.h and the kernel disagree\");\n",
+                                     H, smem);
       kernel(fmt::format("rel_attention_tc_grad_p{}", phase),
-             "xl_rel_attention_tc_grad", t, tcParams, gridFor(tcGrids[phase]),
-             dev::kAttnTcBlock, static_cast<uint32_t>(smem));
+             "xl_rel_attention_tc_grad", t, tcParams,
+             gridFor(columns ? ceilDiv(N * H, dev::kAttnTcBlock) : tcGrids[phase]),
+             dev::kAttnTcBlock, columns ? 0u : static_cast<uint32_t>(smem));
     }
-    firstF32Phase = 4;
+    return Status::ok();
   }
-  for (int phase = firstF32Phase; phase < 5; ++phase) {
+  for (int phase = 0; phase < 5; ++phase) {
     std::vector<std::string> t = targs;
     t.push_back(std::to_string(phase));
     t.push_back(std::to_string(kAttnBlock));
@@ -1083,7 +1088,7 @@ Status Emitter::emitStep() {
     int64_t B = inDim(0, 0), K = inDim(0, 1), S = outDim(0, 1),
             D = outDim(0, 2);
     kernel("mem_concat_grad", "xl_mem_concat_grad",
-           {s(B), s(K), s(S), s(D), eb}, {inP(0), outP(0), seed()},
+           {s(B), s(K), s(S), s(D), eb}, {inP(0), addIntoInit(0), addIntoOut(0), seed()},
            elems(numel(out(0))), kElemBlock);
     return Status::ok();
   }

@@ -393,6 +393,58 @@ XL_DEVICE XlAttnGradEntry xl_attn_grad_entry(
   return e;
 }
 
+/// Stores a bias-column gradient: `v` rounded to the output's type, or with
+/// `init` (not null) init[at] + that value in f32, rounded again — bitwise
+/// the plan's `add` of the other stream's gradient (the emitter's add-into
+/// fusion).
+template <typename T_out, typename T_init>
+XL_DEVICE void xl_attn_put_sum(T_out *out, const T_init *init, xl_i64 at, double v) {
+  const float stored = static_cast<float>(static_cast<T_out>(static_cast<float>(v)));
+  out[at] = static_cast<T_out>(init ? static_cast<float>(init[at]) + stored : stored);
+}
+
+/// The backward's last phase, shared by the f32 and the tensor-core
+/// kernels: column (n, h) of d r_w_bias, d r_r_bias, d r_s_bias and
+/// d seg_embed from the row statistics in `workspace` ([lse, D, c0, c1,
+/// Σ c·k (H), Σ c·k_r (H)] per row), rows in order, one thread per column
+/// (grid-stride over the N·H columns with `block` threads per block). The
+/// inits (null: none) are what the results are added to.
+template <xl_i64 B, xl_i64 T, int N, int H, typename T_q, typename T_segEmb,
+          typename T_rs, typename T_dsegEmbInit, typename T_drwInit,
+          typename T_drrInit, typename T_drsInit, typename T_dsegEmb,
+          typename T_drw, typename T_drr, typename T_drs>
+XL_DEVICE void xl_attn_bias_columns(
+    const T_q *XL_RESTRICT q, const T_segEmb *XL_RESTRICT segEmb,
+    const T_rs *XL_RESTRICT rs, const double *XL_RESTRICT workspace,
+    const T_dsegEmbInit *dsegEmbInit, const T_drwInit *drwInit,
+    const T_drrInit *drrInit, const T_drsInit *drsInit, T_dsegEmb *dsegEmb,
+    T_drw *drw, T_drr *drr, T_drs *drs, int block) {
+  constexpr xl_i64 NH = static_cast<xl_i64>(N) * H;
+  constexpr xl_i64 kStat = 2 * H + 4;
+  for (xl_i64 col = static_cast<xl_i64>(blockIdx.x) * block + threadIdx.x; col < NH;
+       col += static_cast<xl_i64>(gridDim.x) * block) {
+    const int n = static_cast<int>(col / H), h = static_cast<int>(col % H);
+    const double se0 = segEmb[col], se1 = segEmb[NH + col];
+    double aw = 0.0, ar = 0.0, as = 0.0, ds0 = 0.0, ds1 = 0.0;
+    for (xl_i64 b = 0; b < B; ++b)
+      for (xl_i64 t = 0; t < T; ++t) {
+        const double *st = workspace + ((b * T + t) * N + n) * kStat;
+        const double qs = static_cast<double>(q[((b * T + t) * N + n) * H + h]) +
+                          static_cast<double>(rs[col]);
+        aw += st[4 + h];
+        ar += st[4 + H + h];
+        as += st[2] * se0 + st[3] * se1;
+        ds0 += st[2] * qs;
+        ds1 += st[3] * qs;
+      }
+    xl_attn_put_sum(drw, drwInit, col, aw);
+    xl_attn_put_sum(drr, drrInit, col, ar);
+    xl_attn_put_sum(drs, drsInit, col, as);
+    xl_attn_put_sum(dsegEmb, dsegEmbInit, col, ds0);
+    xl_attn_put_sum(dsegEmb, dsegEmbInit, NH + col, ds1);
+  }
+}
+
 /// The fused backward of xl_rel_attention_fused: rel_attention_grad's
 /// operands (docs/Plan.md; no saved forward state), five launches of the
 /// same template (PHASE 0..4), same arguments, no atomics; every value is
@@ -701,30 +753,12 @@ XL_DEVICE void xl_rel_attention_fused_grad(
       }
     }
   } else {
-    // Column (n, h): the bias and seg_embed gradients, rows in order.
-    for (xl_i64 col = static_cast<xl_i64>(blockIdx.x) * BLOCK + threadIdx.x;
-         col < NH; col += static_cast<xl_i64>(gridDim.x) * BLOCK) {
-      const int n = static_cast<int>(col / H), h = static_cast<int>(col % H);
-      const double se0 = segEmb[col], se1 = segEmb[NH + col];
-      double aw = 0.0, ar = 0.0, as = 0.0, ds0 = 0.0, ds1 = 0.0;
-      for (xl_i64 b = 0; b < B; ++b)
-        for (xl_i64 t = 0; t < T; ++t) {
-          const double *st = stats(b, t, n);
-          const double qs =
-              static_cast<double>(q[((b * T + t) * N + n) * H + h]) +
-              static_cast<double>(rs[col]);
-          aw += st[4 + h];
-          ar += st[4 + H + h];
-          as += st[2] * se0 + st[3] * se1;
-          ds0 += st[2] * qs;
-          ds1 += st[3] * qs;
-        }
-      drw[col] = static_cast<float>(aw);
-      drr[col] = static_cast<float>(ar);
-      drs[col] = static_cast<float>(as);
-      dsegEmb[col] = static_cast<float>(ds0);
-      dsegEmb[NH + col] = static_cast<float>(ds1);
-    }
+    xl_attn_bias_columns<B, T, N, H>(q, segEmb, rs, workspace,
+                                     static_cast<const float *>(nullptr),
+                                     static_cast<const float *>(nullptr),
+                                     static_cast<const float *>(nullptr),
+                                     static_cast<const float *>(nullptr), dsegEmb,
+                                     drw, drr, drs, BLOCK);
   }
   (void)kRows;
 }

@@ -39,8 +39,8 @@
 // fragments) · v with v through ldmatrix.trans. out = o / l,
 // lse = m + log l.
 //
-// Backward (xl_rel_attention_tc_grad, PHASE 0..3; the bias columns are
-// PHASE 4 of the f32 kernel, which reads the same row statistics). With
+// Backward (xl_rel_attention_tc_grad, PHASE 0..4; PHASE 4, the bias
+// columns, is the f32 kernel's own code, xl_attn_bias_columns). With
 // P = exp(s - lse) (the uniform 1/K in a fully masked row), f the dropatt
 // factor, dpf = (dout·v_j)·f, D = Σ_j P·dpf and c = P·(dpf - D)·scale (0
 // where masked):
@@ -58,11 +58,16 @@
 //            recomputes c at the key j = rr - S + i that row i reads at
 //            k_r row rr — bd straight from (q + r_r)·k_r tileᵀ, ac and
 //            dout·vᵀ over the key window through the same skew — and each
-//            warp takes 16 k_r rows: dk_r += cᵀ·(q + r_r).
-// Arguments: the f32 kernel's, with three more inputs after `rows`:
-// dk_init, dv_init, dk_r_init — null, or what dk, dv, dk_r are added to (the
-// other stream's gradients of the shared k, v, k_r: the emitter's add-into
-// fusion). The workspace is the f32 kernel's row statistics ([lse, D, c0, c1,
+//            warp takes 16 k_r rows: dk_r += cᵀ·(q + r_r);
+//   PHASE 4  the N·H bias columns (d r_w_bias, d r_r_bias, d r_s_bias,
+//            d seg_embed) from the row statistics, one thread per column
+//            (any block size; launched with 128 threads and no dynamic
+//            shared memory).
+// Arguments: the f32 kernel's, with seven more inputs after `rows`:
+// dk_init, dv_init, dk_r_init, dseg_embed_init, dr_w_bias_init,
+// dr_r_bias_init, dr_s_bias_init — null, or what the matching gradient is
+// added to (the other stream's gradients of what the streams share: the
+// emitter's add-into fusion). The workspace is the f32 kernel's row statistics ([lse, D, c0, c1,
 // Σ c·k (H), Σ c·k_r (H)] in double per row): nothing of size S×K. No
 // atomics; every sum in a fixed order; results do not depend on gridDim.
 //
@@ -739,21 +744,13 @@ XL_DEVICE void xl_attn_tc_grad_entries(float (*s)[4], float (*dp)[4],
     }
 }
 
-/// Stores gradient value `v` at out[at]; with `init` (not null) init[at] +
-/// the value as stored instead — bitwise the plan's `add` of the other
-/// stream's gradient, which the emitter's add-into fusion absorbs.
-template <typename T_out, typename T_init>
-XL_DEVICE void xl_attn_tc_put(T_out *out, const T_init *init, xl_i64 at, float v) {
-  const float stored = static_cast<float>(static_cast<T_out>(v));
-  out[at] = init ? static_cast<float>(init[at]) + stored : stored;
-}
-
 template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int P,
           xl_i64 R, int HAS_ROWS, xl_u64 SCALE_BITS, unsigned DROP_BITS,
           int PHASE, int MASK_BITS, typename T_dout, typename T_q,
           typename T_k, typename T_v, typename T_kR, typename T_segEmb,
           typename T_rw, typename T_rr, typename T_rs, typename T_dkInit,
-          typename T_dvInit, typename T_dkRInit, typename T_dq,
+          typename T_dvInit, typename T_dkRInit, typename T_dsegEmbInit,
+          typename T_drwInit, typename T_drrInit, typename T_drsInit, typename T_dq,
           typename T_dk, typename T_dv, typename T_dkR, typename T_dsegEmb,
           typename T_drw, typename T_drr, typename T_drs>
 XL_DEVICE void xl_rel_attention_tc_grad(
@@ -764,17 +761,18 @@ XL_DEVICE void xl_rel_attention_tc_grad(
     const T_rs *XL_RESTRICT rs, const xl_i64 *XL_RESTRICT segId,
     const xl_i64 *XL_RESTRICT permMask, const xl_i64 *XL_RESTRICT rows,
     const T_dkInit *XL_RESTRICT dkInit, const T_dvInit *XL_RESTRICT dvInit,
-    const T_dkRInit *XL_RESTRICT dkRInit, T_dq *XL_RESTRICT dq, T_dk *XL_RESTRICT dk, T_dv *XL_RESTRICT dv,
+    const T_dkRInit *XL_RESTRICT dkRInit, const T_dsegEmbInit *dsegEmbInit,
+    const T_drwInit *drwInit, const T_drrInit *drrInit, const T_drsInit *drsInit,
+    T_dq *XL_RESTRICT dq, T_dk *XL_RESTRICT dk, T_dv *XL_RESTRICT dv,
     T_dkR *XL_RESTRICT dkR, T_dsegEmb *XL_RESTRICT dsegEmb,
     T_drw *XL_RESTRICT drw, T_drr *XL_RESTRICT drr, T_drs *XL_RESTRICT drs,
     double *XL_RESTRICT workspace, int *status, xl_i64 site,
     unsigned long long seed) {
   using C = XlAttnTc;
-  static_assert(PHASE >= 0 && PHASE <= 3,
-                "PHASE 0..3 (the bias columns are the f32 kernel's PHASE 4)");
+  static_assert(PHASE >= 0 && PHASE <= 4, "PHASE is 0..4");
   static_assert(H % 16 == 0 && H <= 128, "H: a multiple of 16, at most 128");
   static_assert(B % P == 0 && R == K + S && K >= S, "bad shapes");
-  (void)status, (void)dsegEmb, (void)drw, (void)drr, (void)drs;
+  (void)status;
   constexpr int LD = XlAttnTcSmem<H>::kLD;
   constexpr int BQ = C::kBQ, BK = C::kBK, CW = C::kCW, CWP = C::kCWP,
                 CWB = C::kCWB, LDT = C::kLDT, HT = H / 8, KT = BK / 8;
@@ -974,12 +972,12 @@ XL_DEVICE void xl_rel_attention_tc_grad(
 #pragma unroll
           for (int e = 0; e < 2; ++e) {
             const xl_i64 at = ((b * K + j) * N + n) * H + x * 8 + 2 * tq + e;
-            xl_attn_tc_put(dk, dkInit, at, gk[x][2 * hr + e]);
-            xl_attn_tc_put(dv, dvInit, at, gv[x][2 * hr + e]);
+            xl_attn_put_sum(dk, dkInit, at, gk[x][2 * hr + e]);
+            xl_attn_put_sum(dv, dvInit, at, gv[x][2 * hr + e]);
           }
       }
     }
-  } else {
+  } else if constexpr (PHASE == 3) {
     // PHASE 3: dk_r over tiles of 64 k_r rows rr0 .. rr0 + 63 of (p, n).
     constexpr xl_i64 kPerCopy = B / P;
     constexpr xl_i64 kRTiles = (R + BK - 1) / BK;
@@ -1090,10 +1088,14 @@ XL_DEVICE void xl_rel_attention_tc_grad(
         for (int x = 0; x < HT; ++x)
 #pragma unroll
           for (int e = 0; e < 2; ++e)
-            xl_attn_tc_put(dkR, dkRInit, ((p * R + rrow) * N + n) * H + x * 8 + 2 * tq + e,
-                           gr[x][2 * hr + e]);
+            xl_attn_put_sum(dkR, dkRInit, ((p * R + rrow) * N + n) * H + x * 8 + 2 * tq + e,
+                            gr[x][2 * hr + e]);
       }
     }
+  } else {
+    xl_attn_bias_columns<B, T, N, H>(q, segEmb, rs, workspace, dsegEmbInit, drwInit,
+                                     drrInit, drsInit, dsegEmb, drw, drr, drs,
+                                     static_cast<int>(blockDim.x));
   }
 }
 

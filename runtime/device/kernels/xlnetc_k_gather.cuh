@@ -76,9 +76,14 @@ XL_DEVICE void xl_mem_concat(const T_mems *XL_RESTRICT mems,
   }
 }
 
-/// mem_concat_grad: out[b,s] = dout[b, K-S+s], dout [B,K,D], out [B,S,D].
-template <xl_i64 B, xl_i64 K, xl_i64 S, xl_i64 D, int BLOCK, typename T_dout, typename T_out>
+/// mem_concat_grad: out[b,s] = dout[b, K-S+s], dout [B,K,D], out [B,S,D];
+/// with `init` (not null, [B,S,D]) out = init + that, in f32 and rounded to
+/// out's type once — bitwise the plan's `add` of the slice to another
+/// gradient of h (the emitter's add-into fusion).
+template <xl_i64 B, xl_i64 K, xl_i64 S, xl_i64 D, int BLOCK, typename T_dout,
+          typename T_init, typename T_out>
 XL_DEVICE void xl_mem_concat_grad(const T_dout *XL_RESTRICT dout,
+                                  const T_init *XL_RESTRICT init,
                                   T_out *XL_RESTRICT out,
                                   unsigned long long seed) {
   (void)seed;
@@ -88,7 +93,9 @@ XL_DEVICE void xl_mem_concat_grad(const T_dout *XL_RESTRICT dout,
   for (xl_i64 i = static_cast<xl_i64>(blockIdx.x) * BLOCK + threadIdx.x; i < kN;
        i += step) {
     const xl_i64 b = i / (S * D), rest = i - b * (S * D);
-    out[i] = dout[(b * K + (K - S)) * D + rest];
+    const T_out slice = dout[(b * K + (K - S)) * D + rest];
+    out[i] = init ? static_cast<T_out>(static_cast<float>(init[i]) + static_cast<float>(slice))
+                  : slice;
   }
 }
 
