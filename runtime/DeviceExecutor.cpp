@@ -239,15 +239,16 @@ Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
   dev::DevPtr arena = 0;
   XLNETC_RETURN_IF_ERROR(allocs.alloc(size_t(memory->arenaBytes), arena).withPrefix(
       fmt::format("the arena of the temporaries ({} bytes): ", memory->arenaBytes)));
-  for (const Buffer &b : plan.buffers) {
-    if (b.role == Buffer::Temp) {
-      p->addr[b.id] = arena + dev::DevPtr(memory->offset[size_t(b.id)]);
-      continue;
-    }
-    size_t bytes = static_cast<size_t>(numelOf(b.shape)) * dtypeSize(b.dtype);
-    XLNETC_RETURN_IF_ERROR(allocs.alloc(bytes, p->addr[b.id]).withPrefix(
-        fmt::format("buffer {} ({}): ", b.id, b.name)));
-  }
+  // The inputs and parameters: one block (the parameters side by side,
+  // then the optimizer state, then the batch and the memory).
+  dev::DevPtr inputs = 0;
+  XLNETC_RETURN_IF_ERROR(allocs.alloc(size_t(memory->inputBlockBytes), inputs).withPrefix(
+      fmt::format("the parameters, optimizer state and inputs ({} bytes): ",
+                  memory->inputBlockBytes)));
+  for (const Buffer &b : plan.buffers)
+    p->addr[b.id] = (b.role == Buffer::Temp ? arena : inputs) +
+                    dev::DevPtr(b.role == Buffer::Temp ? memory->offset[size_t(b.id)]
+                                                       : memory->inputOffset[size_t(b.id)]);
   // Outputs written in place of an input (the optimizer's) share its memory.
   for (const auto &[out, in] : program.inPlace)
     p->addr[size_t(out)] = p->addr[size_t(in)];
@@ -319,6 +320,19 @@ Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
         op.ops.c = l.c >= 0 ? addr[l.c] : op.ops.d;
         op.ops.bias = l.bias >= 0 ? addr[l.bias] : 0;
         op.ops.aux = l.aux >= 0 ? addr[l.aux] : 0;
+        // A batched GEMM's entries must lie where its strides say.
+        const dev::DevPtr size = dev::DevPtr(dev::gemmTypeSize(l.gemm.ab)),
+                          sizeD = dev::DevPtr(dev::gemmTypeSize(l.gemm.cd));
+        for (size_t e = 0; e < l.batchMembers.size(); ++e) {
+          const auto [a, d] = l.batchMembers[e];
+          if (addr[size_t(a)] != op.ops.a + (e + 1) * dev::DevPtr(l.gemm.strideA) * size ||
+              addr[size_t(d)] != op.ops.d + (e + 1) * dev::DevPtr(l.gemm.strideC) * sizeD)
+            return Status::error(fmt::format(
+                "{}the batched GEMM's entry {} (A buffer {}, D buffer {}) is not {} and {} "
+                "elements after the previous one in memory: the program and the memory "
+                "plan disagree",
+                where, e + 1, a, d, l.gemm.strideA, l.gemm.strideC));
+        }
         p->ops.push_back(std::move(op));
         continue;
       }

@@ -78,6 +78,13 @@ struct DeviceLaunch {
   // descriptor's beta is not 0: buffer `c`, or D itself when c is -1.
   dev::GemmDesc gemm;
   int a = -1, b = -1, bias = -1, d = -1, aux = -1, c = -1;
+  /// A GEMM that does the products of several plan steps as one batched
+  /// call (the emitter's batched projections): the A and D buffers of batch
+  /// entries 1, 2, ... (entry 0 is `a`, `d`). They lie gemm.strideA and
+  /// gemm.strideC elements after the previous entry's — parameters side by
+  /// side in the input block, temps side by side in a DeviceProgram group —
+  /// and B is shared (strideB 0). Empty for a plain GEMM.
+  std::vector<std::pair<int, int>> batchMembers;
 };
 
 /// The launches of one plan step. A step whose work another step's launch
@@ -125,6 +132,10 @@ struct DeviceProgram {
   /// optimizer state"). Such an output takes no arena memory, is not zeroed,
   /// and a carry from it to its input copies nothing.
   std::vector<std::pair<int, int>> inPlace;
+  /// Temps the memory plan places side by side, each group in its order
+  /// (every member 256-byte aligned, no gap beyond the alignment) and alive
+  /// as long as any member: the A or D operands of a batched GEMM.
+  std::vector<std::vector<int>> groups;
   /// The arena of the plan's temps (planMemory, run by the emitter).
   MemoryPlan memory;
 };

@@ -104,8 +104,12 @@ std::string writeDeviceProgramJson(const DeviceProgram &program) {
     json launches = json::array();
     for (const DeviceLaunch &l : s.launches) {
       if (l.kind == DeviceLaunch::Gemm) {
+        json members = json::array();
+        for (const auto &[a, d] : l.batchMembers)
+          members.push_back({a, d});
         launches.push_back({{"gemm", gemmJson(l.gemm)}, {"a", l.a}, {"b", l.b},
-                            {"bias", l.bias}, {"d", l.d}, {"aux", l.aux}, {"c", l.c}});
+                            {"bias", l.bias}, {"d", l.d}, {"aux", l.aux}, {"c", l.c},
+                            {"batch_members", members}});
         continue;
       }
       json args = json::array();
@@ -131,7 +135,8 @@ std::string writeDeviceProgramJson(const DeviceProgram &program) {
     inPlace.push_back({out, in});
   json doc = {{"format", kDeviceProgramFormat}, {"version", kDeviceProgramVersion},
               {"module", program.moduleName}, {"source_sha256", program.sourceDigest},
-              {"steps", steps}, {"tables", tables}, {"in_place", inPlace}};
+              {"steps", steps}, {"tables", tables}, {"in_place", inPlace},
+              {"groups", program.groups}};
   return doc.dump(1) + "\n";
 }
 
@@ -152,6 +157,7 @@ Status parseDeviceProgramJson(const std::string &text, const Plan &plan,
   const json &steps = top.array(doc, "steps");
   const json &tables = top.array(doc, "tables");
   const json &inPlace = top.array(doc, "in_place");
+  const json &groups = top.array(doc, "groups");
   if (!top.ok())
     return Status::error(top.error());
   if (steps.size() != plan.steps.size())
@@ -233,15 +239,41 @@ Status parseDeviceProgramJson(const std::string &text, const Plan &plan,
         launch.d = buffer(l, "d", false);
         launch.bias = buffer(l, "bias", true), launch.aux = buffer(l, "aux", true);
         launch.c = buffer(l, "c", true);
-        // Every operand holds what the descriptor spans.
+        for (const json &m : r.array(l, "batch_members")) {
+          if (!m.is_array() || m.size() != 2 || !m[0].is_number_integer() ||
+              !m[1].is_number_integer() || m[0].get<int64_t>() < 0 ||
+              m[0].get<int64_t>() >= buffers || m[1].get<int64_t>() < 0 ||
+              m[1].get<int64_t>() >= buffers) {
+            r.fail(fmt::format("batch member {} is not a pair of buffers of the plan", m.dump()));
+            break;
+          }
+          launch.batchMembers.emplace_back(m[0].get<int>(), m[1].get<int>());
+        }
+        // A batched GEMM over several steps' buffers: one entry per buffer
+        // pair, B shared, no bias, aux or C.
+        const bool batched = !launch.batchMembers.empty();
+        if (r.ok() && batched &&
+            (d.batch != int64_t(launch.batchMembers.size()) + 1 || d.strideB != 0 ||
+             launch.bias >= 0 || launch.aux >= 0 || launch.c >= 0))
+          r.fail(fmt::format("a GEMM with {} batch members needs batch {}, stride_b 0 and "
+                             "no bias, aux or c",
+                             launch.batchMembers.size(), launch.batchMembers.size() + 1));
+        // Every operand holds what the descriptor spans (one entry's worth
+        // when each entry is its own buffer).
         if (r.ok()) {
-          const dev::GemmExtents e = dev::gemmExtents(d);
-          for (auto [name, id, need] : {std::tuple<const char *, int, int64_t>{"a", launch.a, e.a},
-                                        {"b", launch.b, e.b},
-                                        {"d", launch.d, e.cd},
-                                        {"c", launch.c, e.cd},
-                                        {"bias", launch.bias, e.bias},
-                                        {"aux", launch.aux, e.cd}})
+          dev::GemmDesc spanned = d;
+          if (batched)
+            spanned.batch = 1;
+          const dev::GemmExtents e = dev::gemmExtents(spanned);
+          std::vector<std::tuple<const char *, int, int64_t>> operands = {
+              {"a", launch.a, e.a},       {"b", launch.b, e.b},
+              {"d", launch.d, e.cd},      {"c", launch.c, e.cd},
+              {"bias", launch.bias, e.bias}, {"aux", launch.aux, e.cd}};
+          for (const auto &[a, dd] : launch.batchMembers) {
+            operands.emplace_back("a", a, e.a);
+            operands.emplace_back("d", dd, e.cd);
+          }
+          for (auto [name, id, need] : operands)
             if (id >= 0 && numelOf(plan.buffers[size_t(id)].shape) < need)
               r.fail(fmt::format("GEMM operand {} (buffer {}) has {} elements but the "
                                  "descriptor spans {}",
@@ -250,13 +282,15 @@ Status parseDeviceProgramJson(const std::string &text, const Plan &plan,
           auto dtypeOf = [](dev::GemmType t) {
             return t == dev::GemmType::BF16 ? DType::BF16 : DType::F32;
           };
-          for (auto [name, id, want] :
-               {std::tuple<const char *, int, DType>{"a", launch.a, dtypeOf(d.ab)},
-                {"b", launch.b, dtypeOf(d.ab)},
-                {"d", launch.d, dtypeOf(d.cd)},
-                {"c", launch.c, dtypeOf(d.cd)},
-                {"bias", launch.bias, dtypeOf(d.cd)},
-                {"aux", launch.aux, dtypeOf(d.cd)}})
+          std::vector<std::tuple<const char *, int, DType>> typed = {
+              {"a", launch.a, dtypeOf(d.ab)},      {"b", launch.b, dtypeOf(d.ab)},
+              {"d", launch.d, dtypeOf(d.cd)},      {"c", launch.c, dtypeOf(d.cd)},
+              {"bias", launch.bias, dtypeOf(d.cd)}, {"aux", launch.aux, dtypeOf(d.cd)}};
+          for (const auto &[a, dd] : launch.batchMembers) {
+            typed.emplace_back("a", a, dtypeOf(d.ab));
+            typed.emplace_back("d", dd, dtypeOf(d.cd));
+          }
+          for (auto [name, id, want] : typed)
             if (r.ok() && id >= 0 && plan.buffers[size_t(id)].dtype != want)
               r.fail(fmt::format("GEMM operand {} (buffer {}) is {} but the descriptor "
                                  "says {}",
@@ -319,6 +353,25 @@ Status parseDeviceProgramJson(const std::string &text, const Plan &plan,
                                        "step's result over an input of its type and size",
                                        pair.dump()));
     p.inPlace.emplace_back(o.id, i.id);
+  }
+  // Groups: temps of the plan, each in one group at most.
+  std::set<int> grouped;
+  for (const json &g : groups) {
+    std::vector<int> members;
+    bool ok = g.is_array() && g.size() >= 2;
+    for (size_t k = 0; ok && k < g.size(); ++k) {
+      ok = g[k].is_number_integer() && g[k].get<int64_t>() >= 0 &&
+           g[k].get<int64_t>() < buffers &&
+           plan.buffers[g[k].get<size_t>()].role == Buffer::Temp &&
+           grouped.insert(g[k].get<int>()).second;
+      if (ok)
+        members.push_back(g[k].get<int>());
+    }
+    if (!ok)
+      return Status::error(fmt::format("device program: group {} is not two or more "
+                                       "temporaries of the plan, each in no other group",
+                                       g.dump()));
+    p.groups.push_back(std::move(members));
   }
   p.memory = planMemory(plan, &p);
   p.id = newDeviceProgramId();

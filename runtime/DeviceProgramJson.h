@@ -23,7 +23,7 @@ struct Plan;
 
 /// The format name and version of the document.
 inline constexpr const char *kDeviceProgramFormat = "xlnetc-device-program";
-inline constexpr int kDeviceProgramVersion = 1;
+inline constexpr int kDeviceProgramVersion = 2;
 
 /// `program` without its source, as JSON text.
 std::string writeDeviceProgramJson(const DeviceProgram &program);

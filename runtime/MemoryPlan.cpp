@@ -47,6 +47,8 @@ void forEachTouched(const Plan &plan, const DeviceProgram *program, size_t i, F 
       for (int id : {l.a, l.b, l.bias, l.d, l.aux, l.c})
         if (id >= 0)
           touch(id);
+      for (const auto &[a, d] : l.batchMembers)
+        touch(a), touch(d);
       continue;
     }
     for (const KernelArg &a : l.args) {
@@ -60,7 +62,29 @@ void forEachTouched(const Plan &plan, const DeviceProgram *program, size_t i, F 
   }
 }
 
+bool isOptimizerState(const Buffer &b) {
+  return b.role == Buffer::Input &&
+         (startsWith(b.name, "adam_m.") || startsWith(b.name, "adam_v."));
+}
+
 } // namespace
+
+int64_t planInputBlock(const Plan &plan, std::vector<int64_t> &offset) {
+  offset.assign(plan.buffers.size(), -1);
+  int64_t at = 0;
+  // Parameters, then the optimizer state, then the other inputs.
+  for (int part = 0; part < 3; ++part)
+    for (const Buffer &b : plan.buffers) {
+      if (b.role == Buffer::Temp)
+        continue;
+      const int partOf = b.role == Buffer::Param ? 0 : isOptimizerState(b) ? 1 : 2;
+      if (partOf != part)
+        continue;
+      offset[size_t(b.id)] = at;
+      at += alignUp(std::max<int64_t>(bufferBytes(b), 1));
+    }
+  return at;
+}
 
 MemoryPlan planMemory(const Plan &plan, const DeviceProgram *program) {
   const size_t n = plan.buffers.size(), steps = plan.steps.size();
@@ -69,6 +93,7 @@ MemoryPlan planMemory(const Plan &plan, const DeviceProgram *program) {
   MemoryPlan m;
   m.offset.assign(n, -1);
   m.firstTouched.assign(steps, {});
+  m.inputBlockBytes = planInputBlock(plan, m.inputOffset);
 
   // 1. Lifetimes: [first, last] step touching each temp; returned temps
   //    live to the end.
@@ -95,9 +120,7 @@ MemoryPlan planMemory(const Plan &plan, const DeviceProgram *program) {
       continue;
     }
     if (b.role == Buffer::Input) {
-      (startsWith(b.name, "adam_m.") || startsWith(b.name, "adam_v.")
-           ? m.optimizerBytes
-           : m.inputBytes) += bufferBytes(b);
+      (isOptimizerState(b) ? m.optimizerBytes : m.inputBytes) += bufferBytes(b);
       continue;
     }
     // Never touched: with a program, a result a fusion never writes (it
@@ -137,21 +160,51 @@ MemoryPlan planMemory(const Plan &plan, const DeviceProgram *program) {
         m.keptForBackwardBytes += bufferBytes(plan.buffers[size_t(id)]);
 
   // 3. Placement: largest first, each at the lowest offset free during its
-  //    lifetime.
-  std::stable_sort(temps.begin(), temps.end(), [&](int a, int b) {
-    int64_t sa = bufferBytes(plan.buffers[size_t(a)]), sb = bufferBytes(plan.buffers[size_t(b)]);
-    if (sa != sb)
-      return sa > sb;
-    return first[size_t(a)] < first[size_t(b)];
+  //    lifetime. A group of the program is one item: its members side by
+  //    side in order, alive from the first member's start to the last one's
+  //    end.
+  auto slot = [&](int id) {
+    return alignUp(std::max<int64_t>(bufferBytes(plan.buffers[size_t(id)]), 1));
+  };
+  struct Item {
+    std::vector<int> members;
+    int64_t size = 0, first = 0, last = 0;
+  };
+  std::vector<Item> items;
+  std::set<int> grouped;
+  const std::set<int> isTemp(temps.begin(), temps.end());
+  if (program)
+    for (const std::vector<int> &g : program->groups) {
+      Item it;
+      for (int id : g) {
+        if (!isTemp.count(id) || grouped.count(id))
+          continue; // not a placed temp, or in an earlier group
+        it.first = it.members.empty() ? first[size_t(id)]
+                                      : std::min(it.first, first[size_t(id)]);
+        it.last = it.members.empty() ? last[size_t(id)] : std::max(it.last, last[size_t(id)]);
+        it.members.push_back(id);
+        it.size += slot(id);
+        grouped.insert(id);
+      }
+      if (!it.members.empty())
+        items.push_back(std::move(it));
+    }
+  for (int id : temps)
+    if (!grouped.count(id))
+      items.push_back({{id}, slot(id), first[size_t(id)], last[size_t(id)]});
+  std::stable_sort(items.begin(), items.end(), [&](const Item &a, const Item &b) {
+    if (a.size != b.size)
+      return a.size > b.size;
+    return a.first < b.first;
   });
   struct Placed {
     int64_t begin, end, first, last;
   };
   std::vector<Placed> placed;
   std::vector<Placed> overlapping;
-  for (int id : temps) {
-    const int64_t size = alignUp(std::max<int64_t>(bufferBytes(plan.buffers[size_t(id)]), 1));
-    const int64_t f = first[size_t(id)], l = last[size_t(id)];
+  for (const Item &item : items) {
+    const int64_t size = item.size;
+    const int64_t f = item.first, l = item.last;
     overlapping.clear();
     for (const Placed &p : placed)
       if (p.first <= l && f <= p.last)
@@ -164,7 +217,11 @@ MemoryPlan planMemory(const Plan &plan, const DeviceProgram *program) {
         break;
       at = std::max(at, p.end);
     }
-    m.offset[size_t(id)] = at;
+    int64_t off = at;
+    for (int id : item.members) {
+      m.offset[size_t(id)] = off;
+      off += slot(id);
+    }
     placed.push_back({at, at + size, f, l});
     m.arenaBytes = std::max(m.arenaBytes, at + size);
   }

@@ -11,7 +11,8 @@
 //
 // Placement: greedy by size (largest first, each at the lowest offset where
 // it fits beside the already placed buffers whose lifetimes overlap its
-// own), 256-byte aligned. No MLIR: the compiler prints it
+// own), 256-byte aligned; a program's group of temps is placed as one
+// buffer. Inputs and parameters get one block of their own. No MLIR: the compiler prints it
 // (`xlnetc compile --emit=memory`) and the device executor allocates it.
 //
 //===----------------------------------------------------------------------===//
@@ -33,6 +34,12 @@ struct MemoryPlan {
 
   /// Per buffer id: the arena offset of a temp (-1 for inputs and params).
   std::vector<int64_t> offset;
+  /// Per buffer id: the offset of an input or parameter in the input block
+  /// (-1 for temps): one allocation holding the parameters, then the
+  /// optimizer state, then the other inputs, each part in buffer order,
+  /// 256-byte aligned (planInputBlock) — the contiguous parameter block.
+  std::vector<int64_t> inputOffset;
+  int64_t inputBlockBytes = 0;
   /// Per step: the temps whose lifetime starts there (the first step that
   /// touches them, which writes them; the executor zeroes them just before
   /// the step, as the host executor hands kernels zeroed temps).
@@ -63,8 +70,14 @@ struct MemoryPlan {
   }
 };
 
+/// The input block's layout alone (MemoryPlan::inputOffset): what the
+/// emitter reads to batch GEMMs over parameters side by side. Returns its
+/// size.
+int64_t planInputBlock(const Plan &plan, std::vector<int64_t> &offset);
+
 /// Plans the arena of `plan`'s temps; `program` (may be null: the plan's
-/// steps alone) adds the buffers its launches touch and its scratch.
+/// steps alone) adds the buffers its launches touch, its groups and its
+/// scratch.
 MemoryPlan planMemory(const Plan &plan, const DeviceProgram *program);
 
 /// The table `xlnetc compile --emit=memory` prints: bytes (and MiB) per

@@ -48,7 +48,7 @@ TEST(DeviceProgramJson, RoundTripsTheTinyTrainingStep) {
   EXPECT_EQ(back.moduleName, l.program.moduleName);
   EXPECT_EQ(back.sourceDigest, l.program.sourceDigest);
   ASSERT_EQ(back.steps.size(), l.program.steps.size());
-  int gemms = 0;
+  int gemms = 0, batched = 0;
   for (size_t i = 0; i < back.steps.size(); ++i) {
     const DeviceStep &a = back.steps[i], &b = l.program.steps[i];
     EXPECT_EQ(a.workspaceBytes, b.workspaceBytes);
@@ -74,10 +74,15 @@ TEST(DeviceProgramJson, RoundTripsTheTinyTrainingStep) {
         EXPECT_EQ(x.gemm.beta, y.gemm.beta);
         EXPECT_EQ(std::vector<int>({x.a, x.b, x.bias, x.d, x.aux}),
                   std::vector<int>({y.a, y.b, y.bias, y.d, y.aux}));
+        EXPECT_EQ(x.batchMembers, y.batchMembers);
+        batched += !x.batchMembers.empty();
       }
     }
   }
   EXPECT_GT(gemms, 0);
+  EXPECT_GT(batched, 0) << "the k and v projections are batched GEMMs";
+  EXPECT_EQ(back.groups, l.program.groups);
+  EXPECT_FALSE(back.groups.empty());
   ASSERT_EQ(back.tables.size(), l.program.tables.size());
   for (size_t t = 0; t < back.tables.size(); ++t) {
     EXPECT_EQ(back.tables[t].kind, l.program.tables[t].kind);
@@ -167,11 +172,41 @@ TEST(DeviceProgramJson, BadDocumentsAreOneError) {
   EXPECT_NE(st.message().find("elements but the descriptor spans"), std::string::npos)
       << st.message();
 
+  // A batched GEMM whose batch count disagrees with its members, a member
+  // that is not a buffer pair, and groups that are not temps or repeat one.
+  size_t batchedStep = 0;
+  while (doc["steps"][batchedStep]["launches"].empty() ||
+         !doc["steps"][batchedStep]["launches"][0].contains("gemm") ||
+         doc["steps"][batchedStep]["launches"][0]["batch_members"].empty())
+    ++batchedStep;
+  bad = doc;
+  bad["steps"][batchedStep]["launches"][0]["gemm"]["batch"] = 1;
+  st = parse(bad, l.program.source);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.message().find("batch members needs batch"), std::string::npos) << st.message();
+  bad = doc;
+  bad["steps"][batchedStep]["launches"][0]["batch_members"][0] = {1, 99999};
+  st = parse(bad, l.program.source);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.message().find("is not a pair of buffers of the plan"), std::string::npos)
+      << st.message();
+  bad = doc;
+  bad["groups"].push_back({doc["groups"][0][0], doc["groups"][0][1]});
+  st = parse(bad, l.program.source);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.message().find("each in no other group"), std::string::npos) << st.message();
+  bad = doc;
+  bad["groups"][0] = {0, 1}; // inputs, not temporaries
+  st = parse(bad, l.program.source);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.message().find("is not two or more temporaries"), std::string::npos)
+      << st.message();
+
   bad = doc;
   bad["version"] = 7;
   st = parse(bad, l.program.source);
   ASSERT_FALSE(st);
-  EXPECT_EQ(st.message(), "device program: version 7 (this runtime reads 1)");
+  EXPECT_EQ(st.message(), "device program: version 7 (this runtime reads 2)");
 
   st = parse(doc, l.program.source + "// changed\n");
   ASSERT_FALSE(st);

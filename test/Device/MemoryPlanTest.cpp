@@ -92,6 +92,8 @@ void checkWholeStep(const std::string &name) {
       for (int id : {l.a, l.b, l.bias, l.d, l.aux, l.c})
         if (l.kind == DeviceLaunch::Gemm)
           touch(i, id);
+      for (const auto &[a, d] : l.batchMembers)
+        touch(i, a), touch(i, d);
       fusedAux += l.kind == DeviceLaunch::Gemm && l.aux >= 0;
       for (const KernelArg &a : l.args) {
         if (a.kind == KernelArg::Buffer)
@@ -152,6 +154,64 @@ void checkWholeStep(const std::string &name) {
                       << " are live together and share bytes";
     }
   EXPECT_EQ(conflicts, 0);
+  // Where each buffer lives: a temp in the arena, an input or parameter in
+  // the input block (parameters first, none overlapping).
+  auto aligned = [](int64_t bytes) {
+    return (std::max<int64_t>(bytes, 1) + MemoryPlan::kAlign - 1) / MemoryPlan::kAlign *
+           MemoryPlan::kAlign;
+  };
+  std::vector<std::pair<int64_t, int64_t>> inputs;
+  for (const Buffer &b : plan.buffers)
+    if (b.role != Buffer::Temp) {
+      EXPECT_GE(m.inputOffset[size_t(b.id)], 0) << name << ": input " << b.id;
+      inputs.emplace_back(m.inputOffset[size_t(b.id)],
+                          m.inputOffset[size_t(b.id)] + aligned(bytesOf(b)));
+      if (b.role == Buffer::Param)
+        EXPECT_LT(m.inputOffset[size_t(b.id)], params) << name << ": parameters first";
+    } else {
+      EXPECT_EQ(m.inputOffset[size_t(b.id)], -1);
+    }
+  std::sort(inputs.begin(), inputs.end());
+  for (size_t x = 1; x < inputs.size(); ++x)
+    EXPECT_LE(inputs[x - 1].second, inputs[x].first) << name << ": inputs overlap";
+  EXPECT_EQ(inputs.back().second, m.inputBlockBytes);
+  // A group's members lie side by side, in order.
+  for (const std::vector<int> &g : program.groups)
+    for (size_t x = 1; x < g.size(); ++x)
+      EXPECT_EQ(m.offset[size_t(g[x])],
+                m.offset[size_t(g[x - 1])] + aligned(bytesOf(plan.buffers[size_t(g[x - 1])])))
+          << name << ": group member " << g[x];
+  // A batched GEMM's entries lie where its strides say (as the executor
+  // checks before it runs one).
+  auto where = [&](int id) {
+    return plan.buffers[size_t(id)].role == Buffer::Temp
+               ? std::pair<int, int64_t>(0, m.offset[size_t(id)])
+               : std::pair<int, int64_t>(1, m.inputOffset[size_t(id)]);
+  };
+  int batched = 0;
+  for (const DeviceStep &st : program.steps)
+    for (const DeviceLaunch &l : st.launches) {
+      if (l.batchMembers.empty())
+        continue;
+      ++batched;
+      EXPECT_EQ(l.gemm.batch, int64_t(l.batchMembers.size()) + 1);
+      EXPECT_EQ(l.gemm.strideB, 0);
+      const int64_t sa = dtypeSize(plan.buffers[size_t(l.a)].dtype),
+                    sd = dtypeSize(plan.buffers[size_t(l.d)].dtype);
+      for (size_t e = 0; e < l.batchMembers.size(); ++e) {
+        const auto [a, d] = l.batchMembers[e];
+        EXPECT_EQ(where(a).first, where(l.a).first);
+        EXPECT_EQ(where(a).second,
+                  where(l.a).second + int64_t(e + 1) * l.gemm.strideA * sa)
+            << name << ": batched A " << a;
+        EXPECT_EQ(where(d).first, 0);
+        EXPECT_EQ(where(d).second,
+                  where(l.d).second + int64_t(e + 1) * l.gemm.strideC * sd)
+            << name << ": batched D " << d;
+      }
+    }
+  // The k and v projections (and their weight gradients) of each layer.
+  EXPECT_GT(batched, 0) << name;
   EXPECT_GE(m.arenaBytes, m.peakLiveBytes);
   EXPECT_LT(m.arenaBytes, sum) << "the arena reuses nothing";
   EXPECT_EQ(m.parameterBytes, params);

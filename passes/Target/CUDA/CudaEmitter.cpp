@@ -278,6 +278,15 @@ private:
   }
   std::map<size_t, EpilogueFusion> fusions_; ///< by GEMM step
   std::map<size_t, size_t> absorbedBy_;      ///< step -> its GEMM step
+  /// One GEMM doing the products of several steps that share B
+  /// (findBatchedGemms): entry e's A and D, strides in elements.
+  struct BatchedGemm {
+    std::vector<std::pair<int, int>> entries; ///< (A, D), entry 0 first
+    std::vector<size_t> steps;                ///< in plan order
+    int64_t strideA = 0, strideC = 0;
+  };
+  void findBatchedGemms();
+  std::map<size_t, BatchedGemm> batched_; ///< by its first step
 };
 
 void Emitter::kernel(const std::string &suffix, const std::string &tmpl,
@@ -359,6 +368,23 @@ void Emitter::gemm(const dev::GemmStepCall &call) {
     for (size_t j : f->second.absorbed)
       fused += fmt::format(" {}", j);
     fused += ")";
+  }
+  if (auto bg = batched_.find(index_); bg != batched_.end()) {
+    const BatchedGemm &b = bg->second;
+    l.a = b.entries[0].first;
+    l.d = b.entries[0].second;
+    l.gemm.batch = int64_t(b.entries.size());
+    l.gemm.strideA = b.strideA;
+    l.gemm.strideB = 0;
+    l.gemm.strideC = b.strideC;
+    l.batchMembers.assign(b.entries.begin() + 1, b.entries.end());
+    fused = ", batched over steps";
+    for (size_t j : b.steps)
+      fused += fmt::format(" {}", j);
+    fused += " (entries: A/D";
+    for (const auto &[a, d] : b.entries)
+      fused += fmt::format(" b{}/b{}", a, d);
+    fused += fmt::format(", strides {}/0/{})", b.strideA, b.strideC);
   }
   const dev::GemmDesc &g = l.gemm;
   body_ += stepHeader_;
@@ -603,6 +629,100 @@ void Emitter::findLayerNormDropoutFusions() {
       doneElsewhere_[r] = fmt::format("written by the LayerNorm gradient of step {}", g);
       break;
     }
+  }
+}
+
+/// Plain GEMMs that share their B operand and their descriptor run as one
+/// batched GEMM (B at stride 0) when their A and D operands can lie side by
+/// side: the k and v projections of the content stream (B: the memory
+/// concatenated with h) and their weight gradients (B: the same
+/// concatenation), and q, k, v together where no memory separates q's
+/// input from theirs. A operands that are parameters must already be side
+/// by side in the input block at one stride (planInputBlock: k's and v's
+/// weights are); A operands that are temps (bf16 copies of the weights, the
+/// gradients dk and dv) and every D become a DeviceProgram group, which the
+/// memory plan places side by side. The batched GEMM runs at the first
+/// step; every A is written before it and every D is written by its own
+/// step only, so doing the later products early changes nothing: bitwise
+/// the separate GEMMs' results (each batch entry is the same product).
+void Emitter::findBatchedGemms() {
+  std::vector<int64_t> inputOffset;
+  rt::planInputBlock(plan_, inputOffset);
+  auto slot = [&](int id) {
+    const int64_t bytes = numel(id) * int64_t(dtypeSize(buf(id).dtype));
+    return (std::max<int64_t>(bytes, 1) + MemoryPlan::kAlign - 1) / MemoryPlan::kAlign *
+           MemoryPlan::kAlign;
+  };
+  std::set<int> grouped;
+  std::map<std::string, std::vector<std::pair<size_t, dev::GemmStepCall>>> byKey;
+  for (size_t g = 0; g < plan_.steps.size(); ++g) {
+    const Step &s = plan_.steps[g];
+    if ((s.kind != OpKind::Gemm && s.kind != OpKind::GemmWgrad) || fusions_.count(g) ||
+        absorbedBy_.count(g) || doneElsewhere_.count(g))
+      continue;
+    dev::GemmStepCall call;
+    if (!dev::lowerGemmStep(plan_, s, call) || call.bias >= 0 ||
+        call.followUp != Activation::None || call.desc.epilogue != dev::GemmEpilogue::Default)
+      continue;
+    const dev::GemmDesc &d = call.desc;
+    byKey[fmt::format("{} ld {}/{}/{} b{}", dev::describeGemm(d), d.lda, d.ldb, d.ldc,
+                      call.b)]
+        .emplace_back(g, call);
+  }
+  for (auto &[key, calls] : byKey) {
+    if (calls.size() < 2)
+      continue;
+    const size_t firstStep = calls.front().first;
+    std::vector<std::pair<int, int>> entries;
+    std::vector<size_t> steps;
+    for (const auto &[g, call] : calls) {
+      entries.emplace_back(call.a, call.out);
+      steps.push_back(g);
+    }
+    bool paramA = true, tempA = true, ok = true;
+    for (const auto &[a, d] : entries) {
+      const Buffer &ab = buf(a), &db = buf(d);
+      paramA = paramA && ab.role == Buffer::Param;
+      auto w = writer_.find(a);
+      tempA = tempA && ab.role == Buffer::Temp && !grouped.count(a) && w != writer_.end() &&
+              w->second < firstStep;
+      ok = ok && db.role == Buffer::Temp && !grouped.count(d) && a != d;
+    }
+    if (!ok || (!paramA && !tempA))
+      continue;
+    BatchedGemm b;
+    if (paramA) {
+      // Entry order: the weights' order in the input block, at one stride.
+      std::sort(entries.begin(), entries.end(), [&](const auto &x, const auto &y) {
+        return inputOffset[size_t(x.first)] < inputOffset[size_t(y.first)];
+      });
+      const int64_t step = inputOffset[size_t(entries[1].first)] -
+                           inputOffset[size_t(entries[0].first)];
+      for (size_t e = 1; e < entries.size(); ++e)
+        ok = ok && inputOffset[size_t(entries[e].first)] -
+                           inputOffset[size_t(entries[e - 1].first)] ==
+                       step;
+      const int64_t size = int64_t(dtypeSize(buf(entries[0].first).dtype));
+      if (!ok || step <= 0 || step % size != 0)
+        continue;
+      b.strideA = step / size;
+    } else {
+      b.strideA = slot(entries[0].first) / int64_t(dtypeSize(buf(entries[0].first).dtype));
+      std::vector<int> as;
+      for (const auto &[a, d] : entries)
+        as.push_back(a), grouped.insert(a);
+      prog_.groups.push_back(as);
+    }
+    b.strideC = slot(entries[0].second) / int64_t(dtypeSize(buf(entries[0].second).dtype));
+    std::vector<int> ds;
+    for (const auto &[a, d] : entries)
+      ds.push_back(d), grouped.insert(d);
+    prog_.groups.push_back(ds);
+    b.entries = entries;
+    b.steps = steps;
+    for (size_t j = 1; j < steps.size(); ++j)
+      doneElsewhere_[steps[j]] = fmt::format("in the batched GEMM of step {}", firstStep);
+    batched_[firstStep] = std::move(b);
   }
 }
 
@@ -1163,6 +1283,7 @@ Status Emitter::run(const CudaEmitOptions &options) {
   findAccumulateFusions();
   findAddIntoFusions();
   findLayerNormDropoutFusions();
+  findBatchedGemms();
   for (index_ = 0; index_ < plan_.steps.size(); ++index_) {
     step_ = &plan_.steps[index_];
     cur_ = &prog_.steps[index_];
