@@ -80,9 +80,13 @@ Status loadCheckpoint(const std::string &path, const ParamShapes &expected,
 /// which is zero-initialised with a warning. Tensors the spec does not have
 /// are skipped with a warning (as is the optimizer state of an xlnetc
 /// checkpoint). Wrong shapes are an error. `params` is replaced only on
-/// success; `warnings` gets one line per warning.
+/// success; `warnings` gets one line per warning (without the path). `path`
+/// is anything runtime/train/WeightsSource.h resolves (a file, a
+/// HuggingFace model directory, a shards' index); `what` names it in
+/// messages ("init-from", "--weights").
 Status loadInitFrom(const std::string &path, const ParamShapes &expected,
-                    TensorMap &params, std::vector<std::string> &warnings);
+                    TensorMap &params, std::vector<std::string> &warnings,
+                    const std::string &what = "init-from");
 
 /// Dimensions of an XLNet model, to build its ParamShapes.
 struct XLNetDims {

@@ -4,6 +4,7 @@
 
 #include "runtime/train/CheckpointUtil.h"
 #include "runtime/train/WeightsReader.h"
+#include "runtime/train/WeightsSource.h"
 
 #include <fmt/format.h>
 
@@ -24,22 +25,42 @@ constexpr const char *kHfPrefix = "transformer.";
 } // namespace
 
 Status loadInitFrom(const std::string &path, const ParamShapes &expected,
-                    TensorMap &params, std::vector<std::string> &warnings) {
-  XLNETC_RETURN_IF_ERROR(detail::checkReadableFile(path, "init-from file"));
-  SafetensorsIndex index;
-  if (Status s = indexSafetensors(path, index); !s) {
-    std::string msg = s.message();
-    if (startsWith(msg, path + ": "))
-      msg = msg.substr(path.size() + 2);
-    return Status::error(fmt::format(
-        "init-from file {} is truncated, corrupt or not a safetensors file: {}",
-        path, oneLine(msg)));
+                    TensorMap &params, std::vector<std::string> &warnings,
+                    const std::string &what) {
+  WeightsSource src;
+  XLNETC_RETURN_IF_ERROR(resolveWeightsSource(path, what, src));
+  // One index over every shard; a tensor names its shard.
+  std::vector<SafetensorsIndex> shards(src.files.size());
+  SafetensorsIndex index; // every shard's tensors (path: unused)
+  std::map<std::string, size_t> shardOf;
+  for (size_t f = 0; f < src.files.size(); ++f) {
+    const std::string &file = src.files[f];
+    XLNETC_RETURN_IF_ERROR(detail::checkReadableFile(file, what + " file"));
+    if (Status s = indexSafetensors(file, shards[f]); !s) {
+      std::string msg = s.message();
+      if (startsWith(msg, file + ": "))
+        msg = msg.substr(file.size() + 2);
+      return Status::error(fmt::format(
+          "{} file {} is truncated, corrupt or not a safetensors file: {}", what, file,
+          oneLine(msg)));
+    }
+    for (const auto &[name, entry] : shards[f].tensors) {
+      if (!shardOf.emplace(name, f).second)
+        return Status::error(fmt::format("{} {}: tensor '{}' is in two shards, {} and {}",
+                                         what, path, name, src.files[shardOf.at(name)],
+                                         file));
+      index.tensors[name] = entry;
+    }
   }
+  index.metadata = shards.front().metadata;
+  auto read = [&](const std::string &name, Tensor &out) {
+    return readAsF32(shards[shardOf.at(name)], name, out);
+  };
   auto fail = [&](const std::string &msg) {
-    return Status::error(fmt::format("init-from file {}: {}", path, msg));
+    return Status::error(fmt::format("{} file {}: {}", what, path, msg));
   };
   auto formatTag = index.metadata.find("xlnetc.format");
-  bool isXlnetcCheckpoint = formatTag != index.metadata.end() &&
+  bool isXlnetcCheckpoint = shards.size() == 1 && formatTag != index.metadata.end() &&
                             formatTag->second == kCheckpointFormatTag;
 
   // 1. Map the file's names onto the spec's.
@@ -134,7 +155,7 @@ Status loadInitFrom(const std::string &path, const ParamShapes &expected,
   TensorMap result;
   std::map<std::string, size_t> converted; // dtype -> count
   for (const auto &[name, file] : source) {
-    XLNETC_RETURN_IF_ERROR(readAsF32(index, file, result[name]));
+    XLNETC_RETURN_IF_ERROR(read(file, result[name]));
     const std::string &dtype = index.tensors.at(file).dtype;
     if (dtype != "F32")
       ++converted[dtype];
@@ -153,7 +174,7 @@ Status loadInitFrom(const std::string &path, const ParamShapes &expected,
       return fail(fmt::format("'{}' has dtype {}, not a float type", kTied,
                               e.dtype));
     Tensor tied;
-    XLNETC_RETURN_IF_ERROR(readAsF32(index, kTied, tied));
+    XLNETC_RETURN_IF_ERROR(read(kTied, tied));
     int64_t differing = 0;
     double maxDiff = 0;
     for (int64_t i = 0; i < emb.numel(); ++i) {
@@ -173,27 +194,23 @@ Status loadInitFrom(const std::string &path, const ParamShapes &expected,
 
   // 6. Warnings.
   if (tiedAsEmbedding)
-    warnings.push_back(fmt::format(
-        "{}: no '{}'; using the tied '{}' as the word embedding", path,
-        kEmbedding, kTied));
+    warnings.push_back(fmt::format("no '{}'; using the tied '{}' as the word embedding",
+                                   kEmbedding, kTied));
   if (zeroBias) {
     result[kBias] = Tensor::zeros(DType::F32, expected.at(kBias));
     warnings.push_back(fmt::format(
-        "{}: no '{}' (an XLNetModel export?); initialised it to zeros", path,
-        kBias));
+        "no '{}' (an XLNetModel export?); initialised it to zeros", kBias));
   }
   if (!extras.empty())
-    warnings.push_back(fmt::format(
-        "{}: ignored {} tensor(s) that the spec does not have: {}", path,
-        extras.size(), listNames(extras)));
+    warnings.push_back(fmt::format("ignored {} tensor(s) that the spec does not have: {}",
+                                   extras.size(), listNames(extras)));
   if (ignoredState)
     warnings.push_back(fmt::format(
-        "{}: is an xlnetc training checkpoint; ignored its optimizer state and "
-        "memory ({} tensors), only the weights are used",
-        path, ignoredState));
+        "an xlnetc training checkpoint: ignored its optimizer state and memory ({} "
+        "tensors), only the weights are used",
+        ignoredState));
   for (const auto &[dtype, count] : converted)
-    warnings.push_back(fmt::format("{}: converted {} {} tensor(s) to F32",
-                                   path, count, dtype));
+    warnings.push_back(fmt::format("converted {} {} tensor(s) to F32", count, dtype));
   params = std::move(result);
   return Status::ok();
 }

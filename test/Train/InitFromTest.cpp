@@ -3,12 +3,15 @@
 #include "runtime/Safetensors.h"
 #include "runtime/train/Checkpoint.h"
 #include "runtime/train/WeightsReader.h"
+#include "runtime/train/WeightsSource.h"
 
 #include "TrainTestUtil.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <filesystem>
 
 using namespace xlnetc::rt;
 using namespace xlnetc::rt::train;
@@ -79,8 +82,8 @@ TEST(InitFrom, ModelNamingWithoutPrefixZeroInitsBias) {
   ASSERT_TRUE(l.status.isOk()) << l.status.message();
   ASSERT_EQ(l.warnings.size(), 1u) << joined(l.warnings);
   EXPECT_EQ(l.warnings[0],
-            path + ": no 'lm_loss.bias' (an XLNetModel export?); initialised "
-                   "it to zeros");
+            std::string("no 'lm_loss.bias' (an XLNetModel export?); initialised "
+                   "it to zeros"));
   TensorMap expected = hf;
   expected.erase("lm_loss.weight");
   expected["lm_loss.bias"] = Tensor::zeros(DType::F32, {50});
@@ -170,9 +173,9 @@ TEST(InitFrom, ExtraTensorsAreWarnings) {
   ASSERT_TRUE(l.status.isOk()) << l.status.message();
   ASSERT_EQ(l.warnings.size(), 1u) << joined(l.warnings);
   EXPECT_EQ(l.warnings[0],
-            path + ": ignored 2 tensor(s) that the spec does not have: "
+            std::string("ignored 2 tensor(s) that the spec does not have: "
                    "'sequence_summary.summary.weight', "
-                   "'transformer.layer.2.ff.layer_1.bias'");
+                   "'transformer.layer.2.ff.layer_1.bias'"));
   EXPECT_EQ(l.params.size(), tinyShapes().size());
 }
 
@@ -285,15 +288,15 @@ TEST(InitFrom, FromXlnetcCheckpoint) {
   EXPECT_TRUE(bitEqual(l.params, s.params));
   ASSERT_EQ(l.warnings.size(), 1u) << joined(l.warnings);
   EXPECT_EQ(l.warnings[0],
-            path + ": is an xlnetc training checkpoint; ignored its optimizer "
-                   "state and memory (76 tensors), only the weights are used");
+            std::string("an xlnetc training checkpoint: ignored its optimizer "
+                        "state and memory (76 tensors), only the weights are used"));
 }
 
 TEST(InitFrom, MissingAndCorruptFiles) {
   TempDir dir;
   std::string path = dir.file("model.safetensors");
   EXPECT_EQ(load(path).status.message(),
-            "init-from file " + path + " does not exist");
+            "init-from " + path + " does not exist");
   ASSERT_TRUE(writeSafetensors(path, hfWeights()).isOk());
   std::string bytes = readFile(path);
   writeFile(path, bytes.substr(0, bytes.size() - 10));
@@ -322,4 +325,106 @@ TEST(InitFrom, FailureLeavesParamsUntouched) {
   ASSERT_FALSE(s.isOk());
   EXPECT_EQ(params.size(), 1u);
   EXPECT_TRUE(params.count("x"));
+}
+
+/// A HuggingFace model directory is accepted as it is: its model.safetensors,
+/// or the shards its model.safetensors.index.json lists (a tensor in two
+/// shards, a missing shard and an empty index are errors).
+TEST(InitFrom, ModelDirectoriesAndShards) {
+  TempDir dir;
+  TensorMap hf = hfWeights();
+  TensorMap expected = hf;
+  expected.erase("lm_loss.weight");
+  ASSERT_TRUE(writeSafetensors(dir.file("model.safetensors"), hf, {{"format", "pt"}}).isOk());
+  Loaded l = load(dir.path());
+  ASSERT_TRUE(l.status.isOk()) << l.status.message();
+  EXPECT_TRUE(bitEqual(l.params, expected));
+
+  TempDir sharded;
+  TensorMap a, b;
+  nlohmann::json map = nlohmann::json::object();
+  for (const auto &[name, t] : hf) {
+    const bool first = name.find("layer.1") == std::string::npos;
+    (first ? a : b)[name] = t;
+    map[name] = first ? "model-00001-of-00002.safetensors" : "model-00002-of-00002.safetensors";
+  }
+  ASSERT_TRUE(writeSafetensors(sharded.file("model-00001-of-00002.safetensors"), a).isOk());
+  ASSERT_TRUE(writeSafetensors(sharded.file("model-00002-of-00002.safetensors"), b).isOk());
+  writeFile(sharded.file("model.safetensors.index.json"),
+            nlohmann::json{{"metadata", nlohmann::json::object()}, {"weight_map", map}}.dump());
+  for (const std::string &given :
+       {sharded.path(), sharded.file("model.safetensors.index.json")}) {
+    l = load(given);
+    ASSERT_TRUE(l.status.isOk()) << given << ": " << l.status.message();
+    EXPECT_TRUE(bitEqual(l.params, expected)) << given;
+  }
+  // One tensor in both shards.
+  TensorMap dup = b;
+  dup["lm_loss.bias"] = hf.at("lm_loss.bias");
+  ASSERT_TRUE(writeSafetensors(sharded.file("model-00002-of-00002.safetensors"), dup).isOk());
+  l = load(sharded.path());
+  EXPECT_NE(l.status.message().find("tensor 'lm_loss.bias' is in two shards"),
+            std::string::npos)
+      << l.status.message();
+  std::filesystem::remove(sharded.file("model-00002-of-00002.safetensors"));
+  l = load(sharded.path());
+  EXPECT_NE(l.status.message().find("model-00002-of-00002.safetensors does not exist"),
+            std::string::npos)
+      << l.status.message();
+  writeFile(sharded.file("model.safetensors.index.json"), R"({"weight_map": {}})");
+  EXPECT_NE(load(sharded.path()).status.message().find("the index lists no shards"),
+            std::string::npos);
+  writeFile(sharded.file("model.safetensors.index.json"), "[1, 2]");
+  EXPECT_NE(load(sharded.path()).status.message().find("not a safetensors index"),
+            std::string::npos);
+
+  TempDir empty;
+  EXPECT_EQ(load(empty.path()).status.message(),
+            "init-from " + empty.path() +
+                " is a directory without model.safetensors or model.safetensors.index.json "
+                "(the files a HuggingFace model directory holds)");
+}
+
+/// PyTorch checkpoints (zip or pickle), TensorFlow HDF5 and Flax msgpack
+/// files get one message saying what they are and how to convert them.
+TEST(InitFrom, OtherFormatsSayWhatTheyAreAndHowToConvert) {
+  TempDir dir;
+  writeFile(dir.file("pytorch_model.bin"), std::string("PK\x03\x04rest of a zip", 18));
+  Loaded l = load(dir.file("pytorch_model.bin"));
+  EXPECT_NE(l.status.message().find("is a PyTorch zip checkpoint"), std::string::npos)
+      << l.status.message();
+  EXPECT_NE(l.status.message().find("from safetensors.torch import save_file"),
+            std::string::npos)
+      << l.status.message();
+  // The directory holding it says the same.
+  l = load(dir.path());
+  EXPECT_NE(l.status.message().find("holds pytorch_model.bin (a PyTorch zip checkpoint"),
+            std::string::npos)
+      << l.status.message();
+  writeFile(dir.file("old.bin"), std::string("\x80\x02}q\x00", 5));
+  EXPECT_NE(load(dir.file("old.bin")).status.message().find("is a Python pickle"),
+            std::string::npos);
+  writeFile(dir.file("tf_model.h5"), std::string("\x89HDF\r\n\x1a\nxyz", 11));
+  EXPECT_NE(load(dir.file("tf_model.h5")).status.message().find("TensorFlow HDF5"),
+            std::string::npos);
+  writeFile(dir.file("flax_model.msgpack"), "\x81\xa1" "a\x01");
+  EXPECT_NE(load(dir.file("flax_model.msgpack")).status.message().find("Flax msgpack"),
+            std::string::npos);
+}
+
+/// A config.json beside a HuggingFace layout is found (the caller checks it
+/// against the spec); beside an arbitrary file it is not.
+TEST(InitFrom, ConfigBesideTheWeights) {
+  TempDir dir;
+  ASSERT_TRUE(writeSafetensors(dir.file("model.safetensors"), hfWeights()).isOk());
+  ASSERT_TRUE(writeSafetensors(dir.file("other.safetensors"), hfWeights()).isOk());
+  writeFile(dir.file("config.json"), "{}");
+  WeightsSource src;
+  ASSERT_TRUE(resolveWeightsSource(dir.path(), "weights", src).isOk());
+  EXPECT_EQ(src.config, dir.file("config.json"));
+  ASSERT_TRUE(resolveWeightsSource(dir.file("model.safetensors"), "weights", src).isOk());
+  EXPECT_EQ(src.config, dir.file("config.json"));
+  ASSERT_TRUE(resolveWeightsSource(dir.file("other.safetensors"), "weights", src).isOk());
+  EXPECT_EQ(src.config, "");
+  EXPECT_EQ(src.files, std::vector<std::string>{dir.file("other.safetensors")});
 }

@@ -52,6 +52,10 @@ struct RunStepArgs {
   bool fromRaw = false;
   /// Write the derived batch tensors here.
   std::string dumpBatch;
+  /// Evaluation mode (dropout and dropatt off): --eval, or by default for a
+  /// HuggingFace config.json model unless --train-mode keeps the config's
+  /// rates.
+  bool eval = false, trainMode = false;
   uint64_t seed = 0;
   int threads = 0;
   std::string device = "host"; ///< host, emu, cuda or auto

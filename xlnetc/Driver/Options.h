@@ -60,7 +60,8 @@ inline void addPrecisionOption(CLI::App *cmd, std::string &precision) {
 /// run-step's options after the model (or bundle).
 inline void addRunStepOptions(CLI::App *cmd, RunStepArgs &run) {
   cmd->add_option("--weights", run.weights,
-                     "Parameters (safetensors, HuggingFace names); default: random init");
+                     "Parameters: a safetensors file (HuggingFace names, F32/F16/BF16/F64), a "
+                     "HuggingFace model directory or its shards' index; default: random init");
   cmd->add_option("--batch", run.batch,
                      "Batch (safetensors, as ../shared/golden); default: synthetic");
   cmd->add_option("--out", run.output, "Write loss, logits, hidden, new_mems.{i} here");
@@ -71,6 +72,11 @@ inline void addRunStepOptions(CLI::App *cmd, RunStepArgs &run) {
   cmd->add_flag("--from-raw", run.fromRaw,
                    "Derive the masks and targets from the batch's raw.* tensors "
                    "(automatic when the batch has no perm_mask)");
+  cmd->add_flag("--eval", run.eval,
+                "Evaluation mode: dropout and dropatt off (the default for a HuggingFace "
+                "config.json model, as model.eval() in transformers)");
+  cmd->add_flag("--train-mode", run.trainMode,
+                "Keep the model's dropout and dropatt (the default for a TOML spec)");
   cmd->add_option("--dump-batch", run.dumpBatch,
                      "Write the batch tensors the step used (safetensors)");
   cmd->add_option("--seed", run.seed, "Seed for dropout and synthetic inputs")

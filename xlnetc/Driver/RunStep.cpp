@@ -1,6 +1,7 @@
 //===- RunStep.cpp - One step from a spec (or a bundle) and a batch -------===//
 
 #include "xlnetc/Driver/RunStep.h"
+#include "xlnetc/Driver/Weights.h"
 
 #include "xlnetc/Driver/Synthetic.h"
 
@@ -127,13 +128,35 @@ bool shapeFromBatch(const rt::TensorMap &batch,
     }
     return &it->second;
   };
-  const rt::Tensor *inputK = need("input_k", 2);
-  const rt::Tensor *mapping = inputK ? need("target_mapping", 3) : nullptr;
-  if (!mapping)
+  // The dense form's input_k and target_mapping, or the raw form's
+  // raw.input with num_predict from the metadata or the spec.
+  const bool raw = !batch.count("input_k") && batch.count("raw.input");
+  const rt::Tensor *tokens = need(raw ? "raw.input" : "input_k", 2);
+  if (!tokens)
     return false;
-  shape.batch = inputK->shape[0];
-  shape.seqLen = inputK->shape[1];
-  shape.numPredict = mapping->shape[1];
+  shape.batch = tokens->shape[0];
+  shape.seqLen = tokens->shape[1];
+  if (batch.count("target_mapping")) {
+    const rt::Tensor *mapping = need("target_mapping", 3);
+    if (!mapping)
+      return false;
+    shape.numPredict = mapping->shape[1];
+  } else if (auto np = meta.find("num_predict"); np != meta.end()) {
+    try {
+      shape.numPredict = std::stoll(np->second);
+    } catch (...) {
+      error = fmt::format("{}: metadata num_predict '{}' is not an integer", path, np->second);
+      return false;
+    }
+  } else if (!raw) {
+    error = fmt::format("{}: missing tensor 'target_mapping'", path);
+    return false;
+  } else if (shape.numPredict <= 0) {
+    error = fmt::format("{}: a raw-form batch without target_mapping needs num_predict: in "
+                        "its metadata or in the spec's [data] section",
+                        path);
+    return false;
+  }
   shape.mlen = 0;
   if (auto it = batch.find("mems.0"); it != batch.end()) {
     if (it->second.shape.size() != 3) {
@@ -159,6 +182,22 @@ int runRunStep(const RunStepArgs &args, const StepCompiler &compile) {
   std::string error;
   if (!loadSpec(args.model, spec, error))
     return failDiagnostics(error);
+  if (args.eval && args.trainMode)
+    return fail("--eval and --train-mode exclude each other");
+  // Evaluation mode: no dropout, as transformers' model.eval(). A bundle's
+  // plan has its rates compiled in: it cannot switch.
+  const bool eval = args.eval || (spec.fromHFConfig && !args.trainMode && !args.defaultShape);
+  if (eval && (spec.dropout != 0 || spec.dropatt != 0)) {
+    if (args.defaultShape)
+      return fail(fmt::format("--eval: the bundle was compiled with dropout {} and dropatt {}; "
+                              "compile one from a spec with both 0 for evaluation",
+                              spec.dropout, spec.dropatt));
+    std::cerr << fmt::format("xlnetc: evaluation mode: dropout {} and dropatt {} off{}\n",
+                             spec.dropout, spec.dropatt,
+                             args.eval ? "" : " (the default for a config.json model; "
+                                              "--train-mode keeps them)");
+    spec.dropout = spec.dropatt = 0;
+  }
   // The device first: a missing GPU is reported before any work.
   rt::Executor executor;
   if (!openExecutor(args.device, args.noKernelCache, executor, error))
@@ -230,8 +269,8 @@ int runRunStep(const RunStepArgs &args, const StepCompiler &compile) {
   // 3. Parameters and inputs.
   rt::TensorMap bindings;
   if (!args.weights.empty()) {
-    if (rt::Status st = rt::readSafetensors(args.weights, bindings); !st)
-      return fail(st.message());
+    if (!loadModelWeights(spec, args.weights, "--weights", bindings, error))
+      return fail(error);
   } else {
     bindings = randomParameters(plan, spec.initRange, args.seed);
     std::cerr << "xlnetc: no --weights: random init (normal, std " << spec.initRange

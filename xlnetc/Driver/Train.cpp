@@ -1,6 +1,7 @@
 //===- Train.cpp - `xlnetc train`: the pretraining loop -------------------===//
 
 #include "xlnetc/Driver/Train.h"
+#include "xlnetc/Driver/Weights.h"
 
 #include "xlnetc/Driver/Synthetic.h"
 
@@ -255,11 +256,8 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
   } else {
     rt::TensorMap params;
     if (!args.initFrom.empty()) {
-      std::vector<std::string> warnings;
-      if (rt::Status st = rt::train::loadInitFrom(args.initFrom, shapes, params, warnings); !st)
-        return fail(st.message());
-      for (const std::string &w : warnings)
-        std::cerr << "xlnetc: warning: " << args.initFrom << ": " << w << "\n";
+      if (!loadModelWeights(spec, args.initFrom, "--init-from", params, error))
+        return fail(error);
       std::cout << "initialised from " << args.initFrom << "\n";
     } else {
       params = randomParameters(plan, spec.initRange, uint64_t(spec.seed));

@@ -145,6 +145,12 @@ bool RuleChecker::modelRules() {
                          "only 'bi' (bidirectional) is",
                          quote(s.attnType))))
     return false;
+  if (!check(s.untieR, "untie_r",
+             "untie_r = false (one set of r_w_bias, r_r_bias, r_s_bias and "
+             "seg_embed shared by all layers, as the official code has it) is "
+             "not supported: xlnetc gives every layer its own, as HuggingFace "
+             "XLNet always does; set untie_r = true"))
+    return false;
   return nonNegative(s.memLen, "mem_len") &&
          check(s.clampLen >= -1, "clamp_len",
                fmt::format("clamp_len must be >= -1 (-1 = no clamping), got {}",

@@ -1,0 +1,75 @@
+//===- Weights.cpp - The model's parameters from a weights argument -------===//
+
+#include "xlnetc/Driver/Weights.h"
+
+#include "runtime/train/Checkpoint.h"
+#include "runtime/train/WeightsSource.h"
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <vector>
+
+namespace xlnetc {
+
+bool checkConfigMatchesSpec(const ModelSpec &spec, const std::string &configPath,
+                            std::string &error) {
+  ModelSpec config;
+  std::string why;
+  if (!loadSpec(configPath, config, why)) {
+    error = fmt::format("the config.json beside the weights cannot be read: {}", why);
+    return false;
+  }
+  struct Field {
+    const char *name;
+    std::string theirs, ours;
+  };
+  const std::vector<Field> fields = {
+      {"n_layer", std::to_string(config.nLayer), std::to_string(spec.nLayer)},
+      {"d_model", std::to_string(config.dModel), std::to_string(spec.dModel)},
+      {"n_head", std::to_string(config.nHead), std::to_string(spec.nHead)},
+      {"d_head", std::to_string(config.dHead), std::to_string(spec.dHead)},
+      {"d_inner", std::to_string(config.dInner), std::to_string(spec.dInner)},
+      {"vocab_size (n_token)", std::to_string(config.nToken), std::to_string(spec.nToken)},
+      {"ff_activation", activationName(config.ffActivation),
+       activationName(spec.ffActivation)},
+      {"untie_r", config.untieR ? "true" : "false", spec.untieR ? "true" : "false"},
+  };
+  for (const Field &f : fields)
+    if (f.theirs != f.ours) {
+      error = fmt::format("{} says {} {}, but the model spec {} has {}: these weights "
+                          "belong to another model",
+                          configPath, f.name, f.theirs, spec.sourcePath, f.ours);
+      return false;
+    }
+  return true;
+}
+
+bool loadModelWeights(const ModelSpec &spec, const std::string &path, const char *option,
+                      rt::TensorMap &params, std::string &error) {
+  rt::train::WeightsSource src;
+  if (rt::Status st = rt::train::resolveWeightsSource(path, option, src); !st) {
+    error = st.message();
+    return false;
+  }
+  if (!src.config.empty() && !checkConfigMatchesSpec(spec, src.config, error)) {
+    error = fmt::format("{} {}: {}", option, path, error);
+    return false;
+  }
+  rt::train::XLNetDims dims;
+  dims.nLayer = spec.nLayer, dims.nToken = spec.nToken, dims.dModel = spec.dModel;
+  dims.nHead = spec.nHead, dims.dHead = spec.dHead, dims.dInner = spec.dInner;
+  std::vector<std::string> warnings;
+  if (rt::Status st =
+          rt::train::loadInitFrom(path, rt::train::xlnetParamShapes(dims), params, warnings,
+                                  option);
+      !st) {
+    error = st.message();
+    return false;
+  }
+  for (const std::string &w : warnings)
+    std::cerr << "xlnetc: warning: " << option << " " << path << ": " << w << "\n";
+  return true;
+}
+
+} // namespace xlnetc

@@ -1,0 +1,39 @@
+//===- Weights.h - The model's parameters from a weights argument -*- C++ -*-===//
+//
+// One reader for every command that takes weights (`train --init-from`,
+// `run-step --weights`, `export`): the argument is resolved as
+// runtime/train/WeightsSource.h says (a safetensors file, a HuggingFace
+// model directory or its shards' index; PyTorch pickles and other formats
+// get a message with the conversion), a config.json beside it is checked
+// against the spec (shapes, ff_activation, untie_r: a wrong activation is
+// an error, never a silently different model), and the tensors are read by
+// loadInitFrom (F16/BF16/F64 widened, XLNetModel names, lm_loss.weight
+// checked against the embedding it is tied to).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef XLNETC_XLNETC_DRIVER_WEIGHTS_H
+#define XLNETC_XLNETC_DRIVER_WEIGHTS_H
+
+#include "runtime/Tensor.h"
+#include "xlnetc/Spec/Spec.h"
+
+#include <string>
+
+namespace xlnetc {
+
+/// The parameters of `spec` from `path`; `option` names the argument in
+/// messages ("--init-from", "--weights"). Warnings go to stderr, one line
+/// each with the path once. False with one line in `error` on failure.
+bool loadModelWeights(const ModelSpec &spec, const std::string &path, const char *option,
+                      rt::TensorMap &params, std::string &error);
+
+/// Checks the HuggingFace config.json at `configPath` against `spec`: every
+/// dimension, ff_activation and untie_r agree. False with one line naming
+/// the file and the first difference.
+bool checkConfigMatchesSpec(const ModelSpec &spec, const std::string &configPath,
+                            std::string &error);
+
+} // namespace xlnetc
+
+#endif // XLNETC_XLNETC_DRIVER_WEIGHTS_H
