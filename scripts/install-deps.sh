@@ -10,7 +10,7 @@ packages=(
   libmlir-19-dev mlir-19-tools llvm-19-dev llvm-19-tools libzstd-dev zlib1g-dev
   # libraries
   libfmt-dev libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libgtest-dev libopenblas-dev
-  libsentencepiece-dev sentencepiece
+  libsentencepiece-dev sentencepiece libicu-dev
   # the loss plot of `xlnetc train`
   gnuplot-nox
   # pip download, for the SASS tools below

@@ -53,3 +53,21 @@ if ["emu", "yes"] in _answers:
     config.available_features.add("emu")
 if ["nvrtc", "yes"] in _answers:
     config.available_features.add("nvrtc")
+
+# HuggingFace transformers for the export round trip (hf-roundtrip.test): a
+# Python that imports torch, transformers, sentencepiece and safetensors —
+# $XLNETC_HF_PYTHON, or the virtualenv scripts/hf-venv.sh makes. Without one
+# the test is unsupported (the venv is ~5 GB: torch from PyPI brings CUDA).
+_hf_python = os.environ.get("XLNETC_HF_PYTHON") or os.path.join(
+    os.environ.get("XLNETC_HF_VENV", os.path.join(os.path.expanduser("~"), ".cache",
+                                                  "xlnetc", "hf-venv")), "bin", "python")
+try:
+    _hf_ok = os.path.exists(_hf_python) and subprocess.run(
+        [_hf_python, "-c", "import torch, transformers, sentencepiece, safetensors"],
+        capture_output=True, timeout=300).returncode == 0
+except Exception:
+    _hf_ok = False
+if _hf_ok:
+    config.available_features.add("hf-transformers")
+    config.substitutions.append(("%hfpython", _hf_python))
+llvm_config.with_system_environment(["XLNETC_HF_PYTHON", "XLNETC_HF_VENV"])

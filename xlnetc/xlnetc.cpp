@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "xlnetc/Driver/Commands.h"
+#include "xlnetc/Driver/Export.h"
 #include "xlnetc/Driver/CompiledPlan.h"
 #include "xlnetc/Driver/Options.h"
 #include "xlnetc/Driver/RunStep.h"
@@ -133,7 +134,32 @@ int main(int argc, char **argv) {
                      "(bf16 against fp32)")
       ->check(CLI::Range(0.0, 1.0));
 
+  xlnetc::ExportArgs exp;
+  auto *expCmd = app.add_subcommand(
+      "export", "Write a HuggingFace model directory (config.json, model.safetensors, "
+                "spiece.model, tokenizer_config.json) from a run directory or weights");
+  expCmd->add_option("source", exp.source,
+                     "A run directory (its checkpoint, spec.toml and spiece.model), a "
+                     "checkpoint or other weights (then --spec)")
+      ->required();
+  expCmd->add_option("out", exp.outDir, "The directory to write (new, or empty)")->required();
+  expCmd->add_option("--spec", exp.spec, "The model's spec (default: the run's spec.toml)");
+  expCmd->add_option("--tokenizer", exp.tokenizer,
+                     "SentencePiece model (default: the run's spiece.model)");
+
+  xlnetc::TokenizeArgs tok;
+  auto *tokCmd = app.add_subcommand(
+      "tokenize", "Print the token ids of each input line, as xlnetc train encodes text");
+  tokCmd->add_option("tokenizer", tok.tokenizer, "SentencePiece model")->required();
+  tokCmd->add_option("--spec", tok.spec,
+                     "Take keep_accents from this spec (e.g. a run's spec.toml)");
+  tokCmd->add_flag("--keep-accents", tok.keepAccents, "Keep accents (no NFKD stripping)");
+
   CLI11_PARSE(app, argc, argv);
+  if (*expCmd)
+    return xlnetc::runExport(exp);
+  if (*tokCmd)
+    return xlnetc::runTokenize(tok);
   if (*compileCmd) {
     compile.emitGiven = compileCmd->count("--emit") > 0;
     return xlnetc::runCompile(compile);

@@ -118,7 +118,7 @@ Status readTextCorpus(const std::string &path, const Tokenizer &tokenizer,
   out.startPiece = tokenizer.startPieceTable();
   LineEncoder encode = [&](const std::string &line, int64_t lineNo,
                            std::vector<int64_t> &ids) {
-    return tokenizer.encode(line, ids, options.uncased)
+    return tokenizer.encode(line, ids, options.uncased, options.keepAccents)
         .withPrefix(fmt::format("{}:{}: ", path, lineNo));
   };
   return readLines(in, 1, options, encode, out);

@@ -54,6 +54,8 @@ struct CorpusOptions {
   bool useEod = true;
   /// Lowercase text lines before encoding.
   bool uncased = false;
+  /// Keep accents (skip preprocess_text's NFKD accent stripping).
+  bool keepAccents = false;
 };
 
 /// True when `path` starts with the ids header.

@@ -3,6 +3,11 @@
 #include "runtime/data/Tokenizer.h"
 
 #include <fmt/format.h>
+#include <unicode/normalizer2.h>
+#include <unicode/uchar.h>
+#include <unicode/unistr.h>
+
+#include <algorithm>
 #include <sentencepiece_processor.h>
 #include <sentencepiece_trainer.h>
 
@@ -26,10 +31,36 @@ bool isAsciiSpace(char c) {
          c == '\f';
 }
 
-/// prepro_utils.preprocess_text without the NFKD accent stripping (the
-/// model's own nmt_nfkc normalisation applies instead): collapse whitespace,
-/// `` and '' to ", optional ASCII lowercasing.
-std::string preprocessText(std::string_view line, bool uncased) {
+/// unicodedata.normalize('NFKD', s) without the combining characters
+/// (unicodedata.combining(c) != 0): the official accent stripping, by ICU.
+/// ASCII text is returned as it is.
+std::string stripAccents(const std::string &text) {
+  if (std::all_of(text.begin(), text.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x80; }))
+    return text;
+  UErrorCode err = U_ZERO_ERROR;
+  const icu::Normalizer2 *nfkd = icu::Normalizer2::getNFKDInstance(err);
+  if (U_FAILURE(err))
+    return text; // ICU without its data: keep the text (never reached on Debian)
+  const icu::UnicodeString decomposed =
+      nfkd->normalize(icu::UnicodeString::fromUTF8(text), err);
+  if (U_FAILURE(err))
+    return text;
+  icu::UnicodeString kept;
+  for (int32_t i = 0; i < decomposed.length();) {
+    const UChar32 c = decomposed.char32At(i);
+    if (u_getCombiningClass(c) == 0)
+      kept.append(c);
+    i += U16_LENGTH(c);
+  }
+  std::string out;
+  kept.toUTF8String(out);
+  return out;
+}
+
+/// prepro_utils.preprocess_text: collapse whitespace, `` and '' to ", the
+/// NFKD accent stripping unless `keepAccents`, optional ASCII lowercasing.
+std::string preprocessText(std::string_view line, bool uncased, bool keepAccents) {
   std::string collapsed;
   size_t k = 0;
   while (k < line.size()) {
@@ -54,9 +85,14 @@ std::string preprocessText(std::string_view line, bool uncased) {
       ++i;
       continue;
     }
-    char c = collapsed[i];
-    out += uncased && c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c;
+    out += collapsed[i];
   }
+  if (!keepAccents)
+    out = stripAccents(out);
+  if (uncased)
+    for (char &c : out)
+      if (c >= 'A' && c <= 'Z')
+        c = char(c - 'A' + 'a');
   return out;
 }
 
@@ -158,10 +194,10 @@ std::vector<uint8_t> Tokenizer::startPieceTable() const {
 }
 
 Status Tokenizer::encode(std::string_view line, std::vector<int64_t> &ids,
-                         bool uncased) const {
+                         bool uncased, bool keepAccents) const {
   if (!sp_)
     return Status::error("Tokenizer::encode: no model loaded");
-  std::string text = preprocessText(line, uncased);
+  std::string text = preprocessText(line, uncased, keepAccents);
   if (text.empty())
     return Status::ok();
   std::vector<std::string> pieces;

@@ -68,11 +68,13 @@ public:
   std::vector<uint8_t> startPieceTable() const;
 
   /// Encodes one line like the official pipeline: preprocess_text (collapse
-  /// whitespace, `` and '' to ", lowercase when `uncased`) then encode_ids
-  /// (pieces, with a trailing comma after a digit split off: "1990," ->
-  /// "1990" ","). Appends nothing for an empty line.
+  /// whitespace, `` and '' to ", NFKD with the combining characters dropped
+  /// unless `keepAccents` — the official and HuggingFace default —, lowercase
+  /// when `uncased`) then encode_ids (pieces, with a trailing comma after a
+  /// digit split off: "1990," -> "1990" ","). Appends nothing for an empty
+  /// line.
   Status encode(std::string_view line, std::vector<int64_t> &ids,
-                bool uncased = false) const;
+                bool uncased = false, bool keepAccents = false) const;
   /// Pieces joined back to text (for messages and tests).
   std::string decode(const std::vector<int64_t> &ids) const;
 

@@ -11,7 +11,10 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
+
+#include <unistd.h>
 
 using namespace xlnetc;
 
@@ -230,4 +233,90 @@ TEST(SpecValidate, InCodeSpecHasNoPath) {
   std::string error;
   EXPECT_FALSE(validateSpec(s, error));
   EXPECT_EQ(error, "error: n_layer must be positive, got 0");
+}
+
+namespace {
+
+/// A fresh directory under the system temp dir, removed at the end.
+struct ScratchDir {
+  std::filesystem::path path;
+  ScratchDir() {
+    path = std::filesystem::temp_directory_path() /
+           ("xlnetc-spec-test-" + std::to_string(::getpid()) + "-" +
+            std::to_string(reinterpret_cast<uintptr_t>(this)));
+    std::filesystem::create_directories(path);
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  std::string write(const std::string &name, const std::string &text) const {
+    std::string p = (path / name).string();
+    std::ofstream(p) << text;
+    return p;
+  }
+};
+
+} // namespace
+
+/// writeSpecToml writes every key; loadSpec reads back the same values.
+TEST(SpecWrite, TomlRoundTripsEveryField) {
+  for (const char *name : {"xlnet-tiny.toml", "xlnet-large.toml"}) {
+    ModelSpec s = mustLoad(model(name));
+    s.dropout = 0.1 + 1e-17; // a double TOML must carry exactly
+    s.learningRate = 3.0;    // a float that prints like an integer
+    s.decayMethod = "cos";
+    ScratchDir dir;
+    const std::string path = dir.write("spec.toml", writeSpecToml(s, "written by a test"));
+    ModelSpec back = mustLoad(path);
+    back.sourcePath = s.sourcePath;
+    EXPECT_EQ(writeSpecToml(back), writeSpecToml(s)) << name;
+    EXPECT_EQ(back.dropout, s.dropout);
+    EXPECT_EQ(back.learningRate, 3.0);
+    EXPECT_EQ(back.decayMethod, "cos");
+  }
+}
+
+/// [model] hf_config takes the model keys from a HuggingFace config.json
+/// (relative to the TOML file); [data] and [train] stay the TOML's. Giving
+/// model keys beside it, or a config that does not load, is one error.
+TEST(SpecLoad, ModelFromHfConfig) {
+  ScratchDir dir;
+  std::filesystem::copy_file(std::string(XLNETC_GOLDEN_DIR) + "/small.config.json",
+                             dir.path / "config.json");
+  const std::string rest = R"(
+[data]
+seq_len = 32
+reuse_len = 16
+perm_size = 16
+num_predict = 8
+
+[train]
+train_batch_size = 4
+)";
+  ModelSpec s = mustLoad(dir.write("ok.toml", "[model]\nhf_config = \"config.json\"\n" + rest));
+  EXPECT_FALSE(s.fromHFConfig);
+  EXPECT_EQ(s.nToken, 320);
+  EXPECT_EQ(s.dModel, 64);
+  EXPECT_EQ(s.nLayer, 3);
+  EXPECT_EQ(s.ffActivation, Activation::GeluTanh); // "gelu_new"
+  EXPECT_EQ(s.clampLen, 20);
+  EXPECT_EQ(s.seqLen, 32);
+  EXPECT_EQ(s.trainBatchSize, 4);
+
+  ModelSpec out;
+  std::string error;
+  EXPECT_FALSE(loadSpec(
+      dir.write("both.toml", "[model]\nhf_config = \"config.json\"\nn_layer = 2\n" + rest), out,
+      error));
+  EXPECT_NE(error.find("[model] takes hf_config or its own keys, not both: 'n_layer' is given "
+                       "beside hf_config"),
+            std::string::npos)
+      << error;
+  EXPECT_FALSE(loadSpec(dir.write("missing.toml", "[model]\nhf_config = \"nope.json\"\n" + rest),
+                        out, error));
+  EXPECT_NE(error.find("missing.toml:2:13: error: hf_config 'nope.json': "), std::string::npos)
+      << error;
+  EXPECT_FALSE(loadSpec(dir.write("type.toml", "[model]\nhf_config = 3\n" + rest), out, error));
+  EXPECT_NE(error.find("hf_config must be a non-empty string"), std::string::npos) << error;
 }

@@ -15,6 +15,7 @@
 #include "runtime/Safetensors.h"
 #include "runtime/data/Batch.h"
 #include "runtime/data/SyntheticCorpus.h"
+#include "runtime/data/Tokenizer.h"
 
 #include <fmt/core.h>
 
@@ -241,6 +242,36 @@ int runCompare(const CompareArgs &args) {
                            byCosine ? fmt::format("cosine >= {:g}", args.minCosine)
                                     : fmt::format("rtol {:g}", args.rtol));
   return bad == 0 ? 0 : 1;
+}
+
+} // namespace xlnetc
+
+namespace xlnetc {
+
+int runTokenize(const TokenizeArgs &args) {
+  bool keepAccents = args.keepAccents;
+  if (!args.spec.empty()) {
+    ModelSpec spec;
+    std::string error;
+    if (!loadSpec(args.spec, spec, error))
+      return failDiagnostics(error);
+    keepAccents = keepAccents || spec.keepAccents;
+  }
+  rt::data::Tokenizer tok;
+  if (rt::Status st = rt::data::Tokenizer::load(args.tokenizer, tok); !st)
+    return fail(st.message());
+  std::string line;
+  std::vector<int64_t> ids;
+  while (std::getline(std::cin, line)) {
+    ids.clear();
+    if (rt::Status st = tok.encode(line, ids, /*uncased=*/false, keepAccents); !st)
+      return fail(st.message());
+    std::string text;
+    for (int64_t id : ids)
+      text += (text.empty() ? "" : " ") + std::to_string(id);
+    std::cout << text << "\n";
+  }
+  return 0;
 }
 
 } // namespace xlnetc

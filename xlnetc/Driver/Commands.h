@@ -67,6 +67,15 @@ struct RunStepArgs {
 };
 /// runRunStep (RunStep.h) runs it.
 
+struct TokenizeArgs {
+  std::string tokenizer; ///< SentencePiece model
+  std::string spec;      ///< optional: keep_accents from this spec
+  bool keepAccents = false;
+};
+/// Reads lines from stdin and prints each line's ids, space-separated, as
+/// the training pipeline encodes text (preprocess_text + encode_ids).
+int runTokenize(const TokenizeArgs &args);
+
 struct MakeCorpusArgs {
   std::string kind;   ///< "demo" or "memory"
   std::string output;

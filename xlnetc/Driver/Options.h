@@ -96,6 +96,9 @@ inline void addTrainOptions(CLI::App *cmd, TrainArgs &train) {
   cmd->add_option("--tokenizer", train.tokenizer,
                        "SentencePiece model (e.g. the released spiece.model); "
                        "default: train one on the corpus");
+  cmd->add_flag("--keep-accents", train.keepAccents,
+                "Keep accents when tokenizing (the spec's [data] keep_accents; the default "
+                "strips them, as the official code and HuggingFace do)");
   cmd->add_option("--steps", train.steps, "Total steps (default: train_steps)");
   cmd->add_option("--out", train.outDir,
                        "Run directory: checkpoint, metrics.jsonl, loss.png "

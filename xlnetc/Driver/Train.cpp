@@ -2,6 +2,7 @@
 
 #include "xlnetc/Driver/Train.h"
 #include "xlnetc/Driver/Weights.h"
+#include "runtime/train/AtomicFile.h"
 
 #include "xlnetc/Driver/Synthetic.h"
 
@@ -60,10 +61,22 @@ rt::Status prepareTokenizer(const TrainArgs &args, const std::string &outDir,
                             const ModelSpec &spec,
                             std::unique_ptr<rt::data::Tokenizer> &out) {
   std::string path = args.tokenizer;
+  fs::path kept = fs::path(outDir) / "spiece.model";
+  std::error_code ec;
+  // A fresh run (the directory holds no checkpoint) never keeps the
+  // spiece.model of an earlier run that failed before its first checkpoint.
+  if (!args.resume && fs::exists(kept) &&
+      (args.tokenizer.empty() || !fs::equivalent(args.tokenizer, kept, ec))) {
+    std::cout << fmt::format("removing {} left by an earlier run without a checkpoint\n",
+                             kept.string());
+    if (!fs::remove(kept, ec) || ec)
+      return rt::Status::error(fmt::format("cannot remove the stale tokenizer {}: {}",
+                                           kept.string(), ec.message()));
+  }
   if (path.empty()) {
     if (rt::data::isIdsCorpusFile(args.data))
       return rt::Status::ok(); // pre-tokenized: no tokenizer needed
-    path = (fs::path(outDir) / "spiece.model").string();
+    path = kept.string();
     if (!fs::exists(path)) {
       std::cout << fmt::format(
           "no --tokenizer: training a SentencePiece unigram model "
@@ -75,9 +88,8 @@ rt::Status prepareTokenizer(const TrainArgs &args, const std::string &outDir,
   }
   auto tok = std::make_unique<rt::data::Tokenizer>();
   XLNETC_RETURN_IF_ERROR(rt::data::Tokenizer::load(path, *tok));
-  // Keep a copy in the run directory, so --resume finds the same model.
-  fs::path kept = fs::path(outDir) / "spiece.model";
-  std::error_code ec;
+  // Keep a copy in the run directory, so --resume and export find the
+  // same model.
   if (!fs::exists(kept) && !fs::copy_file(path, kept, ec))
     return rt::Status::error(fmt::format("cannot copy the tokenizer {} to {}: {}", path,
                                          kept.string(), ec.message()));
@@ -146,7 +158,10 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
     return failDiagnostics(error);
   if (spec.fromHFConfig)
     return fail(args.spec + ": training needs a TOML spec with [data] and [train] "
-                            "sections (a config.json has no batch shape)");
+                            "sections (a config.json has no batch shape; a TOML spec "
+                            "can take its [model] from it: hf_config = \"config.json\")");
+  if (args.keepAccents)
+    spec.keepAccents = true;
   const int64_t totalSteps = args.steps > 0 ? args.steps : spec.trainSteps;
   if (totalSteps <= 0)
     return fail(args.spec + ": no step count: set train_steps in [train] or pass --steps");
@@ -191,12 +206,40 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
     return fail(fmt::format("corpus {}: no such file", args.data));
   if (fs::file_size(args.data, ec) == 0)
     return fail(fmt::format("corpus {} is empty", args.data));
+  // The run's spec, resolved (hf_config read, overrides applied), is kept as
+  // spec.toml: export reads it, and a resume must tokenize the same way.
+  const std::string specPath = (fs::path(outDir) / "spec.toml").string();
+  if (args.resume && fs::exists(specPath)) {
+    ModelSpec kept;
+    if (!loadSpec(specPath, kept, error))
+      return failDiagnostics(error);
+    if (kept.keepAccents != spec.keepAccents)
+      return fail(fmt::format("{} tokenized with keep_accents = {}; this resume asks for {} "
+                              "(the same text would give other tokens)",
+                              outDir, kept.keepAccents, spec.keepAccents));
+  }
+  rt::data::CorpusOptions corpusOptions;
+  corpusOptions.keepAccents = spec.keepAccents;
   std::unique_ptr<rt::data::Tokenizer> tokenizer;
   if (rt::Status st = prepareTokenizer(args, outDir, spec, tokenizer); !st)
     return fail(st.message());
+  if (!args.resume || !fs::exists(specPath)) {
+    const std::string text =
+        writeSpecToml(spec, fmt::format("the spec of this run (from {}), written by xlnetc "
+                                        "train; xlnetc export reads it",
+                                        args.spec));
+    rt::train::AtomicFile file;
+    rt::Status st = file.open(specPath);
+    if (st)
+      st = file.write(text.data(), text.size());
+    if (st)
+      st = file.commit();
+    if (!st)
+      return fail(st.message());
+  }
   rt::data::Corpus corpus;
   if (rt::Status st = rt::data::readCorpus(args.data, tokenizer.get(), spec.nToken,
-                                           rt::data::CorpusOptions{}, corpus);
+                                           corpusOptions, corpus);
       !st)
     return fail(st.message());
   const size_t corpusTokens = corpus.tokens.size();

@@ -24,6 +24,7 @@ struct TrainArgs {
   std::string spec;      ///< TOML spec
   std::string data;      ///< corpus: text (one sentence per line) or #xlnetc-ids
   std::string tokenizer; ///< SentencePiece model; empty: train one (text corpus)
+  bool keepAccents = false; ///< --keep-accents: sets the spec's keep_accents
   std::string outDir;    ///< run directory (checkpoint, metrics, plot)
   std::string initFrom;  ///< HuggingFace XLNet safetensors to start from
   int64_t steps = 0;     ///< total optimizer steps; 0: the spec's train_steps

@@ -66,6 +66,9 @@ struct ModelSpec {
   bool biData = false;    ///< bi_data: half the batch forward, half backward.
   double maskAlpha = 6;   ///< mask_alpha: tokens per span-masking group.
   double maskBeta = 1;    ///< mask_beta: masked tokens per group.
+  /// keep_accents: skip preprocess_text's NFKD accent stripping (the
+  /// official and HuggingFace default strips them).
+  bool keepAccents = false;
 
   //===--- [train] --------------------------------------------------------===//
   int64_t trainBatchSize = 0; ///< train_batch_size: per-device batch.
@@ -98,6 +101,12 @@ bool loadSpec(const std::string &path, ModelSpec &out, std::string &error);
 /// with fromHFConfig set only the [model] rules run: a caller that has filled
 /// the data/train fields and wants them checked clears fromHFConfig first.
 bool validateSpec(const ModelSpec &spec, std::string &error);
+
+/// The spec as a TOML document with every key of docs/SpecFormat.md (the
+/// [model], [data] and [train] sections), which loadSpec reads back to the
+/// same values; `comment` (optional) becomes a first `#` line. A run
+/// directory keeps its spec this way (spec.toml), resolved.
+std::string writeSpecToml(const ModelSpec &spec, const std::string &comment = "");
 
 } // namespace xlnetc
 

@@ -16,7 +16,9 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
+#include <sstream>
 #include <vector>
 
 using namespace xlnetc;
@@ -92,6 +94,7 @@ const std::vector<KeyDesc> &keyTable() {
         boolKey("data", "bi_data", &S::biData),
         floatKey("data", "mask_alpha", &S::maskAlpha),
         floatKey("data", "mask_beta", &S::maskBeta),
+        boolKey("data", "keep_accents", &S::keepAccents),
         intKey("train", "train_batch_size", &S::trainBatchSize, true),
         floatKey("train", "learning_rate", &S::learningRate),
         intKey("train", "warmup_steps", &S::warmupSteps),
@@ -182,9 +185,14 @@ private:
     SourcePos pos;
     std::string message;
   };
+  /// [model] hf_config: the model keys from a HuggingFace config.json.
+  bool readHfConfig(std::string &error);
+
   const std::string &path;
   ModelSpec &spec;
   std::vector<Problem> problems;
+  std::string hfConfig;    ///< [model] hf_config as written ("" when absent)
+  SourcePos hfConfigPos{}; ///< where its value is
   std::map<std::string, SourcePos, std::less<>> sectionPos, valuePos;
 };
 
@@ -233,6 +241,16 @@ void TomlLoader::visitKey(const char *section, const toml::key &key,
   std::string_view name = key.str();
   if (const KeyDesc *d = findKey(name, section)) {
     readValue(*d, node);
+    return;
+  }
+  if (std::string_view(section) == "model" && name == "hf_config") {
+    hfConfigPos = posOf(node.source());
+    if (auto v = node.value_exact<std::string>(); v && !v->empty())
+      hfConfig = *v;
+    else
+      note(hfConfigPos, fmt::format("hf_config must be a non-empty string (the path of a "
+                                    "HuggingFace config.json), got {}",
+                                    typeName(node)));
     return;
   }
   std::string message =
@@ -339,14 +357,18 @@ bool TomlLoader::load(const toml::table &doc, std::string &error) {
     error = formatError(path, first->pos, first->message);
     return false;
   }
-  // 2. Missing sections, then missing required keys.
+  // 2. Missing sections, then missing required keys ([model]'s come from
+  //    hf_config when it is given).
   for (const char *s : kSections)
     if (!sectionPos.count(s)) {
       error = formatError(path, {1, 1}, fmt::format("missing section [{}]", s));
       return false;
     }
+  if (!hfConfig.empty() && !readHfConfig(error))
+    return false;
   for (const KeyDesc &d : keyTable())
-    if (d.required && !valuePos.count(d.key)) {
+    if (d.required && !valuePos.count(d.key) &&
+        !(!hfConfig.empty() && std::string_view(d.section) == "model")) {
       error = formatError(
           path, sectionPos[d.section],
           fmt::format("missing required key '{}' in [{}]", d.key, d.section));
@@ -355,6 +377,42 @@ bool TomlLoader::load(const toml::table &doc, std::string &error) {
   // 3. Ranges and cross-field rules.
   return validateWith(
       spec, [this](std::string_view key) { return locate(key); }, error);
+}
+
+bool TomlLoader::readHfConfig(std::string &error) {
+  for (const KeyDesc &d : keyTable())
+    if (std::string_view(d.section) == "model" && valuePos.count(d.key)) {
+      error = formatError(path, valuePos.at(d.key),
+                          fmt::format("[model] takes hf_config or its own keys, not both: "
+                                      "'{}' is given beside hf_config",
+                                      d.key));
+      return false;
+    }
+  namespace fs = std::filesystem;
+  fs::path config(hfConfig);
+  if (config.is_relative())
+    config = fs::path(path).parent_path() / config;
+  ModelSpec hf;
+  std::string why;
+  if (!loadSpec(config.string(), hf, why)) {
+    error = formatError(path, hfConfigPos,
+                        fmt::format("hf_config {}: {}", quote(hfConfig), why));
+    return false;
+  }
+  if (!hf.fromHFConfig) {
+    error = formatError(path, hfConfigPos,
+                        fmt::format("hf_config {} is not a HuggingFace config.json",
+                                    quote(hfConfig)));
+    return false;
+  }
+  // The [model] fields; [data] and [train] stay this file's.
+  spec.nLayer = hf.nLayer, spec.dModel = hf.dModel, spec.nHead = hf.nHead;
+  spec.dHead = hf.dHead, spec.dInner = hf.dInner, spec.nToken = hf.nToken;
+  spec.ffActivation = hf.ffActivation, spec.untieR = hf.untieR, spec.attnType = hf.attnType;
+  spec.memLen = hf.memLen, spec.clampLen = hf.clampLen, spec.sameLength = hf.sameLength;
+  spec.dropout = hf.dropout, spec.dropatt = hf.dropatt, spec.layerNormEps = hf.layerNormEps;
+  spec.initRange = hf.initRange;
+  return true;
 }
 
 } // namespace
@@ -370,4 +428,46 @@ bool xlnetc::detail::loadTomlSpec(const std::string &path,
     return false;
   }
   return TomlLoader(path, out).load(doc, error);
+}
+
+std::string xlnetc::writeSpecToml(const ModelSpec &spec, const std::string &comment) {
+  // Every key of the table, in its order; floats with 17 significant
+  // digits, so that loadSpec reads the same doubles back.
+  std::string out;
+  if (!comment.empty())
+    out += "# " + comment + "\n";
+  const char *section = "";
+  for (const KeyDesc &d : keyTable()) {
+    if (std::string_view(d.section) != section) {
+      section = d.section;
+      out += fmt::format("{}[{}]\n", out.empty() ? "" : "\n", section);
+    }
+    std::string value;
+    switch (d.kind) {
+    case Kind::Int:
+      value = std::to_string(spec.*d.intField);
+      break;
+    case Kind::Float: {
+      value = fmt::format("{:.17g}", spec.*d.floatField);
+      if (value.find_first_of(".eEni") == std::string::npos)
+        value += ".0"; // a TOML float, not an integer
+      break;
+    }
+    case Kind::Bool:
+      value = spec.*d.boolField ? "true" : "false";
+      break;
+    case Kind::String: {
+      const toml::value<std::string> v(spec.*d.stringField);
+      std::ostringstream s;
+      s << v;
+      value = s.str();
+      break;
+    }
+    case Kind::Act:
+      value = fmt::format("\"{}\"", activationName(spec.*d.actField));
+      break;
+    }
+    out += fmt::format("{} = {}\n", d.key, value);
+  }
+  return out;
 }

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Makes the virtualenv the HuggingFace round-trip test uses
+# (test/Training/hf-roundtrip.test): torch, transformers, sentencepiece,
+# protobuf, safetensors and numpy from PyPI, at
+# ${XLNETC_HF_VENV:-~/.cache/xlnetc/hf-venv}. About 5 GB (PyPI's torch for
+# Linux bundles CUDA). Idempotent; says so and exits 0 when PyPI cannot be
+# reached, so the test stays unsupported rather than failing.
+set -euo pipefail
+venv="${XLNETC_HF_VENV:-$HOME/.cache/xlnetc/hf-venv}"
+transformers="${XLNETC_HF_TRANSFORMERS:-transformers}"
+if [ -x "$venv/bin/python" ] &&
+   "$venv/bin/python" -c "import torch, transformers, sentencepiece, safetensors" 2>/dev/null; then
+  echo "hf-venv: $venv is ready ($("$venv/bin/python" -c 'import transformers; print("transformers", transformers.__version__)'))"
+  exit 0
+fi
+if ! python3 -c "import urllib.request; urllib.request.urlopen('https://pypi.org/simple/pip/', timeout=10)" 2>/dev/null; then
+  echo "hf-venv: PyPI is unreachable; the HuggingFace round-trip test stays unsupported"
+  exit 0
+fi
+if ! python3 -m venv --help >/dev/null 2>&1; then
+  apt-get install -y -q --no-install-recommends python3-venv
+fi
+python3 -m venv "$venv"
+"$venv/bin/pip" install -q --upgrade pip
+"$venv/bin/pip" install -q torch "$transformers" sentencepiece protobuf safetensors numpy
+"$venv/bin/python" -c 'import torch, transformers; print("hf-venv: ready: torch", torch.__version__, "transformers", transformers.__version__)'
