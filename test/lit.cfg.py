@@ -71,3 +71,15 @@ if _hf_ok:
     config.available_features.add("hf-transformers")
     config.substitutions.append(("%hfpython", _hf_python))
 llvm_config.with_system_environment(["XLNETC_HF_PYTHON", "XLNETC_HF_VENV"])
+
+# A disk that fills up (disk-full.test): tmpfs mounts of a chosen size need
+# root with CAP_SYS_ADMIN; where a trial mount fails the test is unsupported.
+_probe = os.path.join(config.xlnetc_obj_root, "test", "tmpfs-probe")
+try:
+    os.makedirs(_probe, exist_ok=True)
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", _probe],
+                      capture_output=True, timeout=30).returncode == 0:
+        subprocess.run(["umount", _probe], capture_output=True, timeout=30)
+        config.available_features.add("tmpfs")
+except Exception:
+    pass

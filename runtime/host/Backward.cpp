@@ -154,7 +154,10 @@ void activationGrad(const Tensor &dy, const Tensor &x, Activation act,
 
 void gemmWgrad(const Tensor &x, const Tensor &dy, int kRank, bool transposeW,
                Tensor &out) {
-  const auto [Mx, Kx, Nw] = gemmView(x, kRank, dy);
+  // Plain variables, not a structured binding: the OpenMP region below
+  // uses them (C++17 forbids capturing bindings; GCC allows it).
+  const GemmView view = gemmView(x, kRank, dy);
+  const int64_t Mx = view.M, Kx = view.K, Nw = view.N;
   float *o = out.f32();
   if (Kx == 0 || Nw == 0)
     return;

@@ -180,7 +180,10 @@ GemmView gemmView(const Tensor &x, int kRank, const Tensor &y) {
 
 void gemm(const Tensor &x, const Tensor &w, const Tensor *bias, int kRank,
           bool transposeW, Activation act, Tensor &out) {
-  const auto [Mx, Kx, Nw] = gemmView(x, kRank, out);
+  // Plain variables, not a structured binding: the OpenMP region below
+  // uses them (C++17 forbids capturing bindings; GCC allows it).
+  const GemmView view = gemmView(x, kRank, out);
+  const int64_t Mx = view.M, Kx = view.K, Nw = view.N;
   float *y = out.f32();
   if (Mx == 0 || Nw == 0)
     return;

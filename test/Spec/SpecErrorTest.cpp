@@ -288,3 +288,19 @@ TEST(SpecError, LitCheckLinesMatch) {
   }
   EXPECT_GE(count, 30u);
 }
+
+/// A number too large for a double (found by the hf_config fuzzer, which
+/// made nlohmann::json throw out_of_range where the loader caught only
+/// parse errors): one error line, no abort.
+TEST(SpecError, HFNumberOverflow) {
+  expectError("hf-number-overflow.config.json", "",
+              "number overflow parsing '5855E850404'");
+}
+
+/// A parse error on a long line (found by the hf_config fuzzer: the
+/// position was read with a std::regex, which recursed once per character
+/// of the message and overflowed the stack): one error line with the
+/// position.
+TEST(SpecError, HFLongParseError) {
+  expectError("hf-long-parse-error.config.json", "2:3903", "syntax error while parsing");
+}

@@ -178,8 +178,16 @@ int runExport(const ExportArgs &args) {
   if (!writeText(tmp / "config.json", hfConfigJson(spec), error))
     return abandon(error);
   if (!tokenizer.empty()) {
-    if (!fs::copy_file(tokenizer, tmp / "spiece.model", ec))
-      return abandon(fmt::format("cannot copy {}: {}", tokenizer, ec.message()));
+    if (!fs::copy_file(tokenizer, tmp / "spiece.model", ec)) {
+      // copy_file reports a full disk as an I/O error: say what it is.
+      std::error_code ignored;
+      const auto free = fs::space(tmp, ignored).available;
+      const auto need = fs::file_size(tokenizer, ignored);
+      return abandon(free < need ? fmt::format("cannot copy {} into {}: no space left on the "
+                                               "device ({} bytes free, {} needed)",
+                                               tokenizer, args.outDir, free, need)
+                                 : fmt::format("cannot copy {}: {}", tokenizer, ec.message()));
+    }
     if (!writeText(tmp / "tokenizer_config.json", hfTokenizerConfigJson(spec), error))
       return abandon(error);
   }
