@@ -100,23 +100,26 @@ Tensor Tensor::zeros(DType dtype, std::vector<int64_t> shape) {
 Tensor Tensor::fromF32(std::vector<int64_t> shape,
                        const std::vector<float> &values) {
   Tensor t = zeros(DType::F32, std::move(shape));
-  std::memcpy(t.bytes(), values.data(),
-              std::min(t.nbytes(), values.size() * sizeof(float)));
+  // memcpy's pointers must not be null even for 0 bytes (an empty
+  // tensor's or vector's are; UBSan, scripts/sanitize.sh).
+  if (const size_t n = std::min(t.nbytes(), values.size() * sizeof(float)); n > 0)
+    std::memcpy(t.bytes(), values.data(), n);
   return t;
 }
 
 Tensor Tensor::fromI64(std::vector<int64_t> shape,
                        const std::vector<int64_t> &values) {
   Tensor t = zeros(DType::I64, std::move(shape));
-  std::memcpy(t.bytes(), values.data(),
-              std::min(t.nbytes(), values.size() * sizeof(int64_t)));
+  if (const size_t n = std::min(t.nbytes(), values.size() * sizeof(int64_t)); n > 0)
+    std::memcpy(t.bytes(), values.data(), n);
   return t;
 }
 
 Tensor Tensor::fromBool(std::vector<int64_t> shape,
                         const std::vector<uint8_t> &values) {
   Tensor t = zeros(DType::Bool, std::move(shape));
-  std::memcpy(t.bytes(), values.data(), std::min(t.nbytes(), values.size()));
+  if (const size_t n = std::min(t.nbytes(), values.size()); n > 0)
+    std::memcpy(t.bytes(), values.data(), n);
   return t;
 }
 
