@@ -69,6 +69,10 @@ bool isOptimizerState(const Buffer &b) {
 
 } // namespace
 
+int64_t memorySlotBytes(const Buffer &b) {
+  return alignUp(std::max<int64_t>(bufferBytes(b), 1));
+}
+
 int64_t planInputBlock(const Plan &plan, std::vector<int64_t> &offset) {
   offset.assign(plan.buffers.size(), -1);
   int64_t at = 0;
@@ -81,7 +85,7 @@ int64_t planInputBlock(const Plan &plan, std::vector<int64_t> &offset) {
       if (partOf != part)
         continue;
       offset[size_t(b.id)] = at;
-      at += alignUp(std::max<int64_t>(bufferBytes(b), 1));
+      at += memorySlotBytes(b);
     }
   return at;
 }
@@ -163,9 +167,7 @@ MemoryPlan planMemory(const Plan &plan, const DeviceProgram *program) {
   //    lifetime. A group of the program is one item: its members side by
   //    side in order, alive from the first member's start to the last one's
   //    end.
-  auto slot = [&](int id) {
-    return alignUp(std::max<int64_t>(bufferBytes(plan.buffers[size_t(id)]), 1));
-  };
+  auto slot = [&](int id) { return memorySlotBytes(plan.buffers[size_t(id)]); };
   struct Item {
     std::vector<int> members;
     int64_t size = 0, first = 0, last = 0;

@@ -26,6 +26,7 @@
 
 namespace xlnetc::rt {
 
+struct Buffer;
 struct Plan;
 struct DeviceProgram;
 
@@ -69,6 +70,11 @@ struct MemoryPlan {
     return parameterBytes + optimizerBytes + inputBytes + arenaBytes + workspaceBytes;
   }
 };
+
+/// The bytes buffer `b` takes in the arena or the input block: its size (at
+/// least 1), rounded up to MemoryPlan::kAlign. Members of a group lie this
+/// far apart, which is the stride a batched GEMM over them uses.
+int64_t memorySlotBytes(const Buffer &b);
 
 /// The input block's layout alone (MemoryPlan::inputOffset): what the
 /// emitter reads to batch GEMMs over parameters side by side. Returns its

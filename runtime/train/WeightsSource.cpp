@@ -18,6 +18,11 @@ namespace {
 
 constexpr const char *kIndexName = "model.safetensors.index.json";
 
+bool endsWith(const std::string &s, const std::string &suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 /// The one-line conversion of a PyTorch checkpoint to safetensors (run
 /// where torch and safetensors are installed).
 std::string torchConversion(const std::string &path) {
@@ -38,10 +43,6 @@ std::string foreignFormat(const std::string &path, std::string &hint) {
   in.read(head, sizeof head);
   const std::streamsize got = in.gcount();
   const std::string name = fs::path(path).filename().string();
-  auto endsWith = [&](const char *suffix) {
-    const std::string s = suffix;
-    return name.size() >= s.size() && name.compare(name.size() - s.size(), s.size(), s) == 0;
-  };
   if (got >= 4 && head[0] == 'P' && head[1] == 'K' && head[2] == 3 && head[3] == 4) {
     hint = torchConversion(path);
     return "a PyTorch zip checkpoint (torch.save; e.g. pytorch_model.bin)";
@@ -56,7 +57,7 @@ std::string foreignFormat(const std::string &path, std::string &hint) {
            "save_pretrained(DIR, safe_serialization=True)";
     return "a TensorFlow HDF5 file (tf_model.h5)";
   }
-  if (endsWith(".msgpack")) {
+  if (endsWith(name, ".msgpack")) {
     hint = "load it with transformers and save_pretrained(DIR, safe_serialization=True)";
     return "a Flax msgpack file (flax_model.msgpack)";
   }
@@ -138,7 +139,7 @@ Status resolveWeightsSource(const std::string &path, const std::string &what,
   } else {
     configDir = fs::path(path).parent_path();
     const std::string name = fs::path(path).filename().string();
-    if (name.size() >= 11 && name.compare(name.size() - 11, 11, ".index.json") == 0) {
+    if (endsWith(name, ".index.json")) {
       XLNETC_RETURN_IF_ERROR(readIndex(path, what, s));
     } else {
       std::string hint;

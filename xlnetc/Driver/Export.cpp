@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 namespace xlnetc {
@@ -35,17 +34,6 @@ const char *hfActivation(Activation a) {
     return "gelu";
   }
   return "gelu_new";
-}
-
-bool writeText(const fs::path &path, const std::string &text, std::string &error) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  out.flush();
-  if (!out) {
-    error = fmt::format("cannot write {}", path.string());
-    return false;
-  }
-  return true;
 }
 
 } // namespace
@@ -155,7 +143,7 @@ int runExport(const ExportArgs &args) {
                             args.outDir));
 
   rt::TensorMap params;
-  if (!loadModelWeights(spec, weights, "export", params, error))
+  if (!loadModelWeights(spec, specParamShapes(spec), weights, "export", params, error))
     return fail(error);
   // transformers ties lm_loss.weight to the embedding; the file carries it
   // too, so no loader version reports it missing.
@@ -175,7 +163,7 @@ int runExport(const ExportArgs &args) {
                                            {{"format", "pt"}});
       !st)
     return abandon(st.message());
-  if (!writeText(tmp / "config.json", hfConfigJson(spec), error))
+  if (!writeText((tmp / "config.json").string(), hfConfigJson(spec), error))
     return abandon(error);
   if (!tokenizer.empty()) {
     if (!fs::copy_file(tokenizer, tmp / "spiece.model", ec)) {
@@ -188,7 +176,7 @@ int runExport(const ExportArgs &args) {
                                                tokenizer, args.outDir, free, need)
                                  : fmt::format("cannot copy {}: {}", tokenizer, ec.message()));
     }
-    if (!writeText(tmp / "tokenizer_config.json", hfTokenizerConfigJson(spec), error))
+    if (!writeText((tmp / "tokenizer_config.json").string(), hfTokenizerConfigJson(spec), error))
       return abandon(error);
   }
   if (fs::exists(out))

@@ -269,7 +269,8 @@ int runRunStep(const RunStepArgs &args, const StepCompiler &compile) {
   // 3. Parameters and inputs.
   rt::TensorMap bindings;
   if (!args.weights.empty()) {
-    if (!loadModelWeights(spec, args.weights, "--weights", bindings, error))
+    if (!loadModelWeights(spec, planParamShapes(plan), args.weights, "--weights", bindings,
+                          error))
       return fail(error);
   } else {
     bindings = randomParameters(plan, spec.initRange, args.seed);

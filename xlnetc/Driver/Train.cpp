@@ -31,15 +31,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// The parameters of the plan, by HuggingFace name.
-rt::train::ParamShapes paramShapes(const rt::Plan &plan) {
-  rt::train::ParamShapes shapes;
-  for (const rt::Buffer &b : plan.buffers)
-    if (b.role == rt::Buffer::Param)
-      shapes[b.name] = b.shape;
-  return shapes;
-}
-
 /// The dropout seed of one step: a hash of the run seed and the step, so a
 /// resumed run draws the same masks as an uninterrupted one.
 uint64_t stepSeed(uint64_t runSeed, int64_t step) {
@@ -269,7 +260,7 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
     std::cerr << error;
     return 1;
   }
-  const rt::train::ParamShapes shapes = paramShapes(plan);
+  const rt::train::ParamShapes shapes = planParamShapes(plan);
   const std::string fingerprint = specFingerprint(spec, shape);
   const bool hasMems = spec.memLen > 0;
 
@@ -299,7 +290,7 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
   } else {
     rt::TensorMap params;
     if (!args.initFrom.empty()) {
-      if (!loadModelWeights(spec, args.initFrom, "--init-from", params, error))
+      if (!loadModelWeights(spec, shapes, args.initFrom, "--init-from", params, error))
         return fail(error);
       std::cout << "initialised from " << args.initFrom << "\n";
     } else {

@@ -45,8 +45,24 @@ bool checkConfigMatchesSpec(const ModelSpec &spec, const std::string &configPath
   return true;
 }
 
-bool loadModelWeights(const ModelSpec &spec, const std::string &path, const char *option,
-                      rt::TensorMap &params, std::string &error) {
+rt::train::ParamShapes planParamShapes(const rt::Plan &plan) {
+  rt::train::ParamShapes shapes;
+  for (const rt::Buffer &b : plan.buffers)
+    if (b.role == rt::Buffer::Param)
+      shapes[b.name] = b.shape;
+  return shapes;
+}
+
+rt::train::ParamShapes specParamShapes(const ModelSpec &spec) {
+  rt::train::XLNetDims dims;
+  dims.nLayer = spec.nLayer, dims.nToken = spec.nToken, dims.dModel = spec.dModel;
+  dims.nHead = spec.nHead, dims.dHead = spec.dHead, dims.dInner = spec.dInner;
+  return rt::train::xlnetParamShapes(dims);
+}
+
+bool loadModelWeights(const ModelSpec &spec, const rt::train::ParamShapes &expected,
+                      const std::string &path, const char *option, rt::TensorMap &params,
+                      std::string &error) {
   rt::train::WeightsSource src;
   if (rt::Status st = rt::train::resolveWeightsSource(path, option, src); !st) {
     error = st.message();
@@ -56,14 +72,8 @@ bool loadModelWeights(const ModelSpec &spec, const std::string &path, const char
     error = fmt::format("{} {}: {}", option, path, error);
     return false;
   }
-  rt::train::XLNetDims dims;
-  dims.nLayer = spec.nLayer, dims.nToken = spec.nToken, dims.dModel = spec.dModel;
-  dims.nHead = spec.nHead, dims.dHead = spec.dHead, dims.dInner = spec.dInner;
   std::vector<std::string> warnings;
-  if (rt::Status st =
-          rt::train::loadInitFrom(path, rt::train::xlnetParamShapes(dims), params, warnings,
-                                  option);
-      !st) {
+  if (rt::Status st = rt::train::loadInitFrom(path, expected, params, warnings, option); !st) {
     error = st.message();
     return false;
   }

@@ -15,18 +15,28 @@
 #ifndef XLNETC_XLNETC_DRIVER_WEIGHTS_H
 #define XLNETC_XLNETC_DRIVER_WEIGHTS_H
 
+#include "runtime/Plan.h"
 #include "runtime/Tensor.h"
+#include "runtime/train/Checkpoint.h"
 #include "xlnetc/Spec/Spec.h"
 
 #include <string>
 
 namespace xlnetc {
 
-/// The parameters of `spec` from `path`; `option` names the argument in
-/// messages ("--init-from", "--weights"). Warnings go to stderr, one line
-/// each with the path once. False with one line in `error` on failure.
-bool loadModelWeights(const ModelSpec &spec, const std::string &path, const char *option,
-                      rt::TensorMap &params, std::string &error);
+/// The parameters a plan binds, by HuggingFace name, with their shapes: what
+/// weights must provide for a step of that plan.
+rt::train::ParamShapes planParamShapes(const rt::Plan &plan);
+/// The parameters of `spec` (semantics.md §9), for callers without a plan.
+rt::train::ParamShapes specParamShapes(const ModelSpec &spec);
+
+/// The parameters `expected` (planParamShapes, or specParamShapes) of the
+/// model `spec` from `path`; `option` names the argument in messages
+/// ("--init-from", "--weights"). Warnings go to stderr, one line each with
+/// the path once. False with one line in `error` on failure.
+bool loadModelWeights(const ModelSpec &spec, const rt::train::ParamShapes &expected,
+                      const std::string &path, const char *option, rt::TensorMap &params,
+                      std::string &error);
 
 /// Checks the HuggingFace config.json at `configPath` against `spec`: every
 /// dimension, ff_activation and untie_r agree. False with one line naming

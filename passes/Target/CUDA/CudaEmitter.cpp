@@ -648,11 +648,7 @@ void Emitter::findLayerNormDropoutFusions() {
 void Emitter::findBatchedGemms() {
   std::vector<int64_t> inputOffset;
   rt::planInputBlock(plan_, inputOffset);
-  auto slot = [&](int id) {
-    const int64_t bytes = numel(id) * int64_t(dtypeSize(buf(id).dtype));
-    return (std::max<int64_t>(bytes, 1) + MemoryPlan::kAlign - 1) / MemoryPlan::kAlign *
-           MemoryPlan::kAlign;
-  };
+  auto slot = [&](int id) { return rt::memorySlotBytes(buf(id)); };
   std::set<int> grouped;
   std::map<std::string, std::vector<std::pair<size_t, dev::GemmStepCall>>> byKey;
   for (size_t g = 0; g < plan_.steps.size(); ++g) {
