@@ -18,6 +18,7 @@ Status Executor::open(dev::DeviceKind kind, const dev::DeviceOptions &options,
   out.carry_.clear();
   out.kept_.clear();
   out.hostInFlight_ = false;
+  out.hostWorkspace_.reset();
   out.hostOutputs_.clear();
   if (out.kind_ == dev::DeviceKind::Host)
     return Status::ok();
@@ -89,25 +90,20 @@ Status Executor::start(const Plan &plan, const TensorMap &bindings, const ExecOp
 
 Status Executor::runHost(const Plan &plan, const TensorMap &bindings, TensorMap &outputs,
                          const ExecOptions &opts) {
+  if (!hostWorkspace_)
+    hostWorkspace_ = std::make_unique<HostWorkspace>();
   if (carry_.empty())
-    return executeHost(plan, bindings, outputs, opts);
-  // The kept inputs join the bindings (a binding of the same name wins):
-  // moved in, and back out when the step fails.
-  TensorMap merged = bindings;
-  std::vector<std::string> lent;
-  for (auto &[name, t] : kept_)
-    if (merged.emplace(name, std::move(t)).second)
-      lent.push_back(name);
+    return executeHost(plan, bindings, outputs, opts, hostWorkspace_.get());
+  // The kept inputs are donated bindings (a binding of the same name wins):
+  // the optimizer updates them in place into the outputs that carry them
+  // on. What a failed step did not take stays kept.
   TensorMap result;
-  Status st = executeHost(plan, merged, result, opts);
+  Status st = executeHost(plan, bindings, result, opts, hostWorkspace_.get(), &kept_);
   for (const auto &[out, in] : carry_)
     if (st && !result.count(out))
       st = Status::error(fmt::format("the step has no output '{}' to carry to '{}'", out, in));
-  if (!st) {
-    for (const std::string &name : lent)
-      kept_[name] = std::move(merged[name]);
+  if (!st)
     return st;
-  }
   kept_.clear();
   for (const auto &[out, in] : carry_) {
     kept_[in] = std::move(result[out]);

@@ -79,6 +79,8 @@ private:
   std::vector<std::pair<std::string, std::string>> carry_;
   /// The host's kept inputs (the device executor keeps its own on the device).
   TensorMap kept_;
+  /// The host's arena, kept across steps.
+  std::unique_ptr<HostWorkspace> hostWorkspace_;
   /// The host's started step: its result, handed out by finish().
   bool hostInFlight_ = false;
   Status hostStatus_ = Status::ok();

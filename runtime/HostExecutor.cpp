@@ -2,37 +2,33 @@
 
 #include "runtime/HostExecutor.h"
 
+#include "runtime/MemoryPlan.h"
 #include "runtime/host/Kernels.h"
+#include "runtime/host/VecKernels.h"
 
 #include <cblas.h>
 #include <fmt/format.h>
 #include <omp.h>
 
+#include <algorithm>
+#include <cstring>
+#include <new>
+
 namespace xlnetc::rt {
 
+HostThreadScope::HostThreadScope(int threads)
+    : savedOmp_(omp_get_max_threads()), savedBlas_(openblas_get_num_threads()) {
+  if (threads > 0)
+    omp_set_num_threads(threads);
+  openblas_set_num_threads(1);
+}
+
+HostThreadScope::~HostThreadScope() {
+  omp_set_num_threads(savedOmp_);
+  openblas_set_num_threads(savedBlas_);
+}
+
 namespace {
-
-/// Sets the thread counts for one execution: OpenMP gets `threads` (0: its
-/// default, all cores), OpenBLAS gets 1. The kernels parallelise with OpenMP
-/// only (GEMMs split rows across OpenMP threads); a multi-threaded OpenBLAS
-/// beside it spins against OpenMP's idle threads and, measured on 2 cores,
-/// made the tiny model's step 10x slower than one thread.
-class ThreadScope {
-public:
-  explicit ThreadScope(int threads)
-      : savedOmp_(omp_get_max_threads()), savedBlas_(openblas_get_num_threads()) {
-    if (threads > 0)
-      omp_set_num_threads(threads);
-    openblas_set_num_threads(1);
-  }
-  ~ThreadScope() {
-    omp_set_num_threads(savedOmp_);
-    openblas_set_num_threads(savedBlas_);
-  }
-
-private:
-  int savedOmp_, savedBlas_;
-};
 
 /// Runs one verified step on resolved operands (`out` holds one zero-filled
 /// tensor per output; multi-output ops write all of them).
@@ -164,27 +160,73 @@ static std::string bufferType(const Buffer &b) {
 
 Status checkBinding(const Buffer &b, const TensorMap &bindings,
                     const Tensor *&bound) {
-  const char *role = b.role == Buffer::Input ? "input" : "param";
   auto it = bindings.find(b.name);
-  if (it == bindings.end())
+  if (it == bindings.end()) {
+    const char *role = b.role == Buffer::Input ? "input" : "param";
     return Status::error(fmt::format("missing {} '{}' (buffer {}, expected {})",
                                      role, b.name, b.id, bufferType(b)));
-  const Tensor &t = it->second;
+  }
+  return checkBound(b, it->second, bound);
+}
+
+Status checkBound(const Buffer &b, const Tensor &t, const Tensor *&bound) {
+  const char *role = b.role == Buffer::Input ? "input" : "param";
   if (t.dtype != b.dtype || t.shape != b.shape)
     return Status::error(fmt::format("{} '{}' (buffer {}): expected {}, got {}",
                                      role, b.name, b.id, bufferType(b),
                                      t.typeStr()));
-  if (t.storage.size() * 8 < t.nbytes())
+  if (t.capacityBytes() < t.nbytes())
     return Status::error(fmt::format(
         "{} '{}' (buffer {}): tensor holds {} bytes but {} needs {}", role,
-        b.name, b.id, t.storage.size() * 8, t.typeStr(), t.nbytes()));
+        b.name, b.id, t.capacityBytes(), t.typeStr(), t.nbytes()));
   bound = &t;
   return Status::ok();
 }
 
+HostWorkspace::HostWorkspace() = default;
+HostWorkspace::~HostWorkspace() = default;
+
+void HostWorkspace::prepare(const Plan &plan) {
+  if (plan_ == &plan && buffers_ == plan.buffers.size() && steps_ == plan.steps.size())
+    return;
+  plan_ = &plan;
+  buffers_ = plan.buffers.size();
+  steps_ = plan.steps.size();
+  memory_ = planMemory(plan, nullptr);
+  // 64-byte aligned (a cache line, an AVX-512 vector); never zeroed: every
+  // kernel writes all of its outputs (checked by poisonTemps in the tests).
+  const size_t bytes = size_t(std::max<int64_t>(memory_.arenaBytes, 64));
+  arena_.reset(static_cast<uint8_t *>(::operator new[](bytes, std::align_val_t(64))));
+  arenaBytes_ = bytes;
+}
+
+void HostWorkspace::AlignedDelete::operator()(uint8_t *p) const {
+  ::operator delete[](p, std::align_val_t(64));
+}
+
+namespace {
+
+/// Whether `s` may write its output `outIndex` over its input `inIndex`
+/// (elementwise: every element is read before it is written, at the same
+/// index): adam_update's parameter and moments.
+bool inPlacePair(const Step &s, size_t outIndex, size_t &inIndex) {
+  if (s.kind != OpKind::AdamUpdate)
+    return false;
+  static const size_t kAdamIn[3] = {0, 2, 3}; // param, m, v -> outs 0, 1, 2
+  if (outIndex >= 3)
+    return false;
+  inIndex = kAdamIn[outIndex];
+  return true;
+}
+
+} // namespace
+
 Status executeHost(const Plan &plan, const TensorMap &bindings,
-                   TensorMap &outputs, const ExecOptions &opts) {
-  ThreadScope threads(opts.threads);
+                   TensorMap &outputs, const ExecOptions &opts,
+                   HostWorkspace *workspace, TensorMap *donated) {
+  HostThreadScope threads(opts.threads);
+  const host::VecKernels *vec = nullptr;
+  XLNETC_RETURN_IF_ERROR(host::selectVecKernels(vec));
   size_t n = plan.buffers.size();
   // The host executor is the fp32 reference: a plan compiled with
   // --precision bf16 runs on a device (cuda or emu).
@@ -196,17 +238,33 @@ Status executeHost(const Plan &plan, const TensorMap &bindings,
           "executor runs fp32 plans only",
           b.id, bufferType(b)));
 
-  // 1. Bind inputs and params; find the last reader of every temp so its
-  //    memory can be released early.
+  // 1. Bind inputs and params (`bindings` first, then `donated`); find the
+  //    last reader of every buffer.
   std::vector<const Tensor *> bound(n, nullptr);
-  for (const Buffer &b : plan.buffers)
-    if (b.role != Buffer::Temp)
+  std::vector<Tensor *> donor(n, nullptr); // a donated tensor bound to the buffer
+  for (const Buffer &b : plan.buffers) {
+    if (b.role == Buffer::Temp)
+      continue;
+    if (bindings.count(b.name) || !donated || !donated->count(b.name)) {
       XLNETC_RETURN_IF_ERROR(checkBinding(b, bindings, bound[b.id]));
+      continue;
+    }
+    Tensor &t = donated->at(b.name);
+    XLNETC_RETURN_IF_ERROR(checkBound(b, t, bound[b.id]));
+    donor[b.id] = &t;
+  }
   std::vector<size_t> lastUse(n, 0);
   for (size_t i = 0; i < plan.steps.size(); ++i)
     for (int id : plan.steps[i].in)
       if (id >= 0 && size_t(id) < n)
         lastUse[id] = i;
+
+  // The temps' memory: the workspace's arena, placed by the memory plan
+  // (kept from step to step), or one allocation per temp without one.
+  HostWorkspace local;
+  HostWorkspace &ws = workspace ? *workspace : local;
+  ws.prepare(plan);
+  const MemoryPlan &memory = ws.memory();
 
   // 2. Run the steps in order. Plans built in memory may skip parsePlan, so
   //    each step's ids and types are re-checked (cheap next to the kernels).
@@ -231,9 +289,31 @@ Status executeHost(const Plan &plan, const TensorMap &bindings,
     for (int id : s.in)
       in.push_back(bound[id]);
     std::vector<Tensor *> out;
-    for (int id : s.out) {
+    for (size_t k = 0; k < s.out.size(); ++k) {
+      const int id = s.out[k];
       const Buffer &b = plan.buffers[id];
-      temps[id] = Tensor::zeros(b.dtype, b.shape);
+      size_t inIndex = 0;
+      if (!b.outputs.empty()) {
+        // Returned: a tensor of its own, or a donated input's storage when
+        // the step may write over it and nothing reads it later.
+        int src = -1;
+        if (inPlacePair(s, k, inIndex))
+          src = s.in[inIndex];
+        if (src >= 0 && donor[src] && lastUse[src] == i &&
+            donor[src]->shape == b.shape && donor[src]->dtype == b.dtype &&
+            !donor[src]->viewData) {
+          temps[id] = std::move(*donor[src]);
+          donor[src] = nullptr;
+          bound[src] = &temps[id];
+          in[inIndex] = &temps[id];
+        } else {
+          temps[id] = Tensor::zeros(b.dtype, b.shape);
+        }
+      } else {
+        temps[id] = Tensor::view(b.dtype, b.shape, ws.arena() + memory.offset[id]);
+        if (opts.poisonTemps)
+          std::memset(temps[id].bytes(), 0xff, temps[id].nbytes()); // NaN, -1
+      }
       out.push_back(&temps[id]);
     }
     XLNETC_RETURN_IF_ERROR(runStep(s, in, out, opts.seed).withPrefix(where));
@@ -241,16 +321,10 @@ Status executeHost(const Plan &plan, const TensorMap &bindings,
       bound[id] = &temps[id];
       written[id] = true;
     }
-    // Release temps nobody reads later and nobody returns.
-    for (int id : s.in)
-      if (plan.buffers[id].role == Buffer::Temp && lastUse[id] == i &&
-          plan.buffers[id].outputs.empty()) {
-        temps[id] = Tensor();
-        bound[id] = nullptr;
-      }
   }
 
-  // 3. Return the outputs (a temp with one name is moved, otherwise copied).
+  // 3. Return the outputs (a temp with one name is moved, otherwise copied;
+  //    returned buffers are never arena views).
   TensorMap result;
   for (const Buffer &b : plan.buffers) {
     if (b.outputs.empty())
@@ -260,8 +334,12 @@ Status executeHost(const Plan &plan, const TensorMap &bindings,
           "buffer {} is returned as '{}' but no step wrote it", b.id,
           b.outputs.front()));
     for (size_t k = 0; k < b.outputs.size(); ++k) {
-      bool move = b.role == Buffer::Temp && k + 1 == b.outputs.size();
-      result[b.outputs[k]] = move ? std::move(temps[b.id]) : *bound[b.id];
+      // Not `move ? std::move(temp) : *bound`: a conditional with a const
+      // lvalue operand is a copy either way.
+      if (b.role == Buffer::Temp && k + 1 == b.outputs.size())
+        result[b.outputs[k]] = std::move(temps[b.id]);
+      else
+        result[b.outputs[k]] = *bound[b.id];
     }
   }
   for (auto &[name, t] : result)

@@ -9,11 +9,13 @@
 #ifndef XLNETC_RUNTIME_HOSTEXECUTOR_H
 #define XLNETC_RUNTIME_HOSTEXECUTOR_H
 
+#include "runtime/MemoryPlan.h"
 #include "runtime/Plan.h"
 #include "runtime/Status.h"
 #include "runtime/Tensor.h"
 
 #include <cstdint>
+#include <memory>
 
 namespace xlnetc::rt {
 
@@ -28,6 +30,54 @@ struct ExecOptions {
   /// piece) and replayed after;
   /// false launches every piece of work one by one.
   bool deviceGraph = true;
+  /// host: fill every temp with 0xff bytes (NaN, -1, true) before the step
+  /// that writes it, to prove that the kernels write all of their outputs
+  /// (the arena is never zeroed). For tests.
+  bool poisonTemps = false;
+};
+
+/// What the host executor keeps from one step to the next: the memory plan
+/// of a plan's temps (planMemory, as the device executor's arena) and one
+/// 64-byte aligned arena it places them in, reused by every step of the
+/// same plan (a different plan re-plans). Not thread-safe; one per Executor.
+class HostWorkspace {
+public:
+  HostWorkspace();
+  ~HostWorkspace();
+  HostWorkspace(const HostWorkspace &) = delete;
+  HostWorkspace &operator=(const HostWorkspace &) = delete;
+
+  /// Plans and allocates for `plan` unless it is the plan of the last call.
+  void prepare(const Plan &plan);
+  const MemoryPlan &memory() const { return memory_; }
+  uint8_t *arena() { return arena_.get(); }
+  size_t arenaBytes() const { return arenaBytes_; }
+
+private:
+  struct AlignedDelete {
+    void operator()(uint8_t *p) const;
+  };
+  const Plan *plan_ = nullptr;
+  size_t buffers_ = 0, steps_ = 0;
+  MemoryPlan memory_;
+  std::unique_ptr<uint8_t[], AlignedDelete> arena_;
+  size_t arenaBytes_ = 0;
+};
+
+/// Sets the thread counts for its lifetime: OpenMP gets `threads` (0: its
+/// default, all cores), OpenBLAS gets 1. The host kernels parallelise with
+/// OpenMP only (GEMMs split rows across OpenMP threads); a multi-threaded
+/// OpenBLAS beside it spins against OpenMP's idle threads and, measured on 2
+/// cores, made the tiny model's step 10x slower than one thread.
+class HostThreadScope {
+public:
+  explicit HostThreadScope(int threads);
+  ~HostThreadScope();
+  HostThreadScope(const HostThreadScope &) = delete;
+  HostThreadScope &operator=(const HostThreadScope &) = delete;
+
+private:
+  int savedOmp_, savedBlas_;
 };
 
 /// Executes `plan`. `bindings` holds every input and param buffer by name with
@@ -35,13 +85,24 @@ struct ExecOptions {
 /// `outputs` receives each output buffer under each of its output names
 /// (existing entries of the same name are replaced). Data errors name the
 /// step, its loc and the offending value.
+///
+/// `workspace` (may be null: a fresh one for this call) holds the temps'
+/// arena across calls. `donated` (may be null) holds more bindings, looked
+/// up after `bindings`, that the caller gives away: a step that updates
+/// elementwise (adam_update's parameter and moments) writes its returned
+/// output over a donated input nothing reads later and the output takes
+/// its storage (moved out of `donated`); the rest stay there.
 Status executeHost(const Plan &plan, const TensorMap &bindings,
-                   TensorMap &outputs, const ExecOptions &opts = {});
+                   TensorMap &outputs, const ExecOptions &opts = {},
+                   HostWorkspace *workspace = nullptr,
+                   TensorMap *donated = nullptr);
 
 /// Checks the binding of input or param buffer `b` (present, same dtype and
 /// shape, enough storage) and points `bound` at it; shared by the executors.
 Status checkBinding(const Buffer &b, const TensorMap &bindings,
                     const Tensor *&bound);
+/// The same checks of the tensor bound to `b`.
+Status checkBound(const Buffer &b, const Tensor &t, const Tensor *&bound);
 
 } // namespace xlnetc::rt
 

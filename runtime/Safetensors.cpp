@@ -181,7 +181,7 @@ Status writeSafetensors(const std::string &path, const TensorMap &tensors,
   for (const auto &[name, t] : tensors) {
     if (name == "__metadata__")
       return Status::error(path + ": '__metadata__' is not a tensor name");
-    if (t.storage.size() * 8 < t.nbytes())
+    if (t.capacityBytes() < t.nbytes())
       return Status::error(fmt::format(
           "{}: tensor '{}' ({}) has too little storage", path, name,
           t.typeStr()));

@@ -89,6 +89,14 @@ std::string Tensor::typeStr() const {
   return std::string(dtypeName(dtype)) + shapeStr(shape);
 }
 
+Tensor Tensor::view(DType dtype, std::vector<int64_t> shape, void *data) {
+  Tensor t;
+  t.dtype = dtype;
+  t.shape = std::move(shape);
+  t.viewData = data;
+  return t;
+}
+
 Tensor Tensor::zeros(DType dtype, std::vector<int64_t> shape) {
   Tensor t;
   t.dtype = dtype;

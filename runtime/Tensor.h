@@ -39,12 +39,20 @@ int64_t numelOf(const std::vector<int64_t> &shape);
 /// "[2, 16, 32]"; "[]" for a scalar.
 std::string shapeStr(const std::vector<int64_t> &shape);
 
-/// A dense row-major tensor owning its data.
+/// A dense row-major tensor owning its data, or a view of memory it does
+/// not own (the host executor's arena: a view never leaves the executor).
 struct Tensor {
   DType dtype = DType::F32;
   std::vector<int64_t> shape;
-  /// Backing store, 8-byte aligned; holds at least nbytes() bytes.
+  /// Backing store, 8-byte aligned; holds at least nbytes() bytes. Empty
+  /// for a view.
   std::vector<uint64_t> storage;
+  /// Non-null: the tensor is a view of nbytes() bytes there (8-byte
+  /// aligned); a copy of a view is a view of the same memory.
+  void *viewData = nullptr;
+
+  /// A view of `data` (not owned, not zeroed).
+  static Tensor view(DType dtype, std::vector<int64_t> shape, void *data);
 
   /// A zero-filled tensor.
   static Tensor zeros(DType dtype, std::vector<int64_t> shape);
@@ -61,20 +69,23 @@ struct Tensor {
   /// "f32[2, 16, 32]", used in messages.
   std::string typeStr() const;
 
-  uint8_t *bytes() { return reinterpret_cast<uint8_t *>(storage.data()); }
-  const uint8_t *bytes() const {
-    return reinterpret_cast<const uint8_t *>(storage.data());
+  /// The bytes the data may take: the storage's, or nbytes() for a view.
+  size_t capacityBytes() const {
+    return viewData ? nbytes() : storage.size() * sizeof(uint64_t);
   }
-  float *f32() { return reinterpret_cast<float *>(storage.data()); }
-  const float *f32() const {
-    return reinterpret_cast<const float *>(storage.data());
-  }
-  int64_t *i64() { return reinterpret_cast<int64_t *>(storage.data()); }
-  const int64_t *i64() const {
-    return reinterpret_cast<const int64_t *>(storage.data());
-  }
+
+  uint8_t *bytes() { return static_cast<uint8_t *>(data()); }
+  const uint8_t *bytes() const { return static_cast<const uint8_t *>(data()); }
+  float *f32() { return static_cast<float *>(data()); }
+  const float *f32() const { return static_cast<const float *>(data()); }
+  int64_t *i64() { return static_cast<int64_t *>(data()); }
+  const int64_t *i64() const { return static_cast<const int64_t *>(data()); }
   uint8_t *b8() { return bytes(); }
   const uint8_t *b8() const { return bytes(); }
+
+private:
+  void *data() { return viewData ? viewData : storage.data(); }
+  const void *data() const { return viewData ? viewData : storage.data(); }
 };
 
 /// Tensors by name (batch inputs, parameters, outputs).

@@ -3,7 +3,7 @@
 //   xlnetc-run info BUNDLE
 //   xlnetc-run run-step BUNDLE [--weights W] [--batch B] [--out O] [--device D]
 //   xlnetc-run train BUNDLE --data CORPUS [--out DIR] [--resume] [--device D]
-//   xlnetc-run bench BUNDLE... [--device D] [--steps N] [--warmup N] [--json F]
+//   xlnetc-run bench BUNDLE... [--device D] [--threads N] [--steps N] [--warmup N] [--json F]
 //   xlnetc-run bench-attention [--batch B --heads N --d-head H --seq-len S
 //                               --mem-len M --num-predict P] [--device D] [--json F]
 //
@@ -88,12 +88,15 @@ int main(int argc, char **argv) {
       "bench", "Time training steps from bundles: tokens/s, TFLOP/s, MFU, device memory");
   benchCmd->add_option("bundles", bench.bundles, "Bundles of train steps (one row each)")
       ->required();
-  benchCmd->add_option("--device", bench.device, "emu, cuda or auto")
+  benchCmd->add_option("--device", bench.device, "host, emu, cuda or auto")
       ->capture_default_str();
+  benchCmd->add_option("--threads", bench.threads,
+                       "Host executor threads (0: all cores)")->capture_default_str();
   benchCmd->add_option("--steps", bench.steps, "Timed steps per bundle")->capture_default_str();
   benchCmd->add_option("--warmup", bench.warmup, "Untimed steps first")->capture_default_str();
   benchCmd->add_option("--gemm-size", bench.gemmSize,
-                       "Edge of the reference bf16 GEMM (0: 8192 on a GPU, 256 on emu)");
+                       "Edge of the reference GEMM (0: bf16 8192 on a GPU, 256 on emu; "
+                       "fp32 1024 on the host)");
   benchCmd->add_option("--json", bench.json, "Also write the results as JSON");
   benchCmd->add_flag("--no-kernel-cache", bench.noKernelCache, "Compile kernels afresh");
 

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/host/Kernels.h"
+#include "runtime/host/VecKernels.h"
 
 #include <cblas.h>
 #include <fmt/format.h>
@@ -111,12 +112,16 @@ void memConcatGrad(const Tensor &dout, Tensor &out) {
 }
 
 void applyActivation(const Tensor &x, Activation act, Tensor &out) {
-  int64_t n = x.numel();
+  const int64_t n = x.numel();
   const float *xs = x.f32();
   float *o = out.f32();
+  const VecKernels &vec = vecKernels();
 #pragma omp parallel for if (worthThreads(n))
-  for (int64_t i = 0; i < n; ++i)
-    o[i] = activate(act, xs[i]);
+  for (int64_t c = 0; c < n; c += kElementChunk) {
+    const int64_t len = std::min(kElementChunk, n - c);
+    std::copy(xs + c, xs + c + len, o + c);
+    vec.biasActivation(o + c, 1, len, len, nullptr, act);
+  }
 }
 
 double activateGrad(Activation act, float xf) {
@@ -144,12 +149,13 @@ double activateGrad(Activation act, float xf) {
 
 void activationGrad(const Tensor &dy, const Tensor &x, Activation act,
                     Tensor &out) {
-  int64_t n = x.numel();
+  const int64_t n = x.numel();
   const float *g = dy.f32(), *xs = x.f32();
   float *o = out.f32();
+  const VecKernels &vec = vecKernels();
 #pragma omp parallel for if (worthThreads(n))
-  for (int64_t i = 0; i < n; ++i)
-    o[i] = float(double(g[i]) * activateGrad(act, xs[i]));
+  for (int64_t c = 0; c < n; c += kElementChunk)
+    vec.activationGrad(g + c, xs + c, o + c, std::min(kElementChunk, n - c), act);
 }
 
 void gemmWgrad(const Tensor &x, const Tensor &dy, int kRank, bool transposeW,
@@ -170,20 +176,8 @@ void gemmWgrad(const Tensor &x, const Tensor &dy, int kRank, bool transposeW,
   int64_t rowsOut = transposeW ? Nw : Kx, colsOut = transposeW ? Kx : Nw;
   const float *A = transposeW ? dy.f32() : x.f32();
   const float *Bm = transposeW ? x.f32() : dy.f32();
-  // As in gemm(): OpenMP splits the output rows into blocks, each one
-  // single-threaded sgemm (columns r0..r1 of A, read transposed).
-  const int64_t blocks = worthThreads(rowsOut * colsOut * Mx / 16)
-                             ? std::min<int64_t>(rowsOut, omp_get_max_threads())
-                             : 1;
-#pragma omp parallel for if (blocks > 1)
-  for (int64_t blk = 0; blk < blocks; ++blk) {
-    int64_t r0 = rowsOut * blk / blocks, r1 = rowsOut * (blk + 1) / blocks;
-    if (r1 > r0)
-      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, blasint(r1 - r0),
-                  blasint(colsOut), blasint(Mx), 1.0f, A + r0, blasint(rowsOut),
-                  Bm, blasint(colsOut), 0.0f, o + r0 * colsOut,
-                  blasint(colsOut));
-  }
+  blockedSgemm(true, false, rowsOut, colsOut, Mx, A, rowsOut, Bm, colsOut, o, colsOut,
+               nullptr, Activation::None);
 }
 
 void biasGrad(const Tensor &dy, Tensor &out) {

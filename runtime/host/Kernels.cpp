@@ -1,6 +1,7 @@
 //===- Kernels.cpp - Reference host kernels (all but rel_attention) -------===//
 
 #include "runtime/host/Kernels.h"
+#include "runtime/host/VecKernels.h"
 
 #include <cblas.h>
 #include <omp.h>
@@ -165,16 +166,17 @@ float activate(Activation act, float xf) {
   return xf;
 }
 
-GemmView gemmView(const Tensor &x, int kRank, const Tensor &y) {
+GemmView gemmView(const std::vector<int64_t> &x, int kRank,
+                  const std::vector<int64_t> &y) {
   // x: [lead..., K...]; y: [lead..., N...].
-  size_t lead = x.shape.size() - size_t(kRank);
+  size_t lead = x.size() - size_t(kRank);
   GemmView v;
   for (size_t d = 0; d < lead; ++d)
-    v.M *= x.shape[d];
-  for (size_t d = lead; d < x.shape.size(); ++d)
-    v.K *= x.shape[d];
-  for (size_t d = lead; d < y.shape.size(); ++d)
-    v.N *= y.shape[d];
+    v.M *= x[d];
+  for (size_t d = lead; d < x.size(); ++d)
+    v.K *= x[d];
+  for (size_t d = lead; d < y.size(); ++d)
+    v.N *= y[d];
   return v;
 }
 
@@ -187,30 +189,57 @@ void gemm(const Tensor &x, const Tensor &w, const Tensor *bias, int kRank,
   float *y = out.f32();
   if (Mx == 0 || Nw == 0)
     return;
-  const float *bv = bias ? bias->f32() : nullptr;
-  // One threading runtime: OpenMP splits the rows into blocks and each block
-  // is one single-threaded sgemm plus its epilogue (OpenBLAS's own threads
-  // would spin against OpenMP's; see HostExecutor's ThreadScope).
+  if (Kx == 0) {
+    std::fill(y, y + Mx * Nw, 0.0f);
+    if (bias || act != Activation::None)
+      vecKernels().biasActivation(y, Mx, Nw, Nw, bias ? bias->f32() : nullptr, act);
+    return;
+  }
+  blockedSgemm(false, transposeW, Mx, Nw, Kx, x.f32(), Kx, w.f32(), transposeW ? Kx : Nw, y,
+               Nw, bias ? bias->f32() : nullptr, act);
+}
+
+void blockedSgemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K,
+                  const float *A, int64_t lda, const float *B, int64_t ldb, float *C,
+                  int64_t ldc, const float *bias, Activation act) {
+  // One threading runtime: OpenMP splits C into blocks and each block is one
+  // single-threaded sgemm plus its epilogue (OpenBLAS's own threads would
+  // spin against OpenMP's; see HostThreadScope). Every block packs all of
+  // the operand it does not split, so split the dimension whose other
+  // operand is smaller: rows (each block packs all of B, K × N) when
+  // N <= M, else columns (each packs all of A, M × K). Every element of C
+  // is one dot product inside one sgemm, but OpenBLAS picks its kernel (the
+  // small-matrix path or not) by the block's shape: the last bits may
+  // depend on the thread count. A step is bitwise reproducible for a given
+  // thread count.
+  const int threads = omp_get_max_threads();
+  const bool byRows = N <= M;
+  const int64_t extent = byRows ? M : N;
   const int64_t blocks =
-      worthThreads(Mx * Nw * std::max<int64_t>(Kx, 1) / 16)
-          ? std::min<int64_t>(Mx, omp_get_max_threads())
-          : 1;
+      worthThreads(M * N * std::max<int64_t>(K, 1) / 16) ? std::min<int64_t>(extent, threads) : 1;
+  const VecKernels &vec = vecKernels();
 #pragma omp parallel for if (blocks > 1)
   for (int64_t blk = 0; blk < blocks; ++blk) {
-    int64_t m0 = Mx * blk / blocks, m1 = Mx * (blk + 1) / blocks;
-    float *yb = y + m0 * Nw;
-    if (Kx > 0)
-      cblas_sgemm(CblasRowMajor, CblasNoTrans,
-                  transposeW ? CblasTrans : CblasNoTrans, blasint(m1 - m0),
-                  blasint(Nw), blasint(Kx), 1.0f, x.f32() + m0 * Kx,
-                  blasint(Kx), w.f32(), blasint(transposeW ? Kx : Nw), 0.0f,
-                  yb, blasint(Nw));
-    else
-      std::fill(yb, yb + (m1 - m0) * Nw, 0.0f);
-    if (!bv && act == Activation::None)
+    const int64_t e0 = extent * blk / blocks, e1 = extent * (blk + 1) / blocks;
+    if (e1 == e0)
       continue;
-    for (int64_t i = 0; i < (m1 - m0) * Nw; ++i)
-      yb[i] = activate(act, yb[i] + (bv ? bv[i % Nw] : 0.0f));
+    const float *a = A, *b = B;
+    float *c = C;
+    int64_t m = M, n = N;
+    if (byRows) {
+      a = transA ? A + e0 : A + e0 * lda;
+      c = C + e0 * ldc;
+      m = e1 - e0;
+    } else {
+      b = transB ? B + e0 * ldb : B + e0;
+      c = C + e0;
+      n = e1 - e0;
+    }
+    cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
+                transB ? CblasTrans : CblasNoTrans, blasint(m), blasint(n), blasint(K), 1.0f,
+                a, blasint(lda), b, blasint(ldb), 0.0f, c, blasint(ldc));
+    if (bias || act != Activation::None)
+      vec.biasActivation(c, m, n, ldc, bias ? bias + (byRows ? 0 : e0) : nullptr, act);
   }
 }
 
@@ -249,13 +278,16 @@ void dropout(const Tensor &x, double rate, int64_t site, uint64_t seed,
     std::memcpy(out.f32(), x.f32(), sizeof(float) * size_t(n));
     return;
   }
-  uint64_t key = dropoutKey(seed, site);
-  float r = float(rate), scale = 1.0f / (1.0f - r);
+  const uint64_t key = dropoutKey(seed, site);
+  const float r = float(rate), scale = 1.0f / (1.0f - r);
   const float *xs = x.f32();
   float *o = out.f32();
+  const VecKernels &vec = vecKernels();
 #pragma omp parallel for if (worthThreads(n))
-  for (int64_t i = 0; i < n; ++i)
-    o[i] = dropoutKeep(key, uint64_t(i), r) ? xs[i] * scale : 0.0f;
+  for (int64_t c = 0; c < n; c += kElementChunk) {
+    const int64_t len = std::min(kElementChunk, n - c);
+    vec.dropout(xs + c, o + c, len, key, uint64_t(c), r, scale);
+  }
 }
 
 Status lmLoss(const Tensor &logits, const Tensor &target,

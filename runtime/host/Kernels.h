@@ -21,6 +21,7 @@
 #include "runtime/Plan.h"
 #include "runtime/Status.h"
 #include "runtime/Tensor.h"
+#include "runtime/host/DropoutHash.h"
 
 #include <cstdint>
 #include <vector>
@@ -33,31 +34,10 @@ namespace xlnetc::rt::host {
 /// a few ms with it.
 inline bool worthThreads(int64_t work) { return work >= (int64_t(1) << 16); }
 
-//===----------------------------------------------------------------------===//
-// Dropout hash, shared by every executor
-//===----------------------------------------------------------------------===//
-
-/// The splitmix64 finaliser (Steele et al.).
-inline uint64_t splitmix64(uint64_t z) {
-  z += 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-/// Per-(step seed, site) key; hashing it first keeps masks of different
-/// seeds or sites uncorrelated.
-inline uint64_t dropoutKey(uint64_t seed, int64_t site) {
-  return splitmix64(seed ^ (uint64_t(site) * 0x9e3779b97f4a7c15ull));
-}
-
-/// Whether element `index` is kept: u = top 24 bits of
-/// splitmix64(key ^ index) scaled to [0, 1), kept iff u >= rate (as float).
-inline bool dropoutKeep(uint64_t key, uint64_t index, float rate) {
-  uint64_t h = splitmix64(key ^ index);
-  float u = float(h >> 40) * (1.0f / 16777216.0f);
-  return u >= rate;
-}
+/// Elements per task of an elementwise kernel split across threads (a
+/// VecKernels call each; big enough to amortise the call, small enough to
+/// balance two cores).
+constexpr int64_t kElementChunk = 16384;
 
 //===----------------------------------------------------------------------===//
 // Kernels
@@ -101,12 +81,25 @@ void memCache(const Tensor *mems, const Tensor &h, int64_t reuseLen,
 struct GemmView {
   int64_t M = 1, K = 1, N = 1;
 };
-GemmView gemmView(const Tensor &x, int kRank, const Tensor &y);
+GemmView gemmView(const std::vector<int64_t> &xShape, int kRank,
+                  const std::vector<int64_t> &yShape);
+inline GemmView gemmView(const Tensor &x, int kRank, const Tensor &y) {
+  return gemmView(x.shape, kRank, y.shape);
+}
 
 void gemm(const Tensor &x, const Tensor &w, const Tensor *bias, int kRank,
           bool transposeW, Activation act, Tensor &out);
 
-/// Applies `act` to one value (exposed for tests).
+/// C [M, N] = op(A) · op(B), then C = act(C + bias) (bias [N], may be null),
+/// row-major with leading dimensions lda, ldb, ldc: single-threaded sgemms
+/// on blocks of C split across OpenMP threads (by rows or by columns,
+/// whichever packs less twice). gemm() and gemmWgrad() run on it.
+void blockedSgemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K,
+                  const float *A, int64_t lda, const float *B, int64_t ldb, float *C,
+                  int64_t ldc, const float *bias, Activation act);
+
+/// Applies `act` to one value in double: the float64 reference the kernels'
+/// fp32 activations (VecKernels.h) are tested against.
 float activate(Activation act, float x);
 
 /// The operands of rel_attention(_grad) (docs/Plan.md); rows may be null.
@@ -164,8 +157,9 @@ void memConcatGrad(const Tensor &dout, Tensor &out);
 /// out = act(x) elementwise (the standalone activation op).
 void applyActivation(const Tensor &x, Activation act, Tensor &out);
 
-/// act'(x) for one value, computed in double (exposed for tests): none 1,
-/// relu 1 for x > 0 else 0, gelu_tanh and gelu_erf their exact derivatives.
+/// act'(x) for one value, computed in double: none 1, relu 1 for x > 0 else
+/// 0, gelu_tanh and gelu_erf their exact derivatives (the float64 reference
+/// of the kernels' fp32 VecKernels::activationGrad).
 double activateGrad(Activation act, float x);
 
 /// dx = dy · act'(x) elementwise, x the pre-activation.

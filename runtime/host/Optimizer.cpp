@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/host/Kernels.h"
+#include "runtime/host/VecKernels.h"
 
 #include <fmt/format.h>
 
@@ -91,20 +92,17 @@ Status adamUpdate(const Tensor &param, const Tensor &grad, const Tensor &m,
       a.biasCorrection
           ? rate * std::sqrt(1.0 - std::pow(b2, t)) / (1.0 - std::pow(b1, t))
           : rate;
-  const bool corrected = a.biasCorrection;
-  int64_t n = param.numel();
-  const float *ps = param.f32(), *gs = grad.f32(), *ms = m.f32(), *vs = v.f32();
-  float *po = paramOut.f32(), *mo = mOut.f32(), *vo = vOut.f32();
+  const int64_t n = param.numel();
+  const VecKernels &vec = vecKernels();
+  // Elementwise, so the outputs may be the inputs' own storage (the host
+  // executor updates carried parameters and moments in place).
 #pragma omp parallel for if (worthThreads(n))
-  for (int64_t i = 0; i < n; ++i) {
-    double g = double(gs[i]) * c;
-    double mi = b1 * double(ms[i]) + (1.0 - b1) * g;
-    double vi = b2 * double(vs[i]) + (1.0 - b2) * g * g;
-    double update = mi / (std::sqrt(vi) + eps);
-    double p = double(ps[i]);
-    po[i] = float(corrected ? p - lrT * update : p - lrT * (update + wd * p));
-    mo[i] = float(mi);
-    vo[i] = float(vi);
+  for (int64_t i = 0; i < n; i += kElementChunk) {
+    AdamChunk chunk{param.f32() + i, grad.f32() + i, m.f32() + i, v.f32() + i,
+                    paramOut.f32() + i, mOut.f32() + i, vOut.f32() + i,
+                    std::min(kElementChunk, n - i), c, b1, b2, eps, lrT, wd,
+                    a.biasCorrection};
+    vec.adam(chunk);
   }
   return Status::ok();
 }

@@ -2,8 +2,8 @@
 //
 // For every (b, n) and block of query rows: the content (ac) and position
 // (bd, with XLNet's rel_shift in closed form) scores as two sgemms, the
-// segment term (ef) from two numbers per row, the mask and scale, softmax in
-// double, optional dropatt, then the weighted sum of the values as a third
+// segment term (ef) from two numbers per row, the mask and scale, softmax
+// (fp32, VecKernels.h), optional dropatt, then the weighted sum of the values as a third
 // sgemm, written straight into the output (RelAttentionCommon.h has the
 // scores, shared with the backward).
 //
@@ -50,16 +50,18 @@ Status relAttention(const RelAttentionArgs &a, Tensor &out) {
 #pragma omp parallel if (worthThreads(B * T * N * K * H))
   {
     relattn::BlockScores bs;
-    std::vector<double> qs(static_cast<size_t>(H)),
-        prob(static_cast<size_t>(K));
+    std::vector<double> qs(static_cast<size_t>(H));
+    std::vector<float> prob(static_cast<size_t>(K));
+    std::vector<uint8_t> masked(static_cast<size_t>(K)), differ(masked);
+    const VecKernels &vec = vecKernels();
 #pragma omp for collapse(3) schedule(dynamic, 1)
     for (int64_t b = 0; b < B; ++b)
       for (int64_t n = 0; n < N; ++n)
         for (int64_t blk = 0; blk < blocks; ++blk) {
           const int64_t t0 = blk * kBlock, t1 = std::min(T, t0 + kBlock);
           float *ob = dst + ((b * T + t0) * N + n) * H; // [t1-t0, H], stride NH
-          // 2. Scores of the block (sgemms), softmax per row in double, then
-          //    dropatt; ac becomes the probabilities A in place.
+          // 2. Scores of the block (sgemms), softmax per row (fp32, sums in
+          //    double), then dropatt; ac becomes the probabilities A in place.
           bs.compute(o, b, n, t0, t1);
           bool anyPadding = false;
           for (int64_t t = t0; t < t1; ++t) {
@@ -69,13 +71,12 @@ Status relAttention(const RelAttentionArgs &a, Tensor &out) {
               anyPadding = true;
               continue;
             }
-            bs.softmaxRow(o, t, qs.data(), prob.data());
+            bs.softmaxRow(o, t, qs.data(), masked.data(), differ.data(), prob.data());
             if (o.drop)
-              for (int64_t j = 0; j < K; ++j)
-                aRow[j] = float(prob[j] * o.dropFactor(b, t, n, j));
+              vec.dropRow(prob.data(), aRow, K, o.dropKey, o.dropIndex(b, t, n),
+                          o.dropRate, float(o.dropScale));
             else
-              for (int64_t j = 0; j < K; ++j)
-                aRow[j] = float(prob[j]);
+              std::copy(prob.begin(), prob.end(), aRow);
           }
           // 3. out = A · v, then exact zeros for padding slots.
           cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans,

@@ -86,8 +86,8 @@ void BlockScores::compute(const Operands &o, int64_t b_, int64_t n_,
               bd.data(), blasint(W));
 }
 
-void BlockScores::softmaxRow(const Operands &o, int64_t t, double *qs,
-                             double *prob) const {
+float *BlockScores::softmaxRow(const Operands &o, int64_t t, double *qs,
+                              uint8_t *masked, uint8_t *differ, float *prob) {
   const int64_t H = o.H, K = o.K;
   const int64_t i = o.position(b, t);
   // ef: two numbers per row, (q + r_s_bias) · seg_embed[0/1, n], in double.
@@ -101,37 +101,47 @@ void BlockScores::softmaxRow(const Operands &o, int64_t t, double *qs,
     ef0 += qs[h] * double(se0[h]);
     ef1 += qs[h] * double(se1[h]);
   }
-  // The masked, scaled scores; bd reads k_r at S - i + j (XLNet's rel_shift).
-  const float *acR = ac.data() + (t - t0) * K;
-  const float *bdR = bd.data() + (t - t0) * W + (o.S - i - r0);
-  const double scale = o.scale;
-  for (int64_t j = 0; j < K; ++j)
-    prob[j] = (double(acR[j]) + double(bdR[j]) + (o.differ(b, i, j) ? ef1 : ef0)) *
-                  scale -
-              (o.masked(b, i, j) ? 1e30 : 0.0);
-  // The max, in four lanes (the same value in any order: std::max never
-  // picks a NaN score, and ±0 give the same exp(s - max)).
-  double m4[4] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY};
-  int64_t j4 = K - K % 4;
-  for (int64_t j = 0; j < j4; j += 4)
-    for (int l = 0; l < 4; ++l)
-      m4[l] = std::max(m4[l], prob[j + l]);
-  double mx = std::max(std::max(m4[0], m4[1]), std::max(m4[2], m4[3]));
-  for (int64_t j = j4; j < K; ++j)
-    mx = std::max(mx, prob[j]);
-  // Softmax in double. exp(x) is exactly 0 in double for x < -746 (below half
-  // the smallest subnormal); the test skips the slow underflow path of exp
-  // for the masked scores (-1e30 - max).
-  double sum = 0.0;
-  for (int64_t j = 0; j < K; ++j) {
-    double x = prob[j] - mx;
-    double e = x < -746.0 ? 0.0 : std::exp(x);
-    prob[j] = e;
-    sum += e;
+  o.maskRow(b, i, masked);
+  o.differRow(b, i, differ);
+  // bd reads k_r at S - i + j (XLNet's rel_shift).
+  float *bdShifted = bd.data() + (t - t0) * W + (o.S - i - r0);
+  ScoreRow row{ac.data() + (t - t0) * K, bdShifted, differ, masked, float(ef0), float(ef1),
+               float(o.scale), K};
+  vecKernels().scoreSoftmax(row, prob);
+  return bdShifted;
+}
+
+void Operands::maskRow(int64_t b, int64_t i, uint8_t *out) const {
+  if (mask) {
+    std::copy(mask + (b * S + i) * K, mask + (b * S + i + 1) * K, out);
+    return;
   }
-  const double inv = 1.0 / sum; // a multiply, not K divides (1 ulp of double)
-  for (int64_t j = 0; j < K; ++j)
-    prob[j] *= inv;
+  const int64_t mlen = K - S;
+  std::fill(out, out + mlen, uint8_t(0)); // memory columns are visible
+  uint8_t *o = out + mlen;
+  if (permBits) {
+    const int64_t *bits = permBits + (b * S + i) * W;
+    for (int64_t jj = 0; jj < S; ++jj)
+      o[jj] = permBit(bits, jj);
+  } else {
+    const int64_t rankI = permRank[(b * 2) * S + i];
+    const int64_t *rankKey = permRank + (b * 2 + 1) * S;
+    for (int64_t jj = 0; jj < S; ++jj)
+      o[jj] = rankI <= rankKey[jj];
+  }
+  if (!rows)
+    o[i] = 0; // the content stream sees itself
+}
+
+void Operands::differRow(int64_t b, int64_t i, uint8_t *out) const {
+  if (segMat) {
+    std::copy(segMat + (b * S + i) * K, segMat + (b * S + i + 1) * K, out);
+    return;
+  }
+  const int64_t mlen = K - S, segI = segId[b * S + i];
+  std::fill(out, out + mlen, uint8_t(segI != 0)); // memory counts as segment 0
+  for (int64_t jj = 0; jj < S; ++jj)
+    out[mlen + jj] = segI != segId[b * S + jj];
 }
 
 } // namespace xlnetc::rt::host::relattn

@@ -26,6 +26,7 @@
 
 #include "runtime/PermMask.h"
 #include "runtime/host/Kernels.h"
+#include "runtime/host/VecKernels.h"
 
 #include <cstdint>
 #include <vector>
@@ -77,17 +78,18 @@ struct Operands {
     return segId[b * S + i] != (jj < 0 ? 0 : segId[b * S + jj]);
   }
 
+  /// masked(b, i, j) and differ(b, i, j) for every key j of one row, as
+  /// 0/1 bytes (the operands of the vectorised softmax, VecKernels.h).
+  void maskRow(int64_t b, int64_t i, uint8_t *out) const;
+  void differRow(int64_t b, int64_t i, uint8_t *out) const;
+
   /// The bi_data copy of k_r that batch row b reads.
   int64_t copy(int64_t b) const { return b / (B / P); }
 
-  /// The dropatt factor of prob[b,t,n,j]: 1 without dropatt, else 0 (dropped)
-  /// or 1 / (1 - dropatt) (kept). Element index ((b*T + t)*N + n)*K + j.
-  double dropFactor(int64_t b, int64_t t, int64_t n, int64_t j) const {
-    if (!drop)
-      return 1.0;
-    uint64_t index = uint64_t(((b * T + t) * N + n) * K + j);
-    // keep · scale rather than a branch: the keep bit is random.
-    return double(dropoutKeep(dropKey, index, dropRate)) * dropScale;
+  /// The dropatt element index of prob[b,t,n,0] (prob[b,t,n,j] is this + j):
+  /// ((b*T + t)*N + n)*K. Its factor is 0 (dropped) or 1 / (1 - dropatt).
+  uint64_t dropIndex(int64_t b, int64_t t, int64_t n) const {
+    return uint64_t(((b * T + t) * N + n) * K);
   }
 };
 
@@ -107,11 +109,14 @@ struct BlockScores {
   void compute(const Operands &o, int64_t b, int64_t n, int64_t t0, int64_t t1);
 
   /// Row t (t0 <= t < t1, position i = o.position(b, t) >= 0): qs = q +
-  /// r_s_bias [H] in double, and prob[j] = softmax(s)[j] [K] in double, s the
-  /// masked, scaled scores above (a fully masked row is uniform: every s is
-  /// -1e30). Reads only row t of ac and bd, so a caller may overwrite rows
-  /// it is done with.
-  void softmaxRow(const Operands &o, int64_t t, double *qs, double *prob) const;
+  /// r_s_bias [H] in double, the row's mask and segment bytes [K]
+  /// (Operands::maskRow, differRow), and prob[j] = softmax(s)[j] [K], s the
+  /// masked, scaled scores above in fp32 (VecKernels::scoreSoftmax; a fully
+  /// masked row is uniform: every s is -1e30). Reads only row t of ac and
+  /// bd, so a caller may overwrite rows it is done with. Returns the row's
+  /// bd, shifted: bd[t, S - i + j - r0] for j in [0, K).
+  float *softmaxRow(const Operands &o, int64_t t, double *qs, uint8_t *masked,
+                    uint8_t *differ, float *prob);
 
   float *acRow(int64_t t) { return ac.data() + (t - t0) * acStride; }
   float *bdRow(int64_t t) { return bd.data() + (t - t0) * W; }

@@ -11,8 +11,9 @@
 //         S-i+j - r0], [r0, r0+W) the k_r rows the positions read
 //   (both with the softmax: RelAttentionCommon.h, shared with the forward)
 //   DP  = dout · vᵀ                        [T,K]  sgemm
-//   per row, in double: s, softmax P, dropatt factors d, A = P·d,
-//     dP' = DP·d, c_j = scale · P_j (dP'_j - Σ_l P_l dP'_l)
+//   per row (VecKernels.h, fp32 with sums in double): s, softmax P,
+//     dropatt factors d, A = P·d, dP' = DP·d,
+//     c_j = scale · P_j (dP'_j - Σ_l P_l dP'_l)
 //   dv  = Aᵀ · dout,  dk = Cᵀ · (q + r_w_bias),  dq_w = C · k
 //   dBD[t, S-i+j - r0] = c_j,  dq_r = dBD · k_r[r0:r0+W],
 //   dk_r[r0:r0+W] += dBDᵀ · (q + r_r_bias)
@@ -36,7 +37,7 @@
 // Parallel over heads: dq[b,t,n], dk[b,:,n], dv[b,:,n], dk_r[p,:,n],
 // dseg_embed[:,n] and the biases [n] are all indexed by n, so one task per
 // head writes disjoint memory. The contractions over keys and query rows
-// are sgemms (as every GEMM of the runtime); the softmax statistics, Σ P·dP,
+// are sgemms (as every GEMM of the runtime); Σ P·dP, the softmax's sum
 // and the sums over rows and batch rows (biases, seg_embed, dk_r) accumulate
 // in double, in a fixed order: the result does not depend on the thread
 // count.
@@ -84,8 +85,10 @@ Status relAttentionGrad(const Tensor &dout, const RelAttentionArgs &a,
     std::vector<float> dp(static_cast<size_t>(T * K));
     std::vector<float> dkrB(static_cast<size_t>(R * H));
     std::vector<double> accKr(static_cast<size_t>(P * R * H));
-    std::vector<double> prob(static_cast<size_t>(K)), dprob(prob);
+    std::vector<float> prob(static_cast<size_t>(K));
+    std::vector<uint8_t> masked(static_cast<size_t>(K)), differ(masked);
     std::vector<double> qs(static_cast<size_t>(H));
+    const VecKernels &vec = vecKernels();
     std::vector<double> accRw(static_cast<size_t>(H)), accRr(accRw),
         accRs(accRw), accSe0(accRw), accSe1(accRw);
 
@@ -129,26 +132,17 @@ Status relAttentionGrad(const Tensor &dout, const RelAttentionArgs &a,
             std::fill(dqsRow, dqsRow + H, 0.0);
             continue;
           }
-          bs.softmaxRow(o, t, qs.data(), prob.data());
-          double dot = 0.0; // Σ_l P_l dP'_l
-          for (int64_t j = 0; j < K; ++j) {
-            // The forward's dropatt decision for prob[b,t,n,j].
-            double factor = o.dropFactor(b, t, n, j);
-            scRow[j] = float(prob[j] * factor);
-            dprob[j] = double(dpRow[j]) * factor;
-            dot += prob[j] * dprob[j];
-          }
+          // The row's softmax again, then A = P·d, C over dp and dBD over
+          // the row of BD (the shifted window the forward read), and C's
+          // sums per segment class (VecKernels::gradRow).
+          float *bdShift = bs.softmaxRow(o, t, qs.data(), masked.data(),
+                                         differ.data(), prob.data());
           std::fill(bdRow, bdRow + W, 0.0f);
-          float *dbdShift = bdRow + (o.S - i - r0); // dBD[t, S-i+j - r0]
-          double c0 = 0.0, c1 = 0.0;
-          for (int64_t j = 0; j < K; ++j) {
-            // A masked score is exactly -1e30 in the forward: no gradient.
-            double c = o.masked(b, i, j) ? 0.0
-                                         : prob[j] * (dprob[j] - dot) * o.scale;
-            dpRow[j] = float(c);
-            dbdShift[j] = float(c);
-            (o.differ(b, i, j) ? c1 : c0) += c;
-          }
+          GradRow row{prob.data(), scRow, dpRow, bdShift, differ.data(),
+                      masked.data(), float(o.scale), K, o.drop, o.dropKey,
+                      o.dropIndex(b, t, n), o.dropRate, float(o.dropScale)};
+          vec.gradRow(row);
+          const double c0 = row.c0, c1 = row.c1;
           for (int64_t h = 0; h < H; ++h) {
             dqsRow[h] = c0 * double(se0[h]) + c1 * double(se1[h]);
             accRs[h] += dqsRow[h];

@@ -86,7 +86,7 @@ bool reservedName(const std::string &name) {
 }
 
 bool hasEnoughStorage(const Tensor &t) {
-  return t.storage.size() * 8 >= t.nbytes();
+  return t.capacityBytes() >= t.nbytes();
 }
 
 void writeLE64(unsigned char *p, uint64_t v) {

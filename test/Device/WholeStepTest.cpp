@@ -26,6 +26,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 
@@ -267,6 +268,67 @@ TEST(WholeStep, CarriedStateStaysWithTheExecutor) {
     }
     Tensor none;
     EXPECT_FALSE(kept.fetch("input_k", none)) << "a bound input is not kept";
+  }
+}
+
+/// The host's arena is never zeroed: every kernel writes all of its
+/// outputs. A step whose temps start as 0xff bytes (NaN, -1, true) equals
+/// the step on a fresh arena bit for bit, and a second step on the same
+/// workspace (the arena reused) equals the first.
+TEST(WholeStep, HostKernelsWriteAllOfTheirOutputs) {
+  for (const auto &[planName, batchName] :
+       {std::pair<std::string, std::string>{"xlnet-tiny.train", "xlnet-tiny"},
+        {"tiny-gelu-nodropout.grads", "tiny-gelu-nodropout"}}) {
+    SCOPED_TRACE(planName);
+    Plan plan = loadPlan(planName);
+    const TensorMap bindings = bindingsFor(plan, batchName);
+    ExecOptions opts;
+    opts.seed = 42;
+    TensorMap clean, poisoned, again;
+    HostWorkspace ws;
+    ASSERT_TRUE(executeHost(plan, bindings, clean, opts, &ws));
+    const uint8_t *arena = ws.arena();
+    opts.poisonTemps = true;
+    ASSERT_TRUE(executeHost(plan, bindings, poisoned, opts, &ws));
+    EXPECT_EQ(ws.arena(), arena) << "the arena was not reused";
+    EXPECT_GT(ws.arenaBytes(), 0u);
+    EXPECT_TRUE(bitwiseEqual(clean, poisoned)) << "a kernel left part of an output unwritten";
+    opts.poisonTemps = false;
+    ASSERT_TRUE(executeHost(plan, bindings, again, opts));
+    EXPECT_TRUE(bitwiseEqual(clean, again));
+  }
+}
+
+/// Donated parameters and moments are updated in place: the outputs that
+/// carry them on take the donated storage, with the values of a step that
+/// donates nothing.
+TEST(WholeStep, HostAdamUpdatesDonatedStateInPlace) {
+  Plan plan = loadPlan("xlnet-tiny.train");
+  const TensorMap bindings = bindingsFor(plan, "xlnet-tiny");
+  TensorMap plain;
+  ASSERT_TRUE(executeHost(plan, bindings, plain));
+  TensorMap bound, donated, inPlace;
+  std::map<std::string, const void *> storage;
+  for (const auto &[name, t] : bindings) {
+    bool state = false;
+    for (const Buffer &b : plan.buffers)
+      if (b.name == name && (b.role == Buffer::Param || startsWith(name, "adam_")))
+        state = true;
+    if (state) {
+      donated[name] = t;
+      storage[name] = donated[name].f32();
+    } else {
+      bound[name] = t;
+    }
+  }
+  ASSERT_GT(storage.size(), 10u);
+  ASSERT_TRUE(executeHost(plan, bound, inPlace, {}, nullptr, &donated));
+  EXPECT_TRUE(bitwiseEqual(plain, inPlace));
+  for (const auto &[name, data] : storage) {
+    SCOPED_TRACE(name);
+    ASSERT_EQ(inPlace.count("new." + name), 1u);
+    EXPECT_EQ(static_cast<const void *>(inPlace.at("new." + name).f32()), data);
+    EXPECT_TRUE(donated.at(name).storage.empty()) << "still held by the caller";
   }
 }
 

@@ -9,9 +9,11 @@
 
 #include "runtime/BFloat16.h"
 #include "runtime/Executor.h"
+#include "runtime/HostExecutor.h"
 #include "runtime/MemoryPlan.h"
 #include "runtime/Plan.h"
 #include "runtime/data/Batch.h"
+#include "runtime/host/Kernels.h"
 #include "runtime/device/AttentionTc.h"
 #include "runtime/device/Device.h"
 #include "runtime/device/FloatBits.h"
@@ -83,6 +85,36 @@ rt::Status measureGemm(rt::dev::Device &dev, int64_t size, double &tflops) {
   return rt::Status::ok();
 }
 
+/// The fp32 sgemm rate of this CPU (GFLOP/s): `size`³ through the host
+/// executor's own GEMM (rt::host::gemm: OpenMP splits the rows, one
+/// single-threaded OpenBLAS sgemm per block), with the executor's threads.
+double measureHostSgemm(int64_t size, int threads) {
+  rt::HostThreadScope scope(threads);
+  std::mt19937 gen(7);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> data(static_cast<size_t>(size * size));
+  for (float &f : data)
+    f = u(gen);
+  const rt::Tensor a = rt::Tensor::fromF32({size, size}, data);
+  rt::Tensor out = rt::Tensor::zeros(rt::DType::F32, {size, size});
+  rt::host::gemm(a, a, nullptr, 1, false, rt::Activation::None, out); // warm up
+  // The best of 5 timings of at least 0.1 s each: a CPU's rate is noisy
+  // (frequency, a neighbour), and the denominator should be its best.
+  double best = 0;
+  for (int rep = 0; rep < 5; ++rep) {
+    int iters = 0;
+    const auto t0 = Clock::now();
+    double secs = 0;
+    do {
+      rt::host::gemm(a, a, nullptr, 1, false, rt::Activation::None, out);
+      ++iters;
+      secs = seconds(t0, Clock::now());
+    } while (secs < 0.1);
+    best = std::max(best, 2.0 * double(size) * double(size) * double(size) * iters / secs / 1e9);
+  }
+  return best;
+}
+
 /// Model FLOPs of one step: every GEMM of the device program (2·m·n·k per
 /// batch entry, as issued) plus the attention's products counted
 /// algorithmically — the forward's ac, bd and P·v, 2·B·N·T·K·H each, the
@@ -97,6 +129,16 @@ double stepFlops(const rt::Plan &plan) {
         if (l.kind == rt::DeviceLaunch::Gemm)
           f += 2.0 * double(l.gemm.m) * double(l.gemm.n) * double(l.gemm.k) *
                double(l.gemm.batch);
+  if (!plan.device) // the host runs the plan's gemm and gemm_wgrad steps
+    for (const rt::Step &s : plan.steps) {
+      if (s.kind != rt::OpKind::Gemm && s.kind != rt::OpKind::GemmWgrad)
+        continue;
+      const bool wgrad = s.kind == rt::OpKind::GemmWgrad;
+      const rt::host::GemmView v = rt::host::gemmView(
+          plan.buffers[size_t(s.in[0])].shape, s.attrs.kRank,
+          plan.buffers[size_t(wgrad ? s.in[1] : s.out[0])].shape);
+      f += 2.0 * double(v.M) * double(v.K) * double(v.N);
+    }
   for (const rt::Step &s : plan.steps) {
     const bool grad = s.kind == rt::OpKind::RelAttentionGrad;
     if (!grad && s.kind != rt::OpKind::RelAttention)
@@ -136,22 +178,32 @@ int runBench(const BenchArgs &args) {
   int64_t gemmSize = 0;
   double gemmTflops = 0;
   std::string deviceText;
+  bool host = false; // the host executor: an fp32 sgemm reference, no device memory
   {
     rt::Executor probe;
     if (!openExecutor(args.device, args.noKernelCache, probe, error))
       return fail(error);
     rt::dev::Device *probeDev = probe.device();
-    if (!probeDev)
-      return fail("bench: the host executor has no device to time GEMMs on or memory to "
-                  "measure; use --device emu or --device cuda");
-    gemmSize = gemmSizeFor(*probeDev, args.gemmSize);
-    if (rt::Status st = measureGemm(*probeDev, gemmSize, gemmTflops); !st)
-      return fail("bench: " + st.message());
+    host = probeDev == nullptr;
+    if (host) {
+      gemmSize = args.gemmSize > 0 ? args.gemmSize : 1024;
+      gemmTflops = measureHostSgemm(gemmSize, args.threads) / 1e3;
+    } else {
+      gemmSize = gemmSizeFor(*probeDev, args.gemmSize);
+      if (rt::Status st = measureGemm(*probeDev, gemmSize, gemmTflops); !st)
+        return fail("bench: " + st.message());
+    }
     deviceText = probe.description();
   }
-  std::cout << fmt::format("xlnetc-run bench on {}\n  reference: bf16 GEMM {}³, {:.3f} "
-                           "TFLOP/s (the MFU's denominator)\n",
-                           deviceText, gemmSize, gemmTflops);
+  if (host)
+    std::cout << fmt::format("xlnetc-run bench on the {}\n  reference: fp32 sgemm {}³ through "
+                             "the host executor's GEMM, {:.1f} GFLOP/s (the MFU's "
+                             "denominator)\n",
+                             deviceText, gemmSize, gemmTflops * 1e3);
+  else
+    std::cout << fmt::format("xlnetc-run bench on {}\n  reference: bf16 GEMM {}³, {:.3f} "
+                             "TFLOP/s (the MFU's denominator)\n",
+                             deviceText, gemmSize, gemmTflops);
 
   json rows = json::array();
   std::string table =
@@ -173,10 +225,11 @@ int runBench(const BenchArgs &args) {
     rt::Executor executor;
     if (!openExecutor(args.device, args.noKernelCache, executor, error))
       return fail(error);
-    rt::dev::Device &dev = *executor.device();
+    rt::dev::Device *dev = executor.device();
     size_t before = 0, after = 0;
-    if (rt::Status st = dev.memoryInUse(before); !st)
-      return fail(st.message());
+    if (dev)
+      if (rt::Status st = dev->memoryInUse(before); !st)
+        return fail(st.message());
     rt::Plan plan;
     if (!bundleCompiler(b)(spec, b.shape, b.step, plan, error, nullptr, true))
       return failDiagnostics(error);
@@ -211,6 +264,7 @@ int runBench(const BenchArgs &args) {
     std::vector<double> times;
     rt::TensorMap outputs;
     rt::ExecOptions exec;
+    exec.threads = args.threads;
     for (int i = 0; i < args.warmup + args.steps; ++i) {
       bind["step"] = rt::Tensor::fromI64({}, {i});
       exec.seed = uint64_t(i) + 1;
@@ -225,8 +279,9 @@ int runBench(const BenchArgs &args) {
       if (i >= args.warmup)
         times.push_back(seconds(t0, Clock::now()));
     }
-    if (rt::Status st = dev.memoryInUse(after); !st)
-      return fail(st.message());
+    if (dev)
+      if (rt::Status st = dev->memoryInUse(after); !st)
+        return fail(st.message());
     std::sort(times.begin(), times.end());
     const size_t mid = times.size() / 2;
     const double median =
@@ -237,12 +292,14 @@ int runBench(const BenchArgs &args) {
     const double predicted = plan.device ? double(plan.device->memory.totalBytes()) : 0;
     const double measured = double(after > before ? after - before : 0);
     const std::string name = std::filesystem::path(dir).filename().string();
+    // The host allocates from the heap, not a planned arena: no memory columns.
+    const std::string predictedText = host ? "-" : fmt::format("{:.0f}", mib(predicted));
+    const std::string measuredText = host ? "-" : fmt::format("{:.0f}", mib(measured));
     table += fmt::format("{:<20} {:>6} {:>7} {:>5} {:>6} {:>10.2f} {:>11.0f} {:>9.3f} {:>6.1f}% "
-                         "{:>10.0f} {:>10.0f}\n",
+                         "{:>10} {:>10}\n",
                          name.substr(0, 20), spec.nLayer, spec.dModel, b.precision,
-                         b.shape.batch, median * 1e3,
-                         tokens / median, tflops, 100.0 * tflops / gemmTflops, mib(predicted),
-                         mib(measured));
+                         b.shape.batch, median * 1e3, tokens / median, tflops,
+                         100.0 * tflops / gemmTflops, predictedText, measuredText);
     rows.push_back({{"bundle", dir},
                     {"n_layer", spec.nLayer},
                     {"d_model", spec.dModel},

@@ -1,0 +1,217 @@
+//===- VecKernels.cpp - The host's inner loops, one x86-64 level ---------===//
+//
+// Compiled once per level (runtime/CMakeLists.txt): XLNETC_VEC_LEVEL names
+// the level (baseline, avx2, avx512) and the -march flags come from the
+// build. Plain loops with `omp simd`; VecMath.h supplies exp and erfc.
+//
+// Everything here has internal linkage or lives in the level's namespace,
+// and the headers it includes define no out-of-line code it uses (the
+// dropout hash is always inlined): a COMDAT copy built for AVX-512 must
+// never be what the linker hands to callers on other CPUs
+// (test/Runtime/vec-levels-isolated.test checks the objects' symbols).
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/host/DropoutHash.h"
+#include "runtime/host/VecKernels.h"
+#include "runtime/host/VecMath.h"
+
+#include <cmath>
+
+#ifndef XLNETC_VEC_LEVEL
+#error "XLNETC_VEC_LEVEL must name the level this file is built for"
+#endif
+
+#define XLNETC_VEC_CAT2(a, b) a##b
+#define XLNETC_VEC_CAT(a, b) XLNETC_VEC_CAT2(a, b)
+#define XLNETC_VEC_STR2(a) #a
+#define XLNETC_VEC_STR(a) XLNETC_VEC_STR2(a)
+
+namespace xlnetc::rt::host {
+namespace XLNETC_VEC_CAT(vec_, XLNETC_VEC_LEVEL) {
+namespace {
+
+using namespace vecmath;
+
+/// The dropout keep factor of element `index`: keep · scale (branch-free;
+/// the same decision as dropoutKeep).
+inline float keepFactor(uint64_t key, uint64_t index, float rate, float scale) {
+  const uint64_t h = splitmix64(key ^ index);
+  const float u = float(int32_t(h >> 40)) * (1.0f / 16777216.0f); // < 2^24: exact
+  return u >= rate ? scale : 0.0f;
+}
+
+template <typename F>
+inline void mapRows(float *y, int64_t rows, int64_t cols, int64_t ld, const float *bias, F f) {
+  for (int64_t r = 0; r < rows; ++r) {
+    float *yr = y + r * ld;
+    if (bias) {
+#pragma omp simd
+      for (int64_t c = 0; c < cols; ++c)
+        yr[c] = f(yr[c] + bias[c]);
+    } else {
+#pragma omp simd
+      for (int64_t c = 0; c < cols; ++c)
+        yr[c] = f(yr[c]);
+    }
+  }
+}
+
+void biasActivation(float *y, int64_t rows, int64_t cols, int64_t ld, const float *bias,
+                    Activation act) {
+  switch (act) {
+  case Activation::None:
+    if (bias)
+      mapRows(y, rows, cols, ld, bias, [](float x) { return x; });
+    return;
+  case Activation::Relu:
+    mapRows(y, rows, cols, ld, bias, [](float x) { return x > 0.0f ? x : 0.0f; });
+    return;
+  case Activation::GeluTanh:
+    mapRows(y, rows, cols, ld, bias, [](float x) { return geluTanh(x); });
+    return;
+  case Activation::GeluErf:
+    mapRows(y, rows, cols, ld, bias, [](float x) { return geluErf(x); });
+    return;
+  }
+}
+
+template <typename F>
+inline void mapGrad(const float *dy, const float *x, float *out, int64_t n, F f) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = dy[i] * f(x[i]);
+}
+
+void activationGrad(const float *dy, const float *x, float *out, int64_t n,
+                    Activation act) {
+  switch (act) {
+  case Activation::None:
+    mapGrad(dy, x, out, n, [](float) { return 1.0f; });
+    return;
+  case Activation::Relu:
+    mapGrad(dy, x, out, n, [](float v) { return v > 0.0f ? 1.0f : 0.0f; });
+    return;
+  case Activation::GeluTanh:
+    mapGrad(dy, x, out, n, [](float v) { return geluTanhGrad(v); });
+    return;
+  case Activation::GeluErf:
+    mapGrad(dy, x, out, n, [](float v) { return geluErfGrad(v); });
+    return;
+  }
+}
+
+void dropout(const float *x, float *out, int64_t n, uint64_t key, uint64_t index0,
+             float rate, float scale) {
+  // A select, not x · factor: a dropped element is +0 whatever x is (the
+  // device's dropout, bit for bit).
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = keepFactor(key, index0 + uint64_t(i), rate, 1.0f) != 0.0f ? x[i] * scale : 0.0f;
+}
+
+void scoreSoftmax(const ScoreRow &row, float *prob) {
+  const int64_t K = row.K;
+  const float *ac = row.ac, *bd = row.bd;
+  const uint8_t *differ = row.differ, *masked = row.masked;
+  const float ef0 = row.ef0, ef1 = row.ef1, scale = row.scale;
+  // The masked, scaled scores; 1e30 absorbs any real score, so a masked
+  // score is exactly -1e30 (a fully masked row is uniform).
+  float mx = -INFINITY;
+#pragma omp simd reduction(max : mx)
+  for (int64_t j = 0; j < K; ++j) {
+    const float s =
+        (ac[j] + bd[j] + (differ[j] ? ef1 : ef0)) * scale - (masked[j] ? 1e30f : 0.0f);
+    prob[j] = s;
+    mx = s > mx ? s : mx;
+  }
+  double sum = 0.0;
+#pragma omp simd reduction(+ : sum)
+  for (int64_t j = 0; j < K; ++j) {
+    const float e = expApprox(prob[j] - mx);
+    prob[j] = e;
+    sum += double(e);
+  }
+  const float inv = float(1.0 / sum);
+#pragma omp simd
+  for (int64_t j = 0; j < K; ++j)
+    prob[j] *= inv;
+}
+
+void dropRow(const float *prob, float *a, int64_t K, uint64_t key, uint64_t index0,
+             float rate, float dropScale) {
+#pragma omp simd
+  for (int64_t j = 0; j < K; ++j)
+    a[j] = prob[j] * keepFactor(key, index0 + uint64_t(j), rate, dropScale);
+}
+
+void gradRow(GradRow &g) {
+  const int64_t K = g.K;
+  const float *prob = g.prob;
+  float *a = g.a, *dpc = g.dpc, *dbd = g.dbd;
+  const uint8_t *differ = g.differ, *masked = g.masked;
+  // 1. A = P·d and dP' = DP·d (d the dropatt factors), Σ P·dP' in double.
+  double dot = 0.0;
+  if (g.drop) {
+#pragma omp simd reduction(+ : dot)
+    for (int64_t j = 0; j < K; ++j) {
+      const float f = keepFactor(g.key, g.index0 + uint64_t(j), g.rate, g.dropScale);
+      a[j] = prob[j] * f;
+      dpc[j] *= f;
+      dot += double(prob[j]) * double(dpc[j]);
+    }
+  } else {
+#pragma omp simd reduction(+ : dot)
+    for (int64_t j = 0; j < K; ++j) {
+      a[j] = prob[j];
+      dot += double(prob[j]) * double(dpc[j]);
+    }
+  }
+  // 2. c = P (dP' - Σ P dP') · scale, 0 where the mask is set (see
+  //    RelAttentionGrad.cpp), its sums per segment class in double.
+  const float dotf = float(dot), scale = g.scale;
+  double c0 = 0.0, c1 = 0.0;
+#pragma omp simd reduction(+ : c0, c1)
+  for (int64_t j = 0; j < K; ++j) {
+    const float c = masked[j] ? 0.0f : prob[j] * (dpc[j] - dotf) * scale;
+    dpc[j] = c;
+    dbd[j] = c;
+    c1 += differ[j] ? double(c) : 0.0;
+    c0 += differ[j] ? 0.0 : double(c);
+  }
+  g.c0 = c0;
+  g.c1 = c1;
+}
+
+void adam(const AdamChunk &c) {
+  const double b1 = c.beta1, b2 = c.beta2, eps = c.epsilon, lrT = c.lrT,
+               wd = c.weightDecay, clip = c.clipFactor;
+  const float *ps = c.param, *gs = c.grad, *ms = c.m, *vs = c.v;
+  float *po = c.paramOut, *mo = c.mOut, *vo = c.vOut;
+  // In place is allowed: element i is read before it is written.
+#pragma omp simd
+  for (int64_t i = 0; i < c.n; ++i) {
+    const double g = double(gs[i]) * clip;
+    const double mi = b1 * double(ms[i]) + (1.0 - b1) * g;
+    const double vi = b2 * double(vs[i]) + (1.0 - b2) * g * g;
+    const double update = mi / (std::sqrt(vi) + eps);
+    const double p = double(ps[i]);
+    po[i] = float(c.corrected ? p - lrT * update : p - lrT * (update + wd * p));
+    mo[i] = float(mi);
+    vo[i] = float(vi);
+  }
+}
+
+const VecKernels kTable = {
+    XLNETC_VEC_STR(XLNETC_VEC_LEVEL), biasActivation, activationGrad, dropout,
+    scoreSoftmax, dropRow, gradRow, adam,
+};
+
+} // namespace
+} // namespace XLNETC_VEC_CAT(vec_, XLNETC_VEC_LEVEL)
+
+const VecKernels &XLNETC_VEC_CAT(vecKernels_, XLNETC_VEC_LEVEL)() {
+  return XLNETC_VEC_CAT(vec_, XLNETC_VEC_LEVEL)::kTable;
+}
+
+} // namespace xlnetc::rt::host
