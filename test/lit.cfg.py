@@ -20,6 +20,8 @@ llvm_config.use_default_substitutions()
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%golden", config.xlnetc_golden_dir))
 config.substitutions.append(("%models", os.path.join(config.xlnetc_src_root, "models")))
+config.substitutions.append(("%scripts", os.path.join(config.xlnetc_src_root, "scripts")))
+config.substitutions.append(("%buildroot", config.xlnetc_obj_root))
 config.substitutions.append(("%xlnetc", os.path.join(config.xlnetc_tools_dir, "xlnetc")))
 
 tool_dirs = [config.xlnetc_tools_dir, config.llvm_tools_dir]

@@ -268,7 +268,7 @@ Status lmLossGrad(const Tensor &logits, const Tensor &target,
     den += double(mask[row]);
 #pragma omp parallel if (worthThreads(B * NP * V))
   {
-    std::vector<double> e(static_cast<size_t>(V));
+    const VecKernels &vec = vecKernels();
 #pragma omp for schedule(static)
     for (int64_t row = 0; row < B * NP; ++row) {
       float *orow = o + row * V;
@@ -279,19 +279,15 @@ Status lmLossGrad(const Tensor &logits, const Tensor &target,
         std::fill(orow, orow + V, 0.0f);
         continue;
       }
-      const float *l = lg + row * V;
-      double mx = -INFINITY;
+      // softmax · w, less w at the target (the exps in fp32, their sum in
+      // double; VecKernels::expSum).
+      float mx = 0;
+      const double sum = vec.expSum(lg + row * V, V, orow, mx);
+      const float scale = float(w / sum);
+      const double eTarget = orow[tgt[row]];
       for (int64_t v = 0; v < V; ++v)
-        mx = std::max(mx, double(l[v]));
-      double sum = 0.0;
-      for (int64_t v = 0; v < V; ++v) {
-        e[v] = std::exp(double(l[v]) - mx);
-        sum += e[v];
-      }
-      double scale = w / sum;
-      for (int64_t v = 0; v < V; ++v)
-        orow[v] = float(e[v] * scale);
-      orow[tgt[row]] = float(e[tgt[row]] * scale - w);
+        orow[v] *= scale;
+      orow[tgt[row]] = float(eTarget * (w / sum) - w);
     }
   }
   return Status::ok();

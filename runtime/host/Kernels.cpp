@@ -303,16 +303,14 @@ Status lmLoss(const Tensor &logits, const Tensor &target,
   const float *lg = logits.f32();
   float *ptl = perTokenLoss.f32();
   std::vector<double> rowLoss(static_cast<size_t>(B * NP));
+  const VecKernels &vec = vecKernels();
 #pragma omp parallel for if (worthThreads(B * NP * V))
   for (int64_t row = 0; row < B * NP; ++row) {
+    // logsumexp: the exps in fp32, their sum in double (VecKernels::expSum).
     const float *l = lg + row * V;
-    double mx = -INFINITY;
-    for (int64_t v = 0; v < V; ++v)
-      mx = std::max(mx, double(l[v]));
-    double sum = 0.0;
-    for (int64_t v = 0; v < V; ++v)
-      sum += std::exp(double(l[v]) - mx);
-    rowLoss[row] = mx + std::log(sum) - double(l[tgt[row]]);
+    float mx = 0;
+    const double sum = vec.expSum(l, V, nullptr, mx);
+    rowLoss[row] = double(mx) + std::log(sum) - double(l[tgt[row]]);
     ptl[row] = float(rowLoss[row]);
   }
   double num = 0.0, den = 0.0;

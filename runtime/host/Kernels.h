@@ -244,12 +244,13 @@ struct AdamArgs {
   bool biasCorrection = true;
 };
 
-/// One Adam step, elementwise in double: g = grad · clip / max(grad_norm,
+/// One Adam step (the step's scalars in double, the elementwise update in
+/// fp32 as TF's Adam, VecKernels::adam): g = grad · clip / max(grad_norm,
 /// clip) (no clipping when clip <= 0), m' and v' the moving moments, then
 /// the bias-corrected update (tf.train.AdamOptimizer, t = step + 1) or the
 /// uncorrected one with decoupled weight decay (AdamWeightDecayOptimizer).
 /// `lr`, `gradNorm` f32 [] and `step` i64 [] are scalars; a negative step is
-/// an error.
+/// an error. The outputs may be the inputs' own tensors (in place).
 Status adamUpdate(const Tensor &param, const Tensor &grad, const Tensor &m,
                   const Tensor &v, const Tensor &lr, const Tensor &gradNorm,
                   const Tensor &step, const AdamArgs &args, Tensor &paramOut,

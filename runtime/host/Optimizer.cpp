@@ -61,13 +61,10 @@ void globalNorm(const std::vector<const Tensor *> &grads, Tensor &out) {
       chunks.push_back({g->f32() + i, std::min(kChunk, n - i)});
   }
   std::vector<double> partial(chunks.size(), 0.0);
+  const VecKernels &vec = vecKernels();
 #pragma omp parallel for schedule(static) if (worthThreads(total))
-  for (int64_t c = 0; c < int64_t(chunks.size()); ++c) {
-    double acc = 0.0;
-    for (int64_t i = 0; i < chunks[c].size; ++i)
-      acc += double(chunks[c].data[i]) * double(chunks[c].data[i]);
-    partial[c] = acc;
-  }
+  for (int64_t c = 0; c < int64_t(chunks.size()); ++c)
+    partial[c] = vec.sumSquares(chunks[c].data, chunks[c].size);
   double sum = 0.0;
   for (double p : partial)
     sum += p;

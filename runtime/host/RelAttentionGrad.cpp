@@ -62,11 +62,15 @@ Status relAttentionGrad(const Tensor &dout, const RelAttentionArgs &a,
     return s;
   const int64_t B = o.B, T = o.T, N = o.N, H = o.H, K = o.K, P = o.P, R = o.R;
 
-  for (Tensor *t :
-       {g.dq, g.dk, g.dv, g.dkR, g.dsegEmbed, g.drwBias, g.drrBias, g.drsBias})
-    std::fill(t->f32(), t->f32() + t->numel(), 0.0f);
-  if (B == 0 || T == 0 || N == 0 || H == 0 || K == 0)
+  // Every gradient is written whole below (dq row by row, dk and dv by
+  // sgemms per (b, n), dk_r and the head sums from their accumulators);
+  // only an empty problem leaves zeros to write.
+  if (B == 0 || T == 0 || N == 0 || H == 0 || K == 0) {
+    for (Tensor *t :
+         {g.dq, g.dk, g.dv, g.dkR, g.dsegEmbed, g.drwBias, g.drrBias, g.drsBias})
+      std::fill(t->f32(), t->f32() + t->numel(), 0.0f);
     return Status::ok();
+  }
 
   const float *k = o.k, *v = o.v, *kR = o.kR, *segEmb = o.segEmb;
   const float *go = dout.f32();

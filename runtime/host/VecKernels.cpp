@@ -183,28 +183,62 @@ void gradRow(GradRow &g) {
   g.c1 = c1;
 }
 
+double expSum(const float *x, int64_t n, float *e, float &maxOut) {
+  float mx = -INFINITY;
+#pragma omp simd reduction(max : mx)
+  for (int64_t i = 0; i < n; ++i)
+    mx = x[i] > mx ? x[i] : mx;
+  maxOut = mx;
+  double sum = 0.0;
+  if (e) {
+#pragma omp simd reduction(+ : sum)
+    for (int64_t i = 0; i < n; ++i) {
+      e[i] = expApprox(x[i] - mx);
+      sum += double(e[i]);
+    }
+  } else {
+#pragma omp simd reduction(+ : sum)
+    for (int64_t i = 0; i < n; ++i)
+      sum += double(expApprox(x[i] - mx));
+  }
+  return sum;
+}
+
 void adam(const AdamChunk &c) {
   const double b1 = c.beta1, b2 = c.beta2, eps = c.epsilon, lrT = c.lrT,
                wd = c.weightDecay, clip = c.clipFactor;
   const float *ps = c.param, *gs = c.grad, *ms = c.m, *vs = c.v;
   float *po = c.paramOut, *mo = c.mOut, *vo = c.vOut;
-  // In place is allowed: element i is read before it is written.
+  // In place is allowed: element i is read before it is written. fp32, as
+  // the official optimizer (TF's Adam on fp32 variables); the per-step
+  // scalars come in double.
+  const float fb1 = float(b1), fb2 = float(b2), f1b1 = float(1.0 - b1), f1b2 = float(1.0 - b2);
+  const float feps = float(eps), flr = float(lrT), fwd = float(wd), fclip = float(clip);
+  const bool corrected = c.corrected;
 #pragma omp simd
   for (int64_t i = 0; i < c.n; ++i) {
-    const double g = double(gs[i]) * clip;
-    const double mi = b1 * double(ms[i]) + (1.0 - b1) * g;
-    const double vi = b2 * double(vs[i]) + (1.0 - b2) * g * g;
-    const double update = mi / (std::sqrt(vi) + eps);
-    const double p = double(ps[i]);
-    po[i] = float(c.corrected ? p - lrT * update : p - lrT * (update + wd * p));
-    mo[i] = float(mi);
-    vo[i] = float(vi);
+    const float g = gs[i] * fclip;
+    const float mi = fb1 * ms[i] + f1b1 * g;
+    const float vi = fb2 * vs[i] + f1b2 * g * g;
+    const float update = mi / (std::sqrt(vi) + feps);
+    const float p = ps[i];
+    po[i] = corrected ? p - flr * update : p - flr * (update + fwd * p);
+    mo[i] = mi;
+    vo[i] = vi;
   }
+}
+
+double sumSquares(const float *x, int64_t n) {
+  double acc = 0.0;
+#pragma omp simd reduction(+ : acc)
+  for (int64_t i = 0; i < n; ++i)
+    acc += double(x[i]) * double(x[i]);
+  return acc;
 }
 
 const VecKernels kTable = {
     XLNETC_VEC_STR(XLNETC_VEC_LEVEL), biasActivation, activationGrad, dropout,
-    scoreSoftmax, dropRow, gradRow, adam,
+    scoreSoftmax, dropRow, gradRow, expSum, adam, sumSquares,
 };
 
 } // namespace

@@ -55,7 +55,8 @@ struct GradRow {
   double c0 = 0, c1 = 0; // out
 };
 
-/// One Adam update over n elements, in double (see adamUpdate).
+/// One Adam update over n elements: the per-step scalars in double, the
+/// elementwise update in fp32 (see adamUpdate).
 struct AdamChunk {
   const float *param, *grad, *m, *v;
   float *paramOut, *mOut, *vOut;
@@ -82,7 +83,12 @@ struct VecKernels {
   void (*dropRow)(const float *prob, float *a, int64_t K, uint64_t key, uint64_t index0,
                   float rate, float dropScale);
   void (*gradRow)(GradRow &row);
+  /// The row's max, and Σ exp(x[i] - max) in double (fp32 exps, also
+  /// written to e when e is not null): logsumexp = max + log(sum).
+  double (*expSum)(const float *x, int64_t n, float *e, float &max);
   void (*adam)(const AdamChunk &c);
+  /// Σ x[i]² in double.
+  double (*sumSquares)(const float *x, int64_t n);
 };
 
 /// The table for the running CPU (or XLNETC_HOST_ISA); an error when the

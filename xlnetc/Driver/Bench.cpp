@@ -194,6 +194,9 @@ int runBench(const BenchArgs &args) {
         return fail("bench: " + st.message());
     }
     deviceText = probe.description();
+    if (host && args.threads > 0)
+      deviceText = fmt::format("host executor ({} thread{})", args.threads,
+                               args.threads == 1 ? "" : "s");
   }
   if (host)
     std::cout << fmt::format("xlnetc-run bench on the {}\n  reference: fp32 sgemm {}³ through "
@@ -332,7 +335,8 @@ int runBench(const BenchArgs &args) {
                            args.steps, args.warmup);
   json out = {{"program", "xlnetc-run bench"},
               {"device", deviceText},
-              {"gemm_reference", {{"size", gemmSize}, {"dtype", "bf16"}, {"tflops", gemmTflops}}},
+              {"gemm_reference",
+               {{"size", gemmSize}, {"dtype", host ? "fp32" : "bf16"}, {"tflops", gemmTflops}}},
               {"warmup", args.warmup},
               {"steps", args.steps},
               {"rows", rows}};

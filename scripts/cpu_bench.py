@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""The CPU benchmark: xlnetc's host training step beside PyTorch's, in one run.
+
+For every spec it compiles the training step (`xlnetc compile`), times it on
+the host executor (`xlnetc-run bench --device host`, which also measures the
+fp32 sgemm rate of this machine through the host GEMM), then times
+HuggingFace's XLNetLMHeadModel training step on the same shapes on the CPU
+with PyTorch (scripts/hf_xlnet_bench.py --device cpu, OMP_WAIT_POLICY=passive,
+the same thread count), and prints one table:
+
+  model, d_model, layers, batch, xlnetc ms/step, PyTorch ms/step, speedup,
+  xlnetc GFLOP/s and its share of the measured sgemm rate, PyTorch GFLOP/s
+
+ms/step is the median of the timed steps. GFLOP/s counts the same model
+FLOPs for both (xlnetc's count: its GEMMs and the attention's products;
+docs/Benchmarks.md), so the two rates compare the same work. Where PyTorch
+or transformers is missing (or with --no-torch) the PyTorch columns say so
+and xlnetc's are still measured.
+
+usage: cpu_bench.py [SPEC ...] [--steps N] [--warmup N] [--threads T]
+                    [--build DIR] [--python PY] [--no-torch] [--json OUT]
+
+Defaults: models/xlnet-small.toml bench/cpu/d512.toml bench/cpu/base-width.toml,
+10 timed steps after 2, all cores, build/, this Python.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_SPECS = ["models/xlnet-small.toml", "bench/cpu/d512.toml", "bench/cpu/base-width.toml"]
+
+
+def run(cmd, env=None):
+    """Runs cmd; on failure prints its output and exits with its status."""
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stdout + proc.stderr)
+        sys.exit(f"cpu_bench: {' '.join(cmd)} failed (exit {proc.returncode})")
+    return proc
+
+
+def torch_available(python):
+    probe = subprocess.run([python, "-c", "import torch, transformers"],
+                           capture_output=True, text=True)
+    if probe.returncode == 0:
+        return True, ""
+    last = (probe.stderr.strip().splitlines() or ["?"])[-1]
+    return False, last
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("specs", nargs="*", default=DEFAULT_SPECS)
+    ap.add_argument("--steps", type=int, default=10)
+    ap.add_argument("--warmup", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--python", default=sys.executable,
+                    help="the Python with torch and transformers")
+    ap.add_argument("--no-torch", action="store_true", help="time xlnetc only")
+    ap.add_argument("--json")
+    args = ap.parse_args(argv[1:])
+
+    xlnetc = os.path.join(args.build, "bin", "xlnetc")
+    runner = os.path.join(args.build, "bin", "xlnetc-run")
+    for exe in (xlnetc, runner):
+        if not os.access(exe, os.X_OK):
+            sys.exit(f"cpu_bench: {exe} not found (build first: bash scripts/build.sh)")
+    have_torch, why = (False, "--no-torch") if args.no_torch else torch_available(args.python)
+    if not have_torch:
+        print(f"PyTorch: not measured ({why})", flush=True)
+
+    env = dict(os.environ, OMP_WAIT_POLICY="passive", OMP_NUM_THREADS=str(args.threads))
+    rows, sgemm = [], None
+    with tempfile.TemporaryDirectory(prefix="xlnetc-cpu-bench-") as tmp:
+        for spec in args.specs:
+            name = os.path.splitext(os.path.basename(spec))[0]
+            bundle = os.path.join(tmp, name)
+            print(f"{name}: compiling, timing xlnetc ({args.warmup} + {args.steps} steps)",
+                  flush=True)
+            run([xlnetc, "compile", spec, "-o", bundle])
+            xj = os.path.join(tmp, name + ".xlnetc.json")
+            run([runner, "bench", bundle, "--device", "host", "--threads", str(args.threads),
+                 "--steps", str(args.steps), "--warmup", str(args.warmup), "--json", xj])
+            with open(xj) as f:
+                xres = json.load(f)
+            sgemm = xres["gemm_reference"]["tflops"] * 1e3
+            xrow = xres["rows"][0]
+            x_ms = statistics.median(xrow["step_ms"])
+            flops = xrow["model_flops_per_step"]
+            t_ms = None
+            if have_torch:
+                print(f"{name}: timing PyTorch", flush=True)
+                tj = os.path.join(tmp, name + ".torch.json")
+                run([args.python, os.path.join(ROOT, "scripts", "hf_xlnet_bench.py"), spec,
+                     "--device", "cpu", "--dtype", "fp32", "--steps", str(args.steps),
+                     "--warmup", str(args.warmup), "--json", tj], env=env)
+                with open(tj) as f:
+                    t_ms = statistics.median(json.load(f)["step_ms"])
+            rows.append({
+                "model": spec, "d_model": xrow["d_model"], "n_layer": xrow["n_layer"],
+                "batch": xrow["batch"], "seq_len": xrow["seq_len"], "mem_len": xrow["mem_len"],
+                "num_predict": xrow["num_predict"], "model_flops_per_step": flops,
+                "xlnetc_ms": x_ms, "xlnetc_gflops": flops / x_ms / 1e6,
+                "xlnetc_sgemm_share": flops / x_ms / 1e6 / sgemm,
+                "torch_ms": t_ms,
+                "torch_gflops": flops / t_ms / 1e6 if t_ms else None,
+                "speedup": t_ms / x_ms if t_ms else None,
+            })
+
+    torch_version = ""
+    if have_torch:
+        torch_version = run([args.python, "-c",
+                             "import torch, transformers; "
+                             "print(f'torch {torch.__version__}, transformers "
+                             "{transformers.__version__}')"]).stdout.strip()
+    print()
+    threads = f"{args.threads} thread{'' if args.threads == 1 else 's'}"
+    print(f"CPU training step, {threads}; fp32 sgemm (1024³, host GEMM): "
+          f"{sgemm:.1f} GFLOP/s; PyTorch: "
+          f"{torch_version + ' (HF XLNetLMHeadModel, eager, OMP_WAIT_POLICY=passive)' if have_torch else 'not measured'}")
+    head = (f"{'model':<16} {'d_model':>7} {'layers':>6} {'batch':>5} {'xlnetc ms':>10} "
+            f"{'PyTorch ms':>10} {'speedup':>8} {'xlnetc GFLOP/s':>14} {'of sgemm':>8} "
+            f"{'PyTorch GFLOP/s':>15}")
+    print(head)
+    for r in rows:
+        name = os.path.splitext(os.path.basename(r["model"]))[0]
+        t = f"{r['torch_ms']:.1f}" if r["torch_ms"] else "-"
+        sp = f"{r['speedup']:.2f}x" if r["speedup"] else "-"
+        tg = f"{r['torch_gflops']:.1f}" if r["torch_gflops"] else "-"
+        print(f"{name:<16} {r['d_model']:>7} {r['n_layer']:>6} {r['batch']:>5} "
+              f"{r['xlnetc_ms']:>10.1f} {t:>10} {sp:>8} {r['xlnetc_gflops']:>14.1f} "
+              f"{100 * r['xlnetc_sgemm_share']:>7.1f}% {tg:>15}")
+    print(f"ms/step: median of {args.steps} steps after {args.warmup}; GFLOP/s: xlnetc's model "
+          f"FLOPs per step (GEMMs and attention products) / step time, for both")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"program": "scripts/cpu_bench.py", "threads": args.threads,
+                       "sgemm_gflops": sgemm, "torch": torch_version or None,
+                       "steps": args.steps, "warmup": args.warmup, "rows": rows}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
