@@ -59,6 +59,8 @@ void relPosEncoding(int64_t klen, int64_t clampLen, Tensor &out) {
         row[k] = float(std::sin(pos * invFreq[k]));
         row[half + k] = float(std::cos(pos * invFreq[k]));
       }
+      if (D % 2) // an odd D's last column is 0 (the arena is not zeroed)
+        row[D - 1] = 0.0f;
     }
 }
 

@@ -93,6 +93,13 @@ TEST(KernelsTest, RelPosEncodingBiDataAndClamp) {
   Tensor plain = Tensor::zeros(DType::F32, {1, 5, 4});
   relPosEncoding(3, 0, plain);
   expectNear(std::vector<float>(plain.f32(), plain.f32() + 4), enc(3));
+  // An odd D: the last column is written 0 (outputs are never pre-zeroed
+  // by the host executor's arena).
+  Tensor odd = Tensor::zeros(DType::F32, {1, 2, 3});
+  std::fill(odd.f32(), odd.f32() + 6, NAN);
+  relPosEncoding(1, 0, odd);
+  EXPECT_EQ(odd.f32()[2], 0.0f);
+  EXPECT_EQ(odd.f32()[5], 0.0f);
 }
 
 TEST(KernelsTest, RelSegmentMemoryColumnsAreSegmentZero) {
