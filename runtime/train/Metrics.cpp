@@ -13,6 +13,8 @@
 #include <fstream>
 #include <vector>
 
+#include <unistd.h>
+
 namespace xlnetc::rt::train {
 
 double perplexity(double loss) { return std::exp(loss); }
@@ -77,6 +79,8 @@ Status MetricsWriter::open(const std::string &path,
     }
   }
   file_ = std::fopen(path.c_str(), resumeStep ? "ab" : "wb");
+  if (file_)
+    std::setvbuf(file_, nullptr, _IONBF, 0); // one write per line (see log)
   if (!file_)
     return Status::error(fmt::format("cannot open metrics file {}: {}", path,
                                      std::strerror(errno)));
@@ -87,10 +91,19 @@ Status MetricsWriter::log(const StepMetrics &m) {
   if (!file_)
     return Status::error("metrics file is not open");
   std::string line = metricsJsonLine(m) + "\n";
+  const long before = std::ftell(file_);
   if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() ||
-      std::fflush(file_) != 0)
+      std::fflush(file_) != 0) {
+    const int err = errno;
+    // No partial line is left behind (a full disk): the file is cut back to
+    // its last whole line, which a resume reads as before. The stream is
+    // unbuffered (open), so nothing of this line is still pending.
+    std::clearerr(file_);
+    if (before >= 0 && ::ftruncate(::fileno(file_), before) == 0)
+      std::fseek(file_, before, SEEK_SET);
     return Status::error(fmt::format("cannot write metrics file {}: {}", path_,
-                                     std::strerror(errno)));
+                                     std::strerror(err)));
+  }
   return Status::ok();
 }
 
