@@ -187,11 +187,23 @@ HostWorkspace::HostWorkspace() = default;
 HostWorkspace::~HostWorkspace() = default;
 
 void HostWorkspace::prepare(const Plan &plan) {
-  if (plan_ == &plan && buffers_ == plan.buffers.size() && steps_ == plan.steps.size())
+  // What the memory plan depends on: every buffer's type and role, every
+  // step's buffers (a plan at the same address may be another plan).
+  std::vector<int64_t> shape;
+  shape.reserve(signature_.size());
+  for (const Buffer &b : plan.buffers) {
+    shape.push_back(int64_t(b.dtype) * 4 + int64_t(b.role));
+    shape.push_back(int64_t(b.shape.size()));
+    shape.insert(shape.end(), b.shape.begin(), b.shape.end());
+  }
+  for (const Step &s : plan.steps) {
+    shape.push_back(int64_t(s.in.size()) * 65536 + int64_t(s.out.size()));
+    shape.insert(shape.end(), s.in.begin(), s.in.end());
+    shape.insert(shape.end(), s.out.begin(), s.out.end());
+  }
+  if (arena_ && shape == signature_)
     return;
-  plan_ = &plan;
-  buffers_ = plan.buffers.size();
-  steps_ = plan.steps.size();
+  signature_ = std::move(shape);
   memory_ = planMemory(plan, nullptr);
   // 64-byte aligned (a cache line, an AVX-512 vector); never zeroed: every
   // kernel writes all of its outputs (checked by poisonTemps in the tests).

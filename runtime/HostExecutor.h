@@ -47,7 +47,8 @@ public:
   HostWorkspace(const HostWorkspace &) = delete;
   HostWorkspace &operator=(const HostWorkspace &) = delete;
 
-  /// Plans and allocates for `plan` unless it is the plan of the last call.
+  /// Plans and allocates for `plan` unless its buffers and steps are those
+  /// of the last call's plan.
   void prepare(const Plan &plan);
   const MemoryPlan &memory() const { return memory_; }
   uint8_t *arena() { return arena_.get(); }
@@ -57,8 +58,7 @@ private:
   struct AlignedDelete {
     void operator()(uint8_t *p) const;
   };
-  const Plan *plan_ = nullptr;
-  size_t buffers_ = 0, steps_ = 0;
+  std::vector<int64_t> signature_; ///< the planned plan's buffers and steps
   MemoryPlan memory_;
   std::unique_ptr<uint8_t[], AlignedDelete> arena_;
   size_t arenaBytes_ = 0;

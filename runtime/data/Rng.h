@@ -12,6 +12,8 @@
 #ifndef XLNETC_RUNTIME_DATA_RNG_H
 #define XLNETC_RUNTIME_DATA_RNG_H
 
+#include "runtime/host/DropoutHash.h"
+
 #include <cstdint>
 #include <random>
 #include <utility>
@@ -19,13 +21,9 @@
 
 namespace xlnetc::rt::data {
 
-/// SplitMix64 finaliser: a bijective 64-bit mix used to derive seeds.
-inline uint64_t mix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
+/// SplitMix64 finaliser: a bijective 64-bit mix used to derive seeds (the
+/// dropout hash's, runtime/host/DropoutHash.h).
+inline uint64_t mix64(uint64_t x) { return host::splitmix64(x); }
 
 /// A seed for the sub-stream (a, b) of `seed`; distinct (a, b) give
 /// unrelated streams.

@@ -116,12 +116,10 @@ void applyActivation(const Tensor &x, Activation act, Tensor &out) {
   const float *xs = x.f32();
   float *o = out.f32();
   const VecKernels &vec = vecKernels();
-#pragma omp parallel for if (worthThreads(n))
-  for (int64_t c = 0; c < n; c += kElementChunk) {
-    const int64_t len = std::min(kElementChunk, n - c);
+  forEachChunk(n, [&](int64_t c, int64_t len) {
     std::copy(xs + c, xs + c + len, o + c);
     vec.biasActivation(o + c, 1, len, len, nullptr, act);
-  }
+  });
 }
 
 double activateGrad(Activation act, float xf) {
@@ -153,9 +151,9 @@ void activationGrad(const Tensor &dy, const Tensor &x, Activation act,
   const float *g = dy.f32(), *xs = x.f32();
   float *o = out.f32();
   const VecKernels &vec = vecKernels();
-#pragma omp parallel for if (worthThreads(n))
-  for (int64_t c = 0; c < n; c += kElementChunk)
-    vec.activationGrad(g + c, xs + c, o + c, std::min(kElementChunk, n - c), act);
+  forEachChunk(n, [&](int64_t c, int64_t len) {
+    vec.activationGrad(g + c, xs + c, o + c, len, act);
+  });
 }
 
 void gemmWgrad(const Tensor &x, const Tensor &dy, int kRank, bool transposeW,

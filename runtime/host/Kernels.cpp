@@ -285,11 +285,9 @@ void dropout(const Tensor &x, double rate, int64_t site, uint64_t seed,
   const float *xs = x.f32();
   float *o = out.f32();
   const VecKernels &vec = vecKernels();
-#pragma omp parallel for if (worthThreads(n))
-  for (int64_t c = 0; c < n; c += kElementChunk) {
-    const int64_t len = std::min(kElementChunk, n - c);
+  forEachChunk(n, [&](int64_t c, int64_t len) {
     vec.dropout(xs + c, o + c, len, key, uint64_t(c), r, scale);
-  }
+  });
 }
 
 Status lmLoss(const Tensor &logits, const Tensor &target,

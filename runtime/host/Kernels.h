@@ -23,6 +23,7 @@
 #include "runtime/Tensor.h"
 #include "runtime/host/DropoutHash.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -38,6 +39,14 @@ inline bool worthThreads(int64_t work) { return work >= (int64_t(1) << 16); }
 /// VecKernels call each; big enough to amortise the call, small enough to
 /// balance two cores).
 constexpr int64_t kElementChunk = 16384;
+
+/// f(begin, length) over [0, n) in chunks of kElementChunk, the chunks split
+/// across OpenMP threads when the work is worth it (elementwise kernels).
+template <typename F> void forEachChunk(int64_t n, F f) {
+#pragma omp parallel for if (worthThreads(n))
+  for (int64_t c = 0; c < n; c += kElementChunk)
+    f(c, std::min(kElementChunk, n - c));
+}
 
 //===----------------------------------------------------------------------===//
 // Kernels

@@ -93,14 +93,11 @@ Status adamUpdate(const Tensor &param, const Tensor &grad, const Tensor &m,
   const VecKernels &vec = vecKernels();
   // Elementwise, so the outputs may be the inputs' own storage (the host
   // executor updates carried parameters and moments in place).
-#pragma omp parallel for if (worthThreads(n))
-  for (int64_t i = 0; i < n; i += kElementChunk) {
-    AdamChunk chunk{param.f32() + i, grad.f32() + i, m.f32() + i, v.f32() + i,
-                    paramOut.f32() + i, mOut.f32() + i, vOut.f32() + i,
-                    std::min(kElementChunk, n - i), c, b1, b2, eps, lrT, wd,
-                    a.biasCorrection};
-    vec.adam(chunk);
-  }
+  forEachChunk(n, [&](int64_t i, int64_t len) {
+    vec.adam(AdamChunk{param.f32() + i, grad.f32() + i, m.f32() + i, v.f32() + i,
+                       paramOut.f32() + i, mOut.f32() + i, vOut.f32() + i, len, c, b1,
+                       b2, eps, lrT, wd, a.biasCorrection});
+  });
   return Status::ok();
 }
 

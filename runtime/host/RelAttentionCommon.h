@@ -2,22 +2,23 @@
 //
 // What relAttention (RelAttention.cpp) and relAttentionGrad
 // (RelAttentionGrad.cpp) both compute: the query-row check, the dropatt
-// factor, and the softmax of the masked, scaled scores of a block of query
+// index, and the softmax of the masked, scaled scores of a block of query
 // rows of one (batch row b, head n) (docs/Plan.md "rel_attention"):
 //
 //   qw = q + r_w_bias, qr = q + r_r_bias          [rows, H]   float
 //   AC = qw · k[b,:,n]ᵀ                           [rows, K]   sgemm
 //   BD = qr · k_r[p, r0 : r0 + W, n]ᵀ             [rows, W]   sgemm
 //   s[j] = (AC[t,j] + BD[t, S-i+j - r0] + ef_t[differ(b,i,j)]) · scale
-//          - 1e30 · masked(b,i,j)                              double
+//          - 1e30 · masked(b,i,j)                              fp32
 //
-// with the masks dense or compact (Operands::masked, Operands::differ).
+// with the masks dense or compact (Operands::maskRow, Operands::differRow).
 //
 // where [r0, r0 + W) is the smallest window of k_r rows that XLNet's
 // rel_shift (k_r[p, S - i + j]) reads for the block's positions i: a block
 // of consecutive positions [i0, i1) reads W = K + i1 - i0 - 1 rows, not all
 // R = K + S. ef_t[0/1] = (q + r_s_bias) · seg_embed[0/1, n] is two numbers
-// per row, in double. The softmax max and sum are in double.
+// per row, in double. The softmax (VecKernels::scoreSoftmax) is fp32 with
+// its sum in double.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,29 +58,12 @@ struct Operands {
   int64_t position(int64_t b, int64_t t) const {
     return rows ? rows[b * T + t] : t;
   }
-  /// Whether query position i of batch row b may not attend to key j.
-  bool masked(int64_t b, int64_t i, int64_t j) const {
-    if (mask)
-      return mask[(b * S + i) * K + j] != 0;
-    const int64_t jj = j - (K - S);
-    if (jj < 0)
-      return false; // memory columns are visible
-    if (!rows && jj == i)
-      return false; // the content stream sees itself
-    if (permBits)
-      return permBit(permBits + (b * S + i) * W, jj);
-    return permRank[(b * 2) * S + i] <= permRank[(b * 2 + 1) * S + jj];
-  }
-  /// Whether key j of batch row b is in another segment than position i.
-  bool differ(int64_t b, int64_t i, int64_t j) const {
-    if (segMat)
-      return segMat[(b * S + i) * K + j] != 0;
-    const int64_t jj = j - (K - S);
-    return segId[b * S + i] != (jj < 0 ? 0 : segId[b * S + jj]);
-  }
-
-  /// masked(b, i, j) and differ(b, i, j) for every key j of one row, as
-  /// 0/1 bytes (the operands of the vectorised softmax, VecKernels.h).
+  /// One query row's masks for every key j, as 0/1 bytes (the operands of
+  /// the vectorised softmax, VecKernels.h). maskRow: whether position i of
+  /// batch row b may not attend to key j — memory columns are visible, the
+  /// content stream (no rows) sees itself, then perm_mask[i, j - mlen]
+  /// from the dense mask, the bits or the ranks. differRow: whether key j
+  /// is in another segment than position i (memory counts as segment 0).
   void maskRow(int64_t b, int64_t i, uint8_t *out) const;
   void differRow(int64_t b, int64_t i, uint8_t *out) const;
 

@@ -299,6 +299,25 @@ TEST(WholeStep, HostKernelsWriteAllOfTheirOutputs) {
   }
 }
 
+/// One workspace across plans re-plans its arena for each new plan (the
+/// results are those of fresh workspaces).
+TEST(WholeStep, HostWorkspaceReplansForAnotherPlan) {
+  Plan train = loadPlan("xlnet-tiny.train"), grads = loadPlan("tiny-gelu-nodropout.grads");
+  const TensorMap trainIn = bindingsFor(train, "xlnet-tiny");
+  const TensorMap gradsIn = bindingsFor(grads, "tiny-gelu-nodropout");
+  TensorMap freshTrain, freshGrads;
+  ASSERT_TRUE(executeHost(train, trainIn, freshTrain));
+  ASSERT_TRUE(executeHost(grads, gradsIn, freshGrads));
+  HostWorkspace ws;
+  for (int round = 0; round < 2; ++round) {
+    TensorMap a, b;
+    ASSERT_TRUE(executeHost(train, trainIn, a, {}, &ws));
+    ASSERT_TRUE(executeHost(grads, gradsIn, b, {}, &ws));
+    EXPECT_TRUE(bitwiseEqual(a, freshTrain)) << "round " << round;
+    EXPECT_TRUE(bitwiseEqual(b, freshGrads)) << "round " << round;
+  }
+}
+
 /// Donated parameters and moments are updated in place: the outputs that
 /// carry them on take the donated storage, with the values of a step that
 /// donates nothing.
