@@ -6,11 +6,15 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <set>
+#include <tuple>
+#include <vector>
 #include <unistd.h>
 
 namespace xlnetc::rt {
@@ -93,7 +97,12 @@ Status readImpl(const std::string &path, TensorMap &out,
   detail::SafetensorsHeader header;
   XLNETC_RETURN_IF_ERROR(detail::readSafetensorsHeader(path, in, header));
   const uint64_t dataStart = header.dataStart, dataSize = header.dataSize;
-  TensorMap loaded;
+  // 1. Every entry, then the layout of them all, before any data is read.
+  struct Entry {
+    Tensor t;
+    uint64_t begin = 0, end = 0;
+  };
+  std::map<std::string, Entry> entries;
   std::map<std::string, std::string> ignored;
   for (auto it = header.json.begin(); it != header.json.end(); ++it) {
     if (it.key() == "__metadata__") {
@@ -101,16 +110,20 @@ Status readImpl(const std::string &path, TensorMap &out,
           detail::readSafetensorsMetadata(*it, metadata ? *metadata : ignored));
       continue;
     }
-    Tensor t;
-    uint64_t begin = 0, end = 0;
-    XLNETC_RETURN_IF_ERROR(parseEntry(it.key(), *it, t, begin, end, dataSize));
-    t.storage.assign((end - begin + 7) / 8, 0);
-    in.seekg(std::streamoff(dataStart + begin));
-    in.read(reinterpret_cast<char *>(t.bytes()), std::streamsize(end - begin));
+    Entry &e = entries[it.key()];
+    XLNETC_RETURN_IF_ERROR(parseEntry(it.key(), *it, e.t, e.begin, e.end, dataSize));
+  }
+  XLNETC_RETURN_IF_ERROR(detail::checkSafetensorsLayout(header.json, dataSize));
+  // 2. The data.
+  TensorMap loaded;
+  for (auto &[name, e] : entries) {
+    Tensor &t = e.t;
+    t.storage.assign((e.end - e.begin + 7) / 8, 0);
+    in.seekg(std::streamoff(dataStart + e.begin));
+    in.read(reinterpret_cast<char *>(t.bytes()), std::streamsize(e.end - e.begin));
     if (!in)
-      return Status::error(
-          fmt::format("tensor '{}': short read of its data", it.key()));
-    loaded[it.key()] = std::move(t);
+      return Status::error(fmt::format("tensor '{}': short read of its data", name));
+    loaded[name] = std::move(t);
   }
   for (auto &[name, t] : loaded)
     out[name] = std::move(t);
@@ -149,13 +162,71 @@ Status detail::readSafetensorsHeader(const std::string &path, std::ifstream &in,
   in.read(headerText.data(), std::streamsize(headerLen));
   if (!in)
     return Status::error("short read in the header");
-  out.json = json::parse(headerText, nullptr, /*allow_exceptions=*/false);
+  // JSON keeps one value per key; the format forbids a name twice, so the
+  // parser's key events are counted.
+  std::set<std::string> names;
+  std::string duplicate;
+  json::parser_callback_t onKey = [&](int depth, json::parse_event_t event, json &parsed) {
+    if (event == json::parse_event_t::key && depth == 1 && parsed.is_string() &&
+        !names.insert(parsed.get<std::string>()).second && duplicate.empty())
+      duplicate = parsed.get<std::string>();
+    return true;
+  };
+  out.json = json::parse(headerText, onKey, /*allow_exceptions=*/false);
   if (out.json.is_discarded())
     return Status::error("header is not valid JSON");
   if (!out.json.is_object())
     return Status::error("header JSON is not an object");
+  if (!duplicate.empty())
+    return Status::error(fmt::format("the header names '{}' twice (the format allows "
+                                     "each name once)",
+                                     duplicate));
   out.dataStart = 8 + headerLen;
   out.dataSize = fileSize - out.dataStart;
+  return Status::ok();
+}
+
+Status detail::checkSafetensorsLayout(const json &header, uint64_t dataSize) {
+  struct Region {
+    uint64_t begin, end;
+    std::string name;
+  };
+  std::vector<Region> regions;
+  for (auto it = header.begin(); it != header.end(); ++it) {
+    if (it.key() == "__metadata__" || !it->is_object())
+      continue;
+    auto off = it->find("data_offsets");
+    if (off == it->end() || !off->is_array() || off->size() != 2 ||
+        !(*off)[0].is_number_unsigned() || !(*off)[1].is_number_unsigned())
+      continue; // the entry's own check names it
+    regions.push_back({(*off)[0].get<uint64_t>(), (*off)[1].get<uint64_t>(), it.key()});
+  }
+  std::sort(regions.begin(), regions.end(), [](const Region &a, const Region &b) {
+    return std::tie(a.begin, a.end, a.name) < std::tie(b.begin, b.end, b.name);
+  });
+  // The tensors must tile the data section, as upstream checks it: in offset
+  // order each begins where the one before ends, from 0 to its end.
+  uint64_t at = 0;
+  const Region *previous = nullptr;
+  for (const Region &r : regions) {
+    if (r.begin < at)
+      return Status::error(fmt::format(
+          "tensors '{}' and '{}' overlap: data_offsets [{}, {}] and [{}, {}] (the format "
+          "forbids overlapping data)",
+          previous->name, r.name, previous->begin, previous->end, r.begin, r.end));
+    if (r.begin > at)
+      return Status::error(fmt::format(
+          "bytes [{}, {}) of the data section belong to no tensor (before '{}'; the format "
+          "requires the tensors' data to be contiguous)",
+          at, r.begin, r.name));
+    at = r.end;
+    previous = &r;
+  }
+  if (at < dataSize)
+    return Status::error(fmt::format(
+        "bytes [{}, {}) at the end of the data section belong to no tensor (the format "
+        "requires the tensors' data to cover it)",
+        at, dataSize));
   return Status::ok();
 }
 

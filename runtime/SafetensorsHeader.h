@@ -30,9 +30,15 @@ struct SafetensorsHeader {
 
 /// Opens `path` into `in` and reads its header. Errors (without the path):
 /// cannot open, shorter than 8 bytes, header length beyond the file or
-/// 100 MiB, short read, not JSON, not an object.
+/// 100 MiB, short read, not JSON, not an object, a name given twice.
 Status readSafetensorsHeader(const std::string &path, std::ifstream &in,
                              SafetensorsHeader &out);
+
+/// The format's layout rules over the header's well-formed data_offsets:
+/// no two tensors overlap, and together they cover the data section with no
+/// gap (as upstream's reader checks it). Malformed entries are skipped: the
+/// readers check every entry first, then call this, then read data.
+Status checkSafetensorsLayout(const nlohmann::json &header, uint64_t dataSize);
 
 /// Copies the "__metadata__" entries (non-strings as JSON text) into
 /// `metadata`; an error when it is not an object.

@@ -91,7 +91,7 @@ Status indexImpl(const std::string &path, SafetensorsIndex &out) {
           shapeStr(entry.shape), numel * size));
     out.tensors[name] = std::move(entry);
   }
-  return Status::ok();
+  return detail::checkSafetensorsLayout(header.json, dataSize);
 }
 
 } // namespace

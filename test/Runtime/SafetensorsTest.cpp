@@ -1,6 +1,7 @@
 //===- SafetensorsTest.cpp - Safetensors reader and writer ----------------===//
 
 #include "runtime/Safetensors.h"
+#include "runtime/train/WeightsReader.h"
 #include "test/Runtime/TestUtil.h"
 
 #include <gtest/gtest.h>
@@ -171,6 +172,52 @@ TEST_F(SafetensorsTest, OffsetsInconsistentWithShape) {
   e = readError(raw(R"({"x":{"dtype":"F32","shape":[0],"data_offsets":[4,0]}})",
                     std::string(4, '\0')));
   EXPECT_NE(e.find("out of range"), std::string::npos) << e;
+}
+
+/// The format's layout rules, in both readers (this one and the weights
+/// index of --init-from and --weights): no overlapping data, no bytes that
+/// belong to no tensor, no name twice.
+TEST_F(SafetensorsTest, RejectsOverlapsGapsAndDuplicateNames) {
+  const auto bothFail = [&](const std::string &header, size_t dataBytes,
+                            const std::string &want) {
+    const std::string p = raw(header, std::string(dataBytes, '\0'));
+    const std::string e = readError(p);
+    EXPECT_NE(e.find(want), std::string::npos) << header << "\n  got: " << e;
+    train::SafetensorsIndex index;
+    Status s = train::indexSafetensors(p, index);
+    ASSERT_FALSE(s) << header;
+    EXPECT_NE(s.message().find(want), std::string::npos)
+        << header << "\n  got: " << s.message();
+  };
+  // b's data begins inside a's.
+  bothFail(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+           R"("b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})",
+           12, "tensors 'a' and 'b' overlap: data_offsets [0, 8] and [4, 12]");
+  // Both name the same bytes.
+  bothFail(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+           R"("b":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})",
+           4, "overlap");
+  // Bytes [4, 8) belong to no tensor.
+  bothFail(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+           R"("b":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}})",
+           12, "bytes [4, 8) of the data section belong to no tensor (before 'b'");
+  // Bytes after the last tensor.
+  bothFail(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}})", 8,
+           "bytes [4, 8) at the end of the data section belong to no tensor");
+  // The same name twice (JSON would silently keep one).
+  bothFail(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+           R"("a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+           8, "the header names 'a' twice");
+  // Allowed: empty tensors at any boundary, in any header order.
+  const std::string ok =
+      raw(R"({"z":{"dtype":"F32","shape":[0],"data_offsets":[4,4]},)"
+          R"("b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]},)"
+          R"("a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+          R"("__metadata__":{"a":"1"}})",
+          std::string(8, '\0'));
+  EXPECT_EQ(readError(ok), "");
+  train::SafetensorsIndex index;
+  EXPECT_TRUE(train::indexSafetensors(ok, index));
 }
 
 TEST_F(SafetensorsTest, FailedWriteKeepsTheExistingFile) {
