@@ -85,6 +85,34 @@ TEST(SpecError, GeluAmbiguous) {
       "calls gelu) or 'gelu_erf' (what HuggingFace calls gelu)");
 }
 
+TEST(SpecError, IntBeyond64Bits) {
+  expectError("int-beyond-64-bits.toml", "8:31",
+              "'99999999999999999999' is not representable in 64 bits");
+}
+
+TEST(SpecError, BatchOverflows64Bits) {
+  expectError("batch-overflows-64-bits.toml", "20:20",
+              "the activations, n_layer × train_batch_size × (seq_len + mem_len) × "
+              "d_inner (2 × 1000000000 × 2097152 × 256 elements) is too large: its "
+              "byte size would not fit in 64 bits");
+}
+
+TEST(SpecError, NLayerTooLarge) {
+  expectError("n-layer-too-large.toml", "4:11",
+              "n_layer must be at most 4096 (a sane bound), got 5000");
+}
+
+TEST(SpecError, NTokenBeyondInt32) {
+  expectError("n-token-beyond-int32.toml", "9:11",
+              "n_token must be at most 2147483647 (token ids are 32-bit integers), "
+              "got 3000000000");
+}
+
+TEST(SpecError, SeqLenTooLarge) {
+  expectError("seq-len-too-large.toml", "13:11",
+              "seq_len must be at most 1048576 (a sane bound), got 2000000");
+}
+
 TEST(SpecError, KeyInWrongSection) {
   expectError("key-in-wrong-section.toml", "10:1",
               "unknown key 'seq_len' in [model]; it belongs in [data]");

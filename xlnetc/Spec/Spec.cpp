@@ -79,6 +79,17 @@ size_t editDistance(std::string_view a, std::string_view b) {
 
 namespace {
 
+// Sane upper bounds of the spec's sizes (docs/SpecFormat.md "Bounds"): far
+// above any XLNet, low enough that the model's own products (n_token ×
+// d_model, n_layer × d_model × d_inner) stay far inside 64 bits; sizeFits()
+// checks the batch's products, which the bounds alone do not keep small.
+constexpr int64_t kMaxLayers = 4096;
+constexpr int64_t kMaxWidth = int64_t(1) << 17;   // d_model, n_head, d_head (d_inner: ×8)
+constexpr int64_t kMaxTokens = (int64_t(1) << 31) - 1;
+constexpr int64_t kMaxLength = int64_t(1) << 20;  // seq_len, mem_len, clamp_len
+constexpr int64_t kMaxBatch = int64_t(1) << 30;
+constexpr int64_t kMaxSteps = int64_t(1) << 53;   // exact in the lr schedule's double
+
 /// Accumulates the first broken rule; every check returns false on failure
 /// so the rule list reads as a sequence of `if (!...) return false`.
 class RuleChecker {
@@ -115,6 +126,30 @@ public:
                  fmt::format("{} must be in [{}, {}], got {}", key, lo, hi, v));
   }
 
+  /// v <= hi: the sane bounds that keep every size the step derives from
+  /// the spec well inside 64 bits.
+  bool atMost(int64_t v, int64_t hi, std::string_view key, std::string_view why) {
+    return check(v <= hi, key,
+                 fmt::format("{} must be at most {} ({}), got {}", key, hi, why, v));
+  }
+  /// The product of `factors` (the spec's values) as a count of 4-byte
+  /// elements stays far from 64-bit overflow (below 2^58 elements).
+  bool sizeFits(std::initializer_list<int64_t> factors, std::string_view key,
+                std::string_view what) {
+    __int128 n = 1;
+    std::string text;
+    for (int64_t f : factors) {
+      n *= __int128(std::max<int64_t>(f, 1));
+      text += (text.empty() ? "" : " × ") + std::to_string(f);
+      if (n > (__int128(1) << 100))
+        n = __int128(1) << 100; // stays ordered, never wraps
+    }
+    return check(n < (__int128(1) << 58), key,
+                 fmt::format("{} ({} elements) is too large: its byte size would not "
+                             "fit in 64 bits",
+                             what, text));
+  }
+
   bool modelRules();
   bool dataRules();
   bool trainRules();
@@ -130,6 +165,15 @@ bool RuleChecker::modelRules() {
   if (!positive(s.nLayer, "n_layer") || !positive(s.dModel, "d_model") ||
       !positive(s.nHead, "n_head") || !positive(s.dHead, "d_head") ||
       !positive(s.dInner, "d_inner") || !positive(s.nToken, "n_token"))
+    return false;
+  if (!atMost(s.nLayer, kMaxLayers, "n_layer", "a sane bound") ||
+      !atMost(s.dModel, kMaxWidth, "d_model", "a sane bound") ||
+      !atMost(s.nHead, kMaxWidth, "n_head", "a sane bound") ||
+      !atMost(s.dHead, kMaxWidth, "d_head", "a sane bound") ||
+      !atMost(s.dInner, kMaxWidth * 8, "d_inner", "a sane bound") ||
+      !atMost(s.nToken, kMaxTokens, "n_token", "token ids are 32-bit integers") ||
+      !atMost(s.memLen, kMaxLength, "mem_len", "a sane bound") ||
+      !atMost(s.clampLen, kMaxLength, "clamp_len", "a sane bound"))
     return false;
   int64_t product = 0;
   bool overflow = __builtin_mul_overflow(s.nHead, s.dHead, &product);
@@ -168,6 +212,8 @@ bool RuleChecker::dataRules() {
       !positive(s.numPredict, "num_predict") ||
       !positive(s.maskAlpha, "mask_alpha") ||
       !positive(s.maskBeta, "mask_beta"))
+    return false;
+  if (!atMost(s.seqLen, kMaxLength, "seq_len", "a sane bound"))
     return false;
   if (!check(s.maskBeta <= s.maskAlpha, "mask_beta",
              fmt::format("mask_beta ({}) must not exceed mask_alpha ({}): it "
@@ -210,6 +256,22 @@ bool RuleChecker::dataRules() {
 bool RuleChecker::trainRules() {
   const ModelSpec &s = spec;
   if (!positive(s.trainBatchSize, "train_batch_size"))
+    return false;
+  if (!atMost(s.trainBatchSize, kMaxBatch, "train_batch_size", "a sane bound") ||
+      !atMost(s.trainSteps, kMaxSteps, "train_steps", "a sane bound") ||
+      !atMost(s.warmupSteps, kMaxSteps, "warmup_steps", "a sane bound"))
+    return false;
+  // The step's largest tensors: activations [n_layer, batch, seq_len +
+  // mem_len, d_inner] and attention rows [batch, n_head, seq_len, seq_len +
+  // mem_len] (even where no kernel materializes them, their index space).
+  const int64_t klen = s.seqLen + s.memLen;
+  if (!sizeFits({s.nLayer, s.trainBatchSize, klen, std::max(s.dInner, s.dModel)},
+                "train_batch_size",
+                "the activations, n_layer × train_batch_size × (seq_len + mem_len) × "
+                "d_inner") ||
+      !sizeFits({s.trainBatchSize, s.nHead, s.seqLen, klen}, "train_batch_size",
+                "the attention scores, train_batch_size × n_head × seq_len × (seq_len + "
+                "mem_len)"))
     return false;
   if (!check(!s.biData || s.trainBatchSize % 2 == 0, "train_batch_size",
              fmt::format("train_batch_size ({}) must be even when bi_data is "
