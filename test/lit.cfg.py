@@ -28,6 +28,12 @@ tool_dirs = [config.xlnetc_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["xlnet-opt", "xlnetc", "xlnetc-run"], tool_dirs)
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
+# A sanitizer build (scripts/sanitize.sh): tests that cap the address space
+# (ASan reserves terabytes of it) or expect std::bad_alloc (ASan reports a
+# huge allocation instead of throwing) say "UNSUPPORTED: asan".
+if "-fsanitize=address" in getattr(config, "xlnetc_cxx_flags", ""):
+    config.available_features.add("asan")
+
 # The golden cases live in ../shared/golden beside the repository.
 if os.path.isdir(config.xlnetc_golden_dir):
     config.available_features.add("golden")

@@ -23,6 +23,8 @@
 #include "runtime/DeviceProgramJson.h"
 #include "runtime/MemoryPlan.h"
 
+#include "xlnetc/Driver/Guard.h"
+
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -59,8 +61,9 @@ int runInfo(const xlnetc::Bundle &b) {
 
 } // namespace
 
-int main(int argc, char **argv) {
-  xlnetc::ensurePassiveOpenMPWait(argv);
+namespace {
+
+int runMain(int argc, char **argv) {
   CLI::App app{"xlnetc-run: runs compiled xlnetc bundles (no compiler inside)"};
   app.require_subcommand(1);
 
@@ -144,4 +147,11 @@ int main(int argc, char **argv) {
   if (train.outDir.empty())
     train.outDir = "runs/" + std::filesystem::path(bundle.dir).filename().string();
   return xlnetc::runTrain(train, compile);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  xlnetc::ensurePassiveOpenMPWait(argv);
+  return xlnetc::runGuarded("xlnetc-run", [&] { return runMain(argc, argv); });
 }

@@ -18,10 +18,13 @@
 #include "xlnetc/Driver/RunStep.h"
 #include "xlnetc/Driver/Train.h"
 
+#include "xlnetc/Driver/Guard.h"
+
 #include <CLI/CLI.hpp>
 
-int main(int argc, char **argv) {
-  xlnetc::ensurePassiveOpenMPWait(argv);
+namespace {
+
+int runMain(int argc, char **argv) {
   CLI::App app{"xlnetc: a compiler and runtime for XLNet pretraining"};
   app.require_subcommand(1);
 
@@ -102,6 +105,7 @@ int main(int argc, char **argv) {
   gcCmd->add_option("--tolerance", gc.tolerance, "Max relative error")
       ->capture_default_str();
   xlnetc::addDeviceOptions(gcCmd, gc.device, gc.noKernelCache, "host");
+  xlnetc::addMemoryCheckOptions(gcCmd, gc.memory);
 
   auto *devCmd = app.add_subcommand(
       "devices", "Show which devices can run here (host, emu, cuda) and why one cannot");
@@ -177,4 +181,11 @@ int main(int argc, char **argv) {
   if (*kernCmd)
     return xlnetc::runKernels(kern);
   return xlnetc::runCompare(cmp);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  xlnetc::ensurePassiveOpenMPWait(argv);
+  return xlnetc::runGuarded("xlnetc", [&] { return runMain(argc, argv); });
 }

@@ -8,6 +8,8 @@
 #include <unicode/unistr.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <sentencepiece_processor.h>
 #include <sentencepiece_trainer.h>
 
@@ -249,6 +251,57 @@ std::string Tokenizer::decode(const std::vector<int64_t> &ids) const {
   return text;
 }
 
+namespace {
+
+/// The first two numbers after `key` in `text` ("... 1000 vs 2614."), or
+/// false.
+bool numbersAfter(const std::string &text, const std::string &key, int64_t &a,
+                  int64_t &b) {
+  size_t at = text.find(key);
+  if (at == std::string::npos)
+    return false;
+  const char *p = text.c_str() + at + key.size();
+  int64_t found[2];
+  for (int64_t &n : found) {
+    while (*p && !std::isdigit(static_cast<unsigned char>(*p)))
+      ++p;
+    if (!*p)
+      return false;
+    char *end = nullptr;
+    n = std::strtoll(p, &end, 10);
+    p = end;
+  }
+  a = found[0], b = found[1];
+  return true;
+}
+
+/// SentencePiece's training error in the user's terms, its own message kept
+/// as the detail.
+std::string explainTrainingFailure(const std::string &corpusPath, int64_t vocabSize,
+                                   const std::string &detail) {
+  int64_t have = 0, need = 0;
+  std::string what;
+  if (detail.find("required_chars") != std::string::npos &&
+      numbersAfter(detail, "required_chars", have, need))
+    what = fmt::format("the corpus has more distinct characters than the vocabulary can "
+                       "hold: {} pieces are needed for its characters and the special "
+                       "pieces, and n_token is {}. Raise n_token to at least {}, pass "
+                       "--tokenizer with an existing model, or check that the corpus is "
+                       "text",
+                       need, vocabSize, need);
+  else if (detail.find("Vocabulary size too high") != std::string::npos &&
+           numbersAfter(detail, "too high", have, need))
+    what = fmt::format("the corpus is too small for a vocabulary of {} pieces (n_token): "
+                       "it supports at most {}. Lower n_token, use a larger corpus, or "
+                       "pass --tokenizer with an existing model",
+                       vocabSize, need);
+  else
+    what = "SentencePiece could not train a tokenizer on it";
+  return fmt::format("{}: {} (SentencePiece: {})", corpusPath, what, detail);
+}
+
+} // namespace
+
 Status trainTokenizer(const std::string &corpusPath, int64_t vocabSize,
                       const std::string &modelPrefix,
                       const TrainTokenizerOptions &options) {
@@ -264,6 +317,12 @@ Status trainTokenizer(const std::string &corpusPath, int64_t vocabSize,
         "trainTokenizer: vocab size {} leaves no room beyond the {} special "
         "ids",
         vocabSize, kNumSpecialIds));
+  if (vocabSize > kMaxTrainedVocab)
+    return Status::error(fmt::format(
+        "{}: cannot train a tokenizer of {} pieces (n_token): SentencePiece starts "
+        "from at most {} candidate pieces, so a trained vocabulary is never larger; "
+        "lower n_token or pass --tokenizer with an existing model",
+        corpusPath, vocabSize, kMaxTrainedVocab));
   if (options.modelType != "unigram" && options.modelType != "bpe")
     return Status::error(
         fmt::format("trainTokenizer: model type '{}' is not unigram or bpe",
@@ -306,9 +365,7 @@ Status trainTokenizer(const std::string &corpusPath, int64_t vocabSize,
   sentencepiece::util::Status s =
       sentencepiece::SentencePieceTrainer::Train(args);
   if (!s.ok())
-    return Status::error(
-        fmt::format("{}: SentencePiece training (model prefix {}) failed: {}",
-                    corpusPath, modelPrefix, s.ToString()));
+    return Status::error(explainTrainingFailure(corpusPath, vocabSize, s.ToString()));
   Tokenizer check;
   return Tokenizer::load(modelPrefix + ".model", check)
       .withPrefix("trainTokenizer: ");

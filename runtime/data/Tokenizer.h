@@ -86,6 +86,10 @@ private:
   std::string path_;
 };
 
+/// The largest vocabulary trainTokenizer trains: SentencePiece's default
+/// seed_sentencepiece_size, the candidates a unigram model starts from.
+constexpr int64_t kMaxTrainedVocab = 1000000;
+
 /// Options of trainTokenizer beyond the vocab size.
 struct TrainTokenizerOptions {
   /// Print SentencePiece's training log (it is silenced otherwise).
@@ -107,7 +111,9 @@ struct TrainTokenizerOptions {
 /// Trains a SentencePiece model on `corpusPath` (one sentence per line),
 /// writing `modelPrefix`.model and `modelPrefix`.vocab, with the special ids
 /// <unk>0 <s>1 </s>2 <cls>3 <sep>4 <pad>5 <mask>6 <eod>7 <eop>8. Errors name
-/// the corpus or the prefix.
+/// the corpus or the prefix; SentencePiece's failures are explained in the
+/// user's terms (too many distinct characters for the vocabulary, a corpus
+/// too small for it) with its message as the detail.
 Status trainTokenizer(const std::string &corpusPath, int64_t vocabSize,
                       const std::string &modelPrefix,
                       const TrainTokenizerOptions &options = {});

@@ -94,6 +94,11 @@ public:
     bytes = total - freeBytes;
     return Status::ok();
   }
+  Status memoryFree(size_t &bytes) override {
+    size_t total = 0;
+    return XLNETC_CU_CHECK(drv_, "reading the device's free memory",
+                           cuMemGetInfo(&bytes, &total));
+  }
   Status upload(DevPtr dst, const void *src, size_t bytes) override {
     return XLNETC_CU_CHECK(drv_, fmt::format("uploading {} bytes", bytes),
                            cuMemcpyHtoD(dst, src, bytes));

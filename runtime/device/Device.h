@@ -125,6 +125,10 @@ public:
   /// allocations, and any other process's); on the emulated device the
   /// bytes of its live allocations.
   virtual Status memoryInUse(size_t &bytes) = 0;
+  /// Memory a new allocation can still get: on a GPU the driver's free
+  /// bytes; on the emulated device, whose allocations are the host's, the
+  /// host's available RAM (MemoryCheck.h).
+  virtual Status memoryFree(size_t &bytes) = 0;
   /// upload and download wait for the work launched before them and return
   /// when the bytes are there; copy (device to device) is ordered after
   /// that work without the host waiting.

@@ -17,6 +17,7 @@
 #include "runtime/device/EmuDevice.h"
 
 #include "runtime/device/KernelCache.h"
+#include "runtime/MemoryCheck.h"
 #include "runtime/device/prelude/xlnetc_emu_abi.h"
 
 #include <fmt/format.h>
@@ -255,6 +256,12 @@ public:
     bytes = 0;
     for (const auto &[ptr, size] : allocations_)
       bytes += size;
+    return Status::ok();
+  }
+  Status memoryFree(size_t &bytes) override {
+    int64_t available = 0;
+    XLNETC_RETURN_IF_ERROR(hostMemoryAvailable(available));
+    bytes = size_t(available);
     return Status::ok();
   }
   void free(DevPtr ptr) override {

@@ -39,6 +39,12 @@ struct CompileArgs {
 };
 int runCompile(const CompileArgs &args);
 
+/// --memory-limit and --no-memory-check (MemoryFit.h).
+struct MemoryCheckArgs {
+  std::string limit; ///< a size ("16G"); empty: what the machine has
+  bool skip = false;
+};
+
 struct RunStepArgs {
   std::string model;   ///< TOML spec or HuggingFace config.json
   std::string weights; ///< empty: random init from the spec's init_range
@@ -64,6 +70,7 @@ struct RunStepArgs {
   bool noKernelCache = false;
   /// The step shape without --batch (a bundle's); null: the spec's.
   const StepShape *defaultShape = nullptr;
+  MemoryCheckArgs memory;
 };
 /// runRunStep (RunStep.h) runs it.
 
@@ -94,6 +101,7 @@ struct GradCheckArgs {
   double tolerance = 1e-2; ///< max relative error per parameter tensor
   std::string device = "host"; ///< host, emu, cuda or auto
   bool noKernelCache = false;
+  MemoryCheckArgs memory;
 };
 /// `xlnetc gradcheck`: the compiled backward against central finite
 /// differences of the compiled forward (GradCheck.cpp).

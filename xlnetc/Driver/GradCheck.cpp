@@ -13,6 +13,7 @@
 #include "xlnetc/Driver/Commands.h"
 
 #include "xlnetc/Driver/CompiledPlan.h"
+#include "xlnetc/Driver/MemoryFit.h"
 #include "xlnetc/Driver/RunStep.h"
 #include "xlnetc/Driver/Synthetic.h"
 
@@ -46,6 +47,9 @@ int runGradCheck(const GradCheckArgs &args) {
     std::cerr << error;
     return 1;
   }
+  if (!checkStepFits(spec, shape, StepKind::Grads, grads, executor, /*keepsCopy=*/false,
+                     args.memory, compilePlan, error))
+    return fail(error);
 
   // A wider init than training's makes the attention scores (and so every
   // gradient) far from zero.

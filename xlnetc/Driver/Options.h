@@ -57,6 +57,16 @@ inline void addPrecisionOption(CLI::App *cmd, std::string &precision) {
       ->default_str("the spec's [train] precision, default fp32");
 }
 
+/// --memory-limit and --no-memory-check, shared by run-step, train and
+/// gradcheck.
+inline void addMemoryCheckOptions(CLI::App *cmd, MemoryCheckArgs &memory) {
+  cmd->add_option("--memory-limit", memory.limit,
+                  "Refuse a step that needs more than this (e.g. 16G) instead of what "
+                  "the machine has (available RAM, or the GPU's free memory)");
+  cmd->add_flag("--no-memory-check", memory.skip,
+                "Run even when the step looks too large for the machine");
+}
+
 /// run-step's options after the model (or bundle).
 inline void addRunStepOptions(CLI::App *cmd, RunStepArgs &run) {
   cmd->add_option("--weights", run.weights,
@@ -85,6 +95,7 @@ inline void addRunStepOptions(CLI::App *cmd, RunStepArgs &run) {
       ->capture_default_str();
   addDeviceOptions(cmd, run.device, run.noKernelCache, "host");
   addPrecisionOption(cmd, run.precision);
+  addMemoryCheckOptions(cmd, run.memory);
 }
 
 /// train's options after the spec (or bundle).
@@ -120,6 +131,7 @@ inline void addTrainOptions(CLI::App *cmd, TrainArgs &train) {
   addDeviceOptions(cmd, train.device, train.noKernelCache,
                    "the spec's [train] device, default host");
   addPrecisionOption(cmd, train.precision);
+  addMemoryCheckOptions(cmd, train.memory);
 }
 
 } // namespace xlnetc

@@ -1,6 +1,7 @@
 //===- RunStep.cpp - One step from a spec (or a bundle) and a batch -------===//
 
 #include "xlnetc/Driver/RunStep.h"
+#include "xlnetc/Driver/MemoryFit.h"
 #include "xlnetc/Driver/Weights.h"
 
 #include "xlnetc/Driver/Synthetic.h"
@@ -59,6 +60,20 @@ bool checkShape(const ModelSpec &spec, const StepShape &s, const std::string &wh
     return bad(fmt::format("reuse_len ({}) exceeds seq_len ({})", s.reuseLen, s.seqLen));
   if (s.mlen < 0)
     return bad(fmt::format("memory length must be >= 0, got {}", s.mlen));
+  // The spec's bounds and size products (docs/SpecFormat.md "Bounds") for a
+  // shape that overrides it.
+  if (s.batch > (int64_t(1) << 30) || s.seqLen > (int64_t(1) << 20) ||
+      s.mlen > (int64_t(1) << 20))
+    return bad(fmt::format("batch size ({}), seq_len ({}) or memory length ({}) is beyond "
+                           "the spec's bounds (2^30, 2^20, 2^20)",
+                           s.batch, s.seqLen, s.mlen));
+  const __int128 klen = s.seqLen + s.mlen;
+  const __int128 limit = __int128(1) << 58;
+  if (__int128(spec.nLayer) * s.batch * klen * std::max(spec.dInner, spec.dModel) >= limit ||
+      __int128(s.batch) * spec.nHead * s.seqLen * klen >= limit)
+    return bad(fmt::format("batch size {} with seq_len {} and memory length {} makes "
+                           "tensors whose byte size would not fit in 64 bits",
+                           s.batch, s.seqLen, s.mlen));
   return true;
 }
 
@@ -264,6 +279,10 @@ int runRunStep(const RunStepArgs &args, const StepCompiler &compile) {
                error, &planText, executor.kind() != rt::dev::DeviceKind::Host))
     return failDiagnostics(error);
   if (!args.dumpPlan.empty() && !writeText(args.dumpPlan, planText, error))
+    return fail(error);
+  // Before the parameters and inputs take any memory.
+  if (!checkStepFits(spec, shape, args.grads ? StepKind::Grads : StepKind::Forward, plan,
+                     executor, /*keepsCopy=*/false, args.memory, compile, error))
     return fail(error);
 
   // 3. Parameters and inputs.

@@ -1,6 +1,7 @@
 //===- Train.cpp - `xlnetc train`: the pretraining loop -------------------===//
 
 #include "xlnetc/Driver/Train.h"
+#include "xlnetc/Driver/MemoryFit.h"
 #include "xlnetc/Driver/Weights.h"
 #include "runtime/train/AtomicFile.h"
 
@@ -142,7 +143,7 @@ struct Bindings {
 } // namespace
 
 int runTrain(const TrainArgs &args, const StepCompiler &compile) {
-  // 1. Spec, run directory, step count.
+  // 1. Spec, device, the compiled step, run directory, step count.
   ModelSpec spec;
   std::string error;
   if (!loadSpec(args.spec, spec, error))
@@ -166,6 +167,25 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
   StepShape precisionShape = stepShapeFromSpec(spec); // and bf16 needs a device
   if (!applyPrecision(args.precision, executor, precisionShape, error))
     return fail(error);
+  // The compiled training step, and whether it fits: before the run
+  // directory, the tokenizer, the corpus or the parameters take any space,
+  // memory or time.
+  StepShape shape = stepShapeFromSpec(spec);
+  if (shape.reuseLen <= 0)
+    shape.reuseLen = shape.seqLen;
+  shape.precision = precisionShape.precision;
+  rt::Plan plan;
+  if (!compile(spec, shape, StepKind::Train, plan, error, nullptr,
+               executor.kind() != rt::dev::DeviceKind::Host)) {
+    std::cerr << error;
+    return 1;
+  }
+  // The checkpoint's snapshot holds a second copy of the parameters and
+  // moments while it is written.
+  if (!checkStepFits(spec, shape, StepKind::Train, plan, executor, /*keepsCopy=*/true,
+                     args.memory, compile, error))
+    return fail(error);
+
   const std::string outDir =
       args.outDir.empty() ? "runs/" + fs::path(args.spec).stem().string() : args.outDir;
   const std::string ckptPath = (fs::path(outDir) / "checkpoint.safetensors").string();
@@ -235,10 +255,6 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
     return fail(st.message());
   const size_t corpusTokens = corpus.tokens.size();
   const int64_t corpusDocs = corpus.numDocuments;
-  StepShape shape = stepShapeFromSpec(spec);
-  if (shape.reuseLen <= 0)
-    shape.reuseLen = shape.seqLen;
-  shape.precision = precisionShape.precision;
   rt::data::PipelineConfig pipe;
   pipe.batchSize = shape.batch;
   pipe.seqLen = shape.seqLen;
@@ -251,15 +267,10 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
   pipe.seed = uint64_t(spec.seed);
   rt::data::BatchStream stream;
   if (rt::Status st = rt::data::BatchStream::create(std::move(corpus), pipe, stream); !st)
-    return fail(args.data + ": " + st.message());
+    return fail(st.message().rfind(args.data + ":", 0) == 0 // it names the corpus
+                    ? st.message()
+                    : args.data + ": " + st.message());
 
-  // 3. The compiled training step.
-  rt::Plan plan;
-  if (!compile(spec, shape, StepKind::Train, plan, error, nullptr,
-               executor.kind() != rt::dev::DeviceKind::Host)) {
-    std::cerr << error;
-    return 1;
-  }
   const rt::train::ParamShapes shapes = planParamShapes(plan);
   const std::string fingerprint = specFingerprint(spec, shape);
   const bool hasMems = spec.memLen > 0;

@@ -41,6 +41,7 @@ struct TrainArgs {
   /// "fp32" or "bf16"; empty: the spec's `precision` key.
   std::string precision;
   bool noKernelCache = false;
+  MemoryCheckArgs memory;
 };
 
 /// Runs `xlnetc train` with the training step's plan from `compile` (the

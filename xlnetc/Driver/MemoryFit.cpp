@@ -1,0 +1,122 @@
+//===- MemoryFit.cpp - Refuse a step that cannot fit ----------------------===//
+
+#include "xlnetc/Driver/MemoryFit.h"
+
+#include "runtime/MemoryCheck.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace xlnetc {
+
+namespace {
+
+/// The need of one step of `spec` at `batch` rows, or -1 when the step
+/// cannot be compiled at that batch (a bundle holds one shape).
+int64_t needAtBatch(const ModelSpec &spec, StepShape shape, StepKind step, int64_t batch,
+                    bool onDevice, bool keepsCopy, const StepCompiler &compile) {
+  shape.batch = batch;
+  rt::Plan plan;
+  std::string ignored;
+  if (!compile(spec, shape, step, plan, ignored, nullptr, onDevice))
+    return -1;
+  return rt::stepMemoryNeed(plan, onDevice, keepsCopy).total();
+}
+
+/// The hint after "does not fit": the largest batch that fits, or which keys
+/// to reduce when none does.
+std::string fitHint(const ModelSpec &spec, const StepShape &shape, StepKind step,
+                    const rt::StepMemoryNeed &need, int64_t limit, bool onDevice,
+                    bool keepsCopy, const StepCompiler &compile) {
+  const std::string modelKeys = "reduce n_token, d_model, d_inner or n_layer";
+  if (need.stateBytes > limit)
+    return fmt::format("the model's state alone ({}) does not fit: {}",
+                       rt::formatBytes(need.stateBytes), modelKeys);
+  const int64_t unit = spec.biData ? 2 : 1; // bi_data needs an even batch
+  const auto at = [&](int64_t b) {
+    return needAtBatch(spec, shape, step, b, onDevice, keepsCopy, compile);
+  };
+  const int64_t smallest = shape.batch <= unit ? need.total() : at(unit);
+  if (smallest < 0)
+    return "compile the step for a smaller batch (xlnetc compile --batch-size)";
+  if (smallest > limit)
+    return fmt::format("even a batch of {} needs {}: reduce seq_len or mem_len, or {}", unit,
+                       rt::formatBytes(smallest), modelKeys);
+  // The need grows about linearly with the batch: estimate the largest batch
+  // from the two needs, then settle it by compiling (lo fits, hi does not).
+  int64_t lo = unit, hi = shape.batch;
+  const double perRow = double(need.total() - smallest) / double(shape.batch - unit);
+  if (perRow > 0) {
+    int64_t guess = unit + int64_t(std::floor(double(limit - smallest) / perRow));
+    guess = std::clamp<int64_t>(guess / unit * unit, lo, hi - unit);
+    for (int64_t probe : {guess, guess + unit}) {
+      if (probe <= lo || probe >= hi)
+        continue;
+      const int64_t n = at(probe);
+      if (n < 0)
+        break;
+      (n <= limit ? lo : hi) = probe;
+      if (n > limit)
+        break;
+    }
+  }
+  for (int probes = 0; hi - lo > unit && probes < 24; ++probes) {
+    const int64_t mid = (lo + (hi - lo) / 2) / unit * unit;
+    if (mid <= lo)
+      break;
+    const int64_t n = at(mid);
+    if (n < 0)
+      break;
+    (n <= limit ? lo : hi) = mid;
+  }
+  return fmt::format("the largest batch that fits is {} (train_batch_size; --batch-size "
+                     "when compiling a bundle)",
+                     lo);
+}
+
+} // namespace
+
+bool checkStepFits(const ModelSpec &spec, const StepShape &shape, StepKind step,
+                   const rt::Plan &plan, rt::Executor &executor, bool keepsCopy,
+                   const MemoryCheckArgs &args, const StepCompiler &compile,
+                   std::string &error) {
+  if (args.skip)
+    return true;
+  int64_t limit = 0;
+  std::string what;
+  if (!args.limit.empty()) {
+    if (rt::Status st = rt::parseByteSize(args.limit, limit); !st) {
+      error = "--memory-limit: " + st.message();
+      return false;
+    }
+    what = "is the --memory-limit";
+  } else if (rt::Status st = rt::memoryAvailable(executor, limit, what); !st) {
+    error = st.message();
+    return false;
+  }
+  const bool onDevice = executor.kind() != rt::dev::DeviceKind::Host;
+  const rt::StepMemoryNeed need = rt::stepMemoryNeed(plan, onDevice, keepsCopy);
+  if (need.total() <= limit)
+    return true;
+
+  const std::string memory =
+      executor.kind() == rt::dev::DeviceKind::Cuda ? "GPU memory" : "memory";
+  const std::string state = step == StepKind::Train
+                                ? "parameters and Adam moments"
+                                : "parameters";
+  error = fmt::format(
+      "the {} step does not fit: it needs {} of {} but {} {}: {} for the {} (n_token {}, "
+      "d_model {}, d_inner {}, n_layer {}) and {} for the step's activations, gradients "
+      "and inputs (batch {}, seq_len {}, mem_len {}, num_predict {}); {}; "
+      "--no-memory-check skips this check",
+      stepKindName(step), rt::formatBytes(need.total()), memory, rt::formatBytes(limit), what,
+      rt::formatBytes(need.stateBytes), state, spec.nToken, spec.dModel, spec.dInner,
+      spec.nLayer, rt::formatBytes(need.stepBytes), shape.batch, shape.seqLen, shape.mlen,
+      shape.numPredict,
+      fitHint(spec, shape, step, need, limit, onDevice, keepsCopy, compile));
+  return false;
+}
+
+} // namespace xlnetc
