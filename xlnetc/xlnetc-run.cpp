@@ -102,6 +102,7 @@ int runMain(int argc, char **argv) {
                        "fp32 1024 on the host)");
   benchCmd->add_option("--json", bench.json, "Also write the results as JSON");
   benchCmd->add_flag("--no-kernel-cache", bench.noKernelCache, "Compile kernels afresh");
+  xlnetc::addMemoryCheckOptions(benchCmd, bench.memory);
 
   xlnetc::AttentionBenchArgs attn;
   auto *attnCmd = app.add_subcommand(

@@ -1,6 +1,7 @@
 //===- Bench.cpp - Benchmark programs: the training step, the attention --===//
 
 #include "xlnetc/Driver/Bench.h"
+#include "xlnetc/Driver/MemoryFit.h"
 
 #include "xlnetc/Driver/Bundle.h"
 #include "xlnetc/Driver/RunStep.h"
@@ -236,6 +237,9 @@ int runBench(const BenchArgs &args) {
     rt::Plan plan;
     if (!bundleCompiler(b)(spec, b.shape, b.step, plan, error, nullptr, true))
       return failDiagnostics(error);
+    if (!checkStepFits(spec, b.shape, b.step, plan, executor, /*keepsCopy=*/false,
+                       args.memory, bundleCompiler(b), error))
+      return fail(b.dir + ": " + error);
 
     // Random parameters, zero moments and memory, a synthetic batch.
     rt::TensorMap bind = randomParameters(plan, spec.initRange, 1);

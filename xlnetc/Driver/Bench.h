@@ -14,6 +14,8 @@
 #ifndef XLNETC_XLNETC_DRIVER_BENCH_H
 #define XLNETC_XLNETC_DRIVER_BENCH_H
 
+#include "xlnetc/Driver/Commands.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -31,6 +33,7 @@ struct BenchArgs {
   int threads = 0; ///< host executor threads (0: all cores)
   std::string json; ///< also write the results here
   bool noKernelCache = false;
+  MemoryCheckArgs memory;
 };
 
 /// `xlnetc-run bench`; returns the process exit code.
