@@ -328,7 +328,11 @@ Status executeHost(const Plan &plan, const TensorMap &bindings,
       }
       out.push_back(&temps[id]);
     }
+    if (opts.observer)
+      XLNETC_RETURN_IF_ERROR(opts.observer->beforeStep(i, s).withPrefix(where));
     XLNETC_RETURN_IF_ERROR(runStep(s, in, out, opts.seed).withPrefix(where));
+    if (opts.observer)
+      XLNETC_RETURN_IF_ERROR(opts.observer->afterStep(i, s, out).withPrefix(where));
     for (int id : s.out) {
       bound[id] = &temps[id];
       written[id] = true;

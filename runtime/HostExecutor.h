@@ -20,6 +20,9 @@
 namespace xlnetc::rt {
 
 /// Options of one execution.
+struct Step;
+class StepObserver;
+
 struct ExecOptions {
   /// Step seed for dropout and dropatt (docs/Plan.md "Step seed").
   uint64_t seed = 0;
@@ -34,6 +37,21 @@ struct ExecOptions {
   /// that writes it, to prove that the kernels write all of their outputs
   /// (the arena is never zeroed). For tests.
   bool poisonTemps = false;
+  /// host: told before and after every step (the data-parallel gradient
+  /// all-reduce, dist/GradReducer.h); null: none. Not yet on emu and cuda,
+  /// which refuse a step with one.
+  StepObserver *observer = nullptr;
+};
+
+/// Watches the host executor's steps; an error stops the step.
+class StepObserver {
+public:
+  virtual ~StepObserver() = default;
+  /// Before step `index` runs, its inputs bound.
+  virtual Status beforeStep(size_t index, const Step &step) = 0;
+  /// After step `index` wrote `out` (which the observer may change in
+  /// place before any later step reads them).
+  virtual Status afterStep(size_t index, const Step &step, const std::vector<Tensor *> &out) = 0;
 };
 
 /// What the host executor keeps from one step to the next: the memory plan

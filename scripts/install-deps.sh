@@ -13,6 +13,8 @@ packages=(
   libsentencepiece-dev sentencepiece libicu-dev
   # the loss plot of `xlnetc train`
   gnuplot-nox
+  # data-parallel training under mpirun (libxlnetc-mpi.so, data-parallel.test)
+  openmpi-bin libopenmpi-dev
   # pip download, for the SASS tools below
   python3-pip
 )

@@ -80,6 +80,17 @@ if _hf_ok:
     config.substitutions.append(("%hfpython", _hf_python))
 llvm_config.with_system_environment(["XLNETC_HF_PYTHON", "XLNETC_HF_VENV"])
 
+# Data-parallel runs (data-parallel.test): Open MPI's mpirun and the MPI
+# plugin (built when CMake found MPI). Root needs --allow-run-as-root;
+# --oversubscribe lets -np 2 run on a machine that reports one slot.
+import shutil
+_mpirun = shutil.which("mpirun")
+if _mpirun and os.path.exists(os.path.join(config.xlnetc_obj_root, "lib", "libxlnetc-mpi.so")):
+    config.available_features.add("mpi")
+    config.substitutions.append(
+        ("%mpirun", _mpirun + " --allow-run-as-root --oversubscribe"))
+llvm_config.with_system_environment(["OMPI_MCA_btl_vader_single_copy_mechanism"])
+
 # A disk that fills up (disk-full.test): tmpfs mounts of a chosen size need
 # root with CAP_SYS_ADMIN; where a trial mount fails the test is unsupported.
 _probe = os.path.join(config.xlnetc_obj_root, "test", "tmpfs-probe")

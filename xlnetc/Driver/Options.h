@@ -132,6 +132,11 @@ inline void addTrainOptions(CLI::App *cmd, TrainArgs &train) {
                    "the spec's [train] device, default host");
   addPrecisionOption(cmd, train.precision);
   addMemoryCheckOptions(cmd, train.memory);
+  cmd->add_option("--check-ranks-every", train.checkRanksEvery,
+                  "Under mpirun: compare the processes' parameters every K steps (and "
+                  "after the last); a difference stops the run")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
 }
 
 } // namespace xlnetc

@@ -1,6 +1,7 @@
 //===- Train.cpp - `xlnetc train`: the pretraining loop -------------------===//
 
 #include "xlnetc/Driver/Train.h"
+#include "xlnetc/Driver/DataParallel.h"
 #include "xlnetc/Driver/MemoryFit.h"
 #include "xlnetc/Driver/Weights.h"
 #include "runtime/train/AtomicFile.h"
@@ -12,6 +13,8 @@
 #include "runtime/data/BatchStream.h"
 #include "runtime/data/Corpus.h"
 #include "runtime/data/Tokenizer.h"
+#include "runtime/dist/GradReducer.h"
+#include "runtime/dist/Transport.h"
 #include "runtime/host/Kernels.h"
 #include "runtime/train/Checkpoint.h"
 #include "runtime/train/Metrics.h"
@@ -20,6 +23,7 @@
 #include <fmt/core.h>
 
 #include <chrono>
+#include <csignal>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -45,6 +49,18 @@ std::optional<int64_t> nanFaultStep() {
   if (!v || !*v)
     return std::nullopt;
   return std::strtoll(v, nullptr, 10);
+}
+
+/// Test hooks of data-parallel runs, "R:N" (rank R, before step N, 1-based):
+/// XLNETC_FAULT_KILL_RANK kills the rank (SIGKILL), a rank that dies;
+/// XLNETC_FAULT_DESYNC_RANK nudges its mask_emb, ranks whose parameters part.
+bool rankFault(const char *name, int rank, int64_t step) {
+  const char *v = std::getenv(name);
+  if (!v || !*v)
+    return false;
+  char *end = nullptr;
+  const long r = std::strtol(v, &end, 10);
+  return end && *end == ':' && r == rank && std::strtoll(end + 1, nullptr, 10) == step;
 }
 
 /// The SentencePiece model of the run: --tokenizer, else the one this run
@@ -142,7 +158,9 @@ struct Bindings {
 
 } // namespace
 
-int runTrain(const TrainArgs &args, const StepCompiler &compile) {
+/// The run on this process of `world` (docs/Distributed.md).
+static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::dist::Transport &world) {
+  const bool parallel = world.size() > 1, lead = world.rank() == 0;
   // 1. Spec, device, the compiled step, run directory, step count.
   ModelSpec spec;
   std::string error;
@@ -167,13 +185,27 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
   StepShape precisionShape = stepShapeFromSpec(spec); // and bf16 needs a device
   if (!applyPrecision(args.precision, executor, precisionShape, error))
     return fail(error);
+  // Data parallel: this rank's rows of the global batch.
+  RowSplit split;
+  if (rt::Status st = RowSplit::make(world.rank(), world.size(), spec.trainBatchSize,
+                                     spec.biData, split);
+      !st)
+    return fail(st.message());
+  if (parallel && executor.kind() != rt::dev::DeviceKind::Host)
+    return fail(fmt::format("data-parallel training ({}) runs on the host executor today; "
+                            "--device {} is not supported yet (docs/Distributed.md)",
+                            world.description(), rt::dev::deviceKindName(executor.kind())));
+  if (parallel && !args.dumpBatches.empty())
+    return fail("--dump-batches writes one process's batches: run it without mpirun");
   // The compiled training step, and whether it fits: before the run
   // directory, the tokenizer, the corpus or the parameters take any space,
   // memory or time.
-  StepShape shape = stepShapeFromSpec(spec);
-  if (shape.reuseLen <= 0)
-    shape.reuseLen = shape.seqLen;
-  shape.precision = precisionShape.precision;
+  StepShape globalShape = stepShapeFromSpec(spec);
+  if (globalShape.reuseLen <= 0)
+    globalShape.reuseLen = globalShape.seqLen;
+  globalShape.precision = precisionShape.precision;
+  StepShape shape = globalShape; // this rank's step
+  shape.batch = split.localBatch;
   rt::Plan plan;
   if (!compile(spec, shape, StepKind::Train, plan, error, nullptr,
                executor.kind() != rt::dev::DeviceKind::Host)) {
@@ -232,9 +264,25 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
   rt::data::CorpusOptions corpusOptions;
   corpusOptions.keepAccents = spec.keepAccents;
   std::unique_ptr<rt::data::Tokenizer> tokenizer;
-  if (rt::Status st = prepareTokenizer(args, outDir, spec, tokenizer); !st)
-    return fail(st.message());
-  if (!args.resume || !fs::exists(specPath)) {
+  // Rank 0 alone prepares (maybe trains) the tokenizer; the others load
+  // what it kept once it has.
+  if (lead)
+    if (rt::Status st = prepareTokenizer(args, outDir, spec, tokenizer); !st)
+      return fail(st.message());
+  if (parallel) {
+    int ready = 1;
+    if (rt::Status st = world.broadcast(&ready, sizeof ready, 0); !st)
+      return fail(st.message());
+    if (!lead && !rt::data::isIdsCorpusFile(args.data)) {
+      tokenizer = std::make_unique<rt::data::Tokenizer>();
+      const std::string path = args.tokenizer.empty()
+                                   ? (fs::path(outDir) / "spiece.model").string()
+                                   : args.tokenizer;
+      if (rt::Status st = rt::data::Tokenizer::load(path, *tokenizer); !st)
+        return fail(st.message());
+    }
+  }
+  if (lead && (!args.resume || !fs::exists(specPath))) {
     const std::string text =
         writeSpecToml(spec, fmt::format("the spec of this run (from {}), written by xlnetc "
                                         "train; xlnetc export reads it",
@@ -256,7 +304,7 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
   const size_t corpusTokens = corpus.tokens.size();
   const int64_t corpusDocs = corpus.numDocuments;
   rt::data::PipelineConfig pipe;
-  pipe.batchSize = shape.batch;
+  pipe.batchSize = globalShape.batch; // every rank draws the global batch
   pipe.seqLen = shape.seqLen;
   pipe.reuseLen = shape.reuseLen;
   pipe.numPredict = shape.numPredict;
@@ -272,7 +320,8 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
                     : args.data + ": " + st.message());
 
   const rt::train::ParamShapes shapes = planParamShapes(plan);
-  const std::string fingerprint = specFingerprint(spec, shape);
+  // The global shape: a checkpoint is the same whatever N wrote it.
+  const std::string fingerprint = specFingerprint(spec, globalShape);
   const bool hasMems = spec.memLen > 0;
 
   // 4. State: fresh (random init or --init-from) or resumed.
@@ -295,8 +344,9 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
       bind.map[Bindings::m(name)] = std::move(t);
     for (auto &[name, t] : state.adamV)
       bind.map[Bindings::v(name)] = std::move(t);
-    for (auto &[name, t] : state.mems)
-      bind.map[name] = std::move(t);
+    for (auto &[name, t] : state.mems) // the global memory [mem_len, B, d_model]
+      if (rt::Status st = split.slice(t, 1, bind.map[name]); !st)
+        return fail(ckptPath + ": " + name + ": " + st.message());
     std::cout << fmt::format("resumed {} at step {}\n", ckptPath, step);
   } else {
     rt::TensorMap params;
@@ -322,6 +372,14 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
   auto saveCheckpoint = [&]() -> rt::Status {
     rt::train::TrainState state;
     XLNETC_RETURN_IF_ERROR(bind.snapshot(executor, shapes, spec.nLayer, hasMems, state));
+    // Every rank's rows of the memory, in the global order; rank 0 writes.
+    for (auto &[name, t] : state.mems) {
+      rt::Tensor global;
+      XLNETC_RETURN_IF_ERROR(split.gather(world, t, 1, global));
+      t = std::move(global);
+    }
+    if (!lead)
+      return rt::Status::ok();
     state.step = step;
     state.rngState = std::to_string(dropoutSeed);
     state.dataPosition = stream.savePosition();
@@ -331,12 +389,13 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
   };
 
   rt::train::MetricsWriter metrics;
-  if (rt::Status st = metrics.open(metricsPath, args.resume ? std::optional<int64_t>(step)
-                                                            : std::nullopt);
-      !st)
-    return fail(st.message());
+  if (lead)
+    if (rt::Status st = metrics.open(metricsPath, args.resume ? std::optional<int64_t>(step)
+                                                              : std::nullopt);
+        !st)
+      return fail(st.message());
 
-  const int64_t tokensPerStep = shape.batch * shape.seqLen;
+  const int64_t tokensPerStep = globalShape.batch * globalShape.seqLen;
   int64_t numParams = 0;
   for (const auto &[name, paramShape] : shapes)
     numParams += rt::numelOf(paramShape);
@@ -348,11 +407,15 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
       "  corpus {}: {} tokens, {} documents, {} batches per epoch; tokenizer {}\n"
       "  run directory {} (checkpoint every {}, metrics {})\n",
       args.spec, spec.nLayer, spec.dModel, numParams,
-      shape.batch, shape.seqLen, spec.memLen, shape.reuseLen, totalSteps, args.data,
+      globalShape.batch, shape.seqLen, spec.memLen, shape.reuseLen, totalSteps, args.data,
       corpusTokens, corpusDocs, stream.stepsPerEpoch(),
       tokenizer ? tokenizer->path() : std::string("(ids corpus)"), outDir,
       args.checkpointEvery > 0 ? std::to_string(args.checkpointEvery) : "run (end only)",
       metricsPath);
+  if (parallel)
+    std::cout << fmt::format("  data parallel: {}, {} rows each; parameters compared every "
+                             "{} steps\n",
+                             world.description(), split.localBatch, args.checkRanksEvery);
 
   // 5. The loop. The parameters, moments and memory go to the executor with
   //    the first step and stay there (on the device for emu and cuda).
@@ -360,6 +423,18 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
   executor.setCarry(carry);
   rt::ExecOptions exec;
   exec.threads = args.threads;
+  // Data parallel: the gradients are all-reduced before clipping and Adam.
+  rt::dist::GradReducer reducer;
+  if (parallel) {
+    if (rt::Status st =
+            rt::dist::GradReducer::create(plan, world, rt::dist::kDefaultBucketBytes, reducer);
+        !st)
+      return fail(st.message());
+    exec.observer = &reducer;
+  }
+  // Per prepared step: every rank's predicted tokens (Σ target_mask), the
+  // weights of its loss and gradient in the global batch's.
+  std::vector<double> counts(size_t(world.size()), 1.0), nextCounts = counts;
   const std::optional<int64_t> faultStep = nanFaultStep();
   const auto runStart = Clock::now();
   auto intervalStart = runStart;
@@ -373,6 +448,19 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
     rt::data::Batch batch;
     if (rt::Status st = stream.next(batch); !st)
       return st;
+    if (parallel) { // this rank's rows, and every rank's token count
+      for (auto &[name, t] : batch.tensors)
+        if (name.rfind("raw.", 0) != 0) {
+          rt::Tensor mine;
+          XLNETC_RETURN_IF_ERROR(split.slice(t, 0, mine).withPrefix(name + ": "));
+          t = std::move(mine);
+        }
+      const rt::Tensor &mask = batch.tensors.at("target_mask");
+      double count = 0;
+      for (int64_t i = 0; i < mask.numel(); ++i)
+        count += mask.f32()[i];
+      XLNETC_RETURN_IF_ERROR(gatherDoubles(world, count, nextCounts));
+    }
     if (!args.dumpBatches.empty()) {
       rt::data::Batch dumped = batch;
       for (int64_t l = 0; hasMems && l < spec.nLayer; ++l) {
@@ -396,6 +484,13 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
       poisoned.f32()[0] = NAN;
       bind.map["transformer.mask_emb"] = std::move(poisoned);
     }
+    if (rankFault("XLNETC_FAULT_DESYNC_RANK", world.rank(), next + 1)) {
+      rt::Tensor nudged;
+      if (rt::Status st = bind.get(executor, "transformer.mask_emb", nudged); !st)
+        return st;
+      nudged.f32()[0] += 1e-3f;
+      bind.map["transformer.mask_emb"] = std::move(nudged);
+    }
 
     return rt::Status::ok();
   };
@@ -413,6 +508,19 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
     // The device runs step + 1 while the host builds the next step's batch;
     // its loss and gradient norm come back when it ends (finish).
     exec.seed = stepSeed(dropoutSeed, step);
+    if (parallel) { // each rank its own dropout masks
+      exec.seed = rt::host::splitmix64(exec.seed ^ uint64_t(world.rank() + 1));
+      counts = nextCounts;
+      double total = 0;
+      for (double c : counts)
+        total += c;
+      std::vector<double> weights;
+      for (double c : counts)
+        weights.push_back(total > 0 ? c / total : 1.0 / double(counts.size()));
+      reducer.setWeights(weights);
+    }
+    if (rankFault("XLNETC_FAULT_KILL_RANK", world.rank(), step + 1))
+      std::raise(SIGKILL);
     if (rt::Status st = executor.start(plan, bind.map, exec); !st)
       return fail(fmt::format("step {}: {}", step + 1, st.message()));
     // The step's results are the state of the next step: the executor
@@ -424,7 +532,16 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
       prepared = prepareInputs(step + 1);
     if (rt::Status st = executor.finish(outputs); !st)
       return fail(fmt::format("step {}: {}", step + 1, st.message()));
-    const double loss = outputs.at("loss").f32()[0];
+    double loss = outputs.at("loss").f32()[0];
+    if (parallel) { // the global batch's loss: Σ_r loss_r · count_r / Σ count_r
+      std::vector<double> losses;
+      if (rt::Status st = gatherDoubles(world, loss, losses); !st)
+        return fail(st.message());
+      double num = 0, den = 0;
+      for (size_t r = 0; r < losses.size(); ++r)
+        num += losses[r] * counts[r], den += counts[r];
+      loss = num / den;
+    }
     const double gnorm = outputs.at("grad_norm").f32()[0];
     const double lr = outputs.at("lr").f32()[0];
     // The executor has already taken this step's (poisoned) state as the
@@ -455,8 +572,18 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
     m.gradNorm = gnorm;
     m.tokensPerSec = tokPerSec;
     m.elapsedSec = elapsed;
-    if (rt::Status st = metrics.log(m); !st)
-      return fail(st.message());
+    if (lead)
+      if (rt::Status st = metrics.log(m); !st)
+        return fail(st.message());
+    // The ranks must still train one model: their parameters, hashed.
+    if (parallel && (step % args.checkRanksEvery == 0 || step == totalSteps)) {
+      rt::TensorMap params;
+      for (const auto &[name, paramShape] : shapes)
+        if (rt::Status st = bind.get(executor, name, params[name]); !st)
+          return fail(st.message());
+      if (rt::Status st = checkSameOnEveryRank(world, hashTensors(params), step); !st)
+        return fail(st.message());
+    }
     if (step % logEvery == 0 || step == totalSteps || step == firstStep + 1) {
       rt::train::ProgressInfo p;
       p.step = step;
@@ -484,7 +611,8 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
     if (rt::Status st = saveCheckpoint(); !st)
       return fail(st.message());
   }
-  metrics.close();
+  if (lead)
+    metrics.close();
   const double elapsed = std::chrono::duration<double>(Clock::now() - runStart).count();
   const int64_t ran = step - firstStep;
   std::cout << fmt::format("done: {} steps in {}, {}; checkpoint {}\n", ran,
@@ -492,7 +620,7 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
                            rt::train::formatTokensPerSec(
                                elapsed > 0 ? double(ran * tokensPerStep) / elapsed : 0),
                            ckptPath);
-  if (!args.noPlot) {
+  if (lead && !args.noPlot) {
     std::string png = (fs::path(outDir) / "loss.png").string(), warning;
     if (rt::Status st = rt::train::plotLossCurve(metricsPath, png, warning); !st)
       std::cerr << "xlnetc: warning: no loss plot: " << st.message() << "\n";
@@ -502,6 +630,24 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
       std::cout << "loss curve: " << png << "\n";
   }
   return 0;
+}
+
+int runTrain(const TrainArgs &args, const StepCompiler &compile) {
+  std::unique_ptr<rt::dist::Transport> world;
+  if (rt::Status st = rt::dist::openTransport(world); !st)
+    return fail(st.message());
+  if (world->size() == 1)
+    return trainOnRank(args, compile, *world);
+  // Rank 0 alone prints the progress; every rank reports its errors, and one
+  // that fails ends the job, so no rank waits for it in a collective.
+  std::ostream null(nullptr);
+  std::streambuf *saved = world->rank() == 0 ? nullptr : std::cout.rdbuf(null.rdbuf());
+  const int rc = trainOnRank(args, compile, *world);
+  if (saved)
+    std::cout.rdbuf(saved);
+  if (rc != 0)
+    world->abort(rc);
+  return rc;
 }
 
 } // namespace xlnetc

@@ -42,6 +42,9 @@ struct TrainArgs {
   std::string precision;
   bool noKernelCache = false;
   MemoryCheckArgs memory;
+  /// Data parallel: compare the ranks' parameters (a hash) every K steps
+  /// and after the last.
+  int64_t checkRanksEvery = 50;
 };
 
 /// Runs `xlnetc train` with the training step's plan from `compile` (the

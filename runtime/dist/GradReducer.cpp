@@ -1,0 +1,152 @@
+//===- GradReducer.cpp - The data-parallel gradient all-reduce ------------===//
+
+#include "runtime/dist/GradReducer.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace xlnetc::rt::dist {
+
+Status GradReducer::create(const Plan &plan, Transport &transport, int64_t bucketBytes,
+                           GradReducer &out) {
+  GradReducer r;
+  r.transport_ = &transport;
+  r.plan_ = &plan;
+  // 1. The gradients: the global_norm step's inputs.
+  const Step *norm = nullptr;
+  for (size_t i = 0; i < plan.steps.size(); ++i)
+    if (plan.steps[i].kind == OpKind::GlobalNorm) {
+      if (norm)
+        return Status::error("data-parallel training: the plan has two global_norm steps");
+      norm = &plan.steps[i];
+      r.normStep_ = i;
+    }
+  if (!norm)
+    return Status::error("data-parallel training needs a training step (the plan has no "
+                         "global_norm step whose inputs are the gradients)");
+  // 2. Who writes each gradient, and that nothing reads one before the norm.
+  const size_t n = plan.buffers.size();
+  std::vector<int64_t> writer(n, -1);
+  std::vector<bool> isGrad(n, false);
+  for (int id : norm->in) {
+    if (plan.buffers[size_t(id)].dtype != DType::F32)
+      return Status::error(fmt::format("data-parallel training: gradient buffer {} is not "
+                                       "f32",
+                                       id));
+    isGrad[size_t(id)] = true;
+  }
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    for (int id : plan.steps[i].out)
+      if (isGrad[size_t(id)])
+        writer[size_t(id)] = int64_t(i);
+    if (i < r.normStep_)
+      for (int id : plan.steps[i].in)
+        if (isGrad[size_t(id)])
+          return Status::error(fmt::format(
+              "data-parallel training: step {} ({}) reads gradient buffer {} before the "
+              "all-reduce",
+              i, plan.steps[i].op, id));
+  }
+  std::vector<int> grads(norm->in.begin(), norm->in.end());
+  for (int id : grads)
+    if (writer[size_t(id)] < 0)
+      return Status::error(fmt::format("data-parallel training: gradient buffer {} is not "
+                                       "written by a step",
+                                       id));
+  // 3. Buckets in the order the backward finishes the gradients.
+  std::stable_sort(grads.begin(), grads.end(),
+                   [&](int a, int b) { return writer[size_t(a)] < writer[size_t(b)]; });
+  grads.erase(std::unique(grads.begin(), grads.end()), grads.end());
+  const int64_t cap = std::max<int64_t>(1, bucketBytes / int64_t(sizeof(float)));
+  for (int id : grads) {
+    const int64_t floats = numelOf(plan.buffers[size_t(id)].shape);
+    if (r.buckets_.empty() || r.buckets_.back().floats + floats > cap)
+      r.buckets_.emplace_back();
+    Bucket &b = r.buckets_.back();
+    b.buffers.push_back(id);
+    b.floats += floats;
+    b.readyAfter = size_t(writer[size_t(id)]);
+  }
+  r.written_.assign(n, nullptr);
+  r.reduced_.assign(r.buckets_.size(), false);
+  r.weights_.assign(size_t(transport.size()), 1.0 / transport.size());
+  out = std::move(r);
+  return Status::ok();
+}
+
+Status GradReducer::beforeStep(size_t index, const Step &) {
+  if (index == 0) { // a new step
+    std::fill(written_.begin(), written_.end(), nullptr);
+    std::fill(reduced_.begin(), reduced_.end(), false);
+    reducedOrder_.clear();
+  }
+  if (index == normStep_)
+    for (size_t b = 0; b < buckets_.size(); ++b)
+      if (!reduced_[b])
+        return Status::error(fmt::format("internal error: gradient bucket {} was not "
+                                         "reduced before the optimizer",
+                                         b));
+  return Status::ok();
+}
+
+Status GradReducer::afterStep(size_t index, const Step &step,
+                              const std::vector<Tensor *> &out) {
+  for (size_t k = 0; k < step.out.size(); ++k)
+    written_[size_t(step.out[k])] = out[k];
+  for (size_t b = 0; b < buckets_.size(); ++b) {
+    const Bucket &bucket = buckets_[b];
+    if (reduced_[b] || bucket.readyAfter != index)
+      continue;
+    // Pack, reduce, unpack.
+    flat_.resize(size_t(bucket.floats));
+    int64_t at = 0;
+    for (int id : bucket.buffers) {
+      const Tensor *t = written_[size_t(id)];
+      std::memcpy(flat_.data() + at, t->f32(), t->nbytes());
+      at += t->numel();
+    }
+    XLNETC_RETURN_IF_ERROR(reduce(flat_.data(), bucket.floats));
+    at = 0;
+    for (int id : bucket.buffers) {
+      Tensor *t = written_[size_t(id)];
+      std::memcpy(t->f32(), flat_.data() + at, t->nbytes());
+      at += t->numel();
+    }
+    reduced_[b] = true;
+    reducedOrder_.push_back(b);
+  }
+  return Status::ok();
+}
+
+Status GradReducer::reduce(float *data, int64_t n) {
+  const int size = transport_->size(), rank = transport_->rank();
+  if (weights_.size() != size_t(size))
+    return Status::error("internal error: the reducer's weights do not match the world");
+  // Shard r: [offset[r], offset[r] + count[r]).
+  std::vector<int64_t> count(static_cast<size_t>(size)), offset(static_cast<size_t>(size));
+  for (int r = 0; r < size; ++r) {
+    offset[size_t(r)] = n * r / size;
+    count[size_t(r)] = n * (r + 1) / size - offset[size_t(r)];
+  }
+  const int64_t mineCount = count[size_t(rank)];
+  // Everyone's copy of my shard, rank by rank.
+  pieces_.resize(size_t(mineCount * size));
+  std::vector<int64_t> recvCount(static_cast<size_t>(size), mineCount),
+      recvOffset(static_cast<size_t>(size));
+  for (int r = 0; r < size; ++r)
+    recvOffset[size_t(r)] = mineCount * r;
+  XLNETC_RETURN_IF_ERROR(
+      transport_->allToAll(data, count, offset, pieces_.data(), recvCount, recvOffset));
+  mine_.resize(size_t(mineCount));
+  for (int64_t j = 0; j < mineCount; ++j) {
+    double sum = 0.0;
+    for (int r = 0; r < size; ++r)
+      sum += weights_[size_t(r)] * double(pieces_[size_t(mineCount * r + j)]);
+    mine_[size_t(j)] = float(sum);
+  }
+  return transport_->allGather(mine_.data(), count, offset, data);
+}
+
+} // namespace xlnetc::rt::dist

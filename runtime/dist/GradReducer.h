@@ -1,0 +1,83 @@
+//===- GradReducer.h - The data-parallel gradient all-reduce ---*- C++ -*-===//
+//
+// In a data-parallel training step every rank runs the same plan on its own
+// rows; before clipping and Adam, each gradient becomes the gradient of the
+// global batch's loss. The gradients are the inputs of the plan's
+// global_norm step. They are grouped in buckets of about `bucketBytes`, in
+// the order the backward finishes them (the last layer's first), and a
+// bucket is reduced as soon as the step writing its last gradient has run
+// (a StepObserver of the host executor), in place; the global_norm step
+// checks that every bucket has been.
+//
+// The reduction is deterministic and identical on every rank: the bucket's
+// floats are cut into one contiguous shard per rank; rank r receives every
+// rank's copy of shard r (all-to-all), sums them in rank order in double,
+// weighted, and every rank gathers every reduced shard (all-gather). The
+// weights are w_r = count_r / Σ count, count_r the rank's predicted tokens
+// (Σ target_mask): the loss is Σ ptl·mask / Σ mask over the rank's rows, so
+// Σ_r w_r · grad_r is exactly the gradient of the global batch's loss, the
+// loss a single process computes over all rows. With equal counts it is
+// the official mean over towers, (1/N) Σ_r grad_r.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef XLNETC_RUNTIME_DIST_GRADREDUCER_H
+#define XLNETC_RUNTIME_DIST_GRADREDUCER_H
+
+#include "runtime/HostExecutor.h"
+#include "runtime/Plan.h"
+#include "runtime/dist/Transport.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace xlnetc::rt::dist {
+
+/// DDP's default bucket size.
+constexpr int64_t kDefaultBucketBytes = int64_t(25) << 20;
+
+class GradReducer final : public StepObserver {
+public:
+  struct Bucket {
+    std::vector<int> buffers; ///< gradient buffer ids, in the order they are written
+    int64_t floats = 0;
+    size_t readyAfter = 0; ///< the step that writes its last gradient
+  };
+
+  /// Finds `plan`'s gradients (its global_norm step's inputs) and buckets
+  /// them; an error when the plan has no global_norm or reads a gradient
+  /// before it (the reduced value would come too late).
+  static Status create(const Plan &plan, Transport &transport, int64_t bucketBytes,
+                       GradReducer &out);
+
+  /// This step's weights, one per rank (they sum to 1).
+  void setWeights(std::vector<double> weights) { weights_ = std::move(weights); }
+
+  const std::vector<Bucket> &buckets() const { return buckets_; }
+  /// The buckets in the order this step reduced them (for tests).
+  const std::vector<size_t> &reducedOrder() const { return reducedOrder_; }
+
+  Status beforeStep(size_t index, const Step &step) override;
+  Status afterStep(size_t index, const Step &step, const std::vector<Tensor *> &out) override;
+
+  /// The weighted, deterministic all-reduce of `data` (n floats) in place,
+  /// as a bucket's (exposed for tests).
+  Status reduce(float *data, int64_t n);
+
+private:
+  Transport *transport_ = nullptr;
+  const Plan *plan_ = nullptr;
+  std::vector<Bucket> buckets_;
+  size_t normStep_ = 0;
+  std::vector<double> weights_;
+  /// Per buffer id: the tensor a step wrote this step (null before).
+  std::vector<Tensor *> written_;
+  std::vector<bool> reduced_;
+  std::vector<size_t> reducedOrder_;
+  std::vector<float> flat_, mine_, pieces_;
+};
+
+} // namespace xlnetc::rt::dist
+
+#endif // XLNETC_RUNTIME_DIST_GRADREDUCER_H

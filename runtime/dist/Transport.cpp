@@ -1,0 +1,204 @@
+//===- Transport.cpp - One process, or MPI through its plugin -------------===//
+
+#include "runtime/dist/Transport.h"
+
+#include "runtime/dist/MpiPlugin.h"
+
+#include <fmt/format.h>
+
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <filesystem>
+#include <unistd.h>
+
+namespace xlnetc::rt::dist {
+
+namespace {
+
+/// A world of one: every collective is a copy.
+class SingleProcess final : public Transport {
+public:
+  int rank() const override { return 0; }
+  int size() const override { return 1; }
+  std::string description() const override { return "one process"; }
+  Status allToAll(const float *send, const std::vector<int64_t> &sendCount,
+                  const std::vector<int64_t> &sendOffset, float *recv,
+                  const std::vector<int64_t> &, const std::vector<int64_t> &recvOffset) override {
+    std::memcpy(recv + recvOffset[0], send + sendOffset[0], size_t(sendCount[0]) * sizeof(float));
+    return Status::ok();
+  }
+  Status allGather(const float *send, const std::vector<int64_t> &count,
+                   const std::vector<int64_t> &offset, float *recv) override {
+    std::memmove(recv + offset[0], send, size_t(count[0]) * sizeof(float));
+    return Status::ok();
+  }
+  Status allGatherBytes(const void *send, int64_t bytes, void *recv) override {
+    std::memmove(recv, send, size_t(bytes));
+    return Status::ok();
+  }
+  Status broadcast(void *, int64_t, int) override { return Status::ok(); }
+  void abort(int) override {}
+};
+
+/// The plugin's functions.
+struct MpiApi {
+  int (*version)(void);
+  int (*init)(int *, int *, char *, int);
+  int (*alltoallv)(const float *, const int *, const int *, float *, const int *, const int *);
+  int (*allgatherv)(const float *, int, float *, const int *, const int *);
+  int (*allgatherBytes)(const void *, int, void *);
+  int (*bcast)(void *, int, int);
+  void (*abort)(int);
+  int (*finalize)(void);
+};
+
+Status toInts(const std::vector<int64_t> &v, std::vector<int> &out, const char *what) {
+  out.resize(v.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (v[i] < 0 || v[i] > INT_MAX)
+      return Status::error(fmt::format("{}: {} elements exceed one MPI transfer", what, v[i]));
+    out[i] = int(v[i]);
+  }
+  return Status::ok();
+}
+
+Status mpiStatus(int rc, const char *what) {
+  return rc == 0 ? Status::ok()
+                 : Status::error(fmt::format("MPI {} failed (error code {})", what, rc));
+}
+
+class MpiTransport final : public Transport {
+public:
+  MpiTransport(void *handle, MpiApi api, int rank, int size, std::string library)
+      : handle_(handle), api_(api), rank_(rank), size_(size), library_(std::move(library)) {}
+  ~MpiTransport() override { api_.finalize(); } // the handle stays: MPI may run atexit
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  std::string description() const override {
+    return fmt::format("MPI ({}), {} processes", library_, size_);
+  }
+  Status allToAll(const float *send, const std::vector<int64_t> &sendCount,
+                  const std::vector<int64_t> &sendOffset, float *recv,
+                  const std::vector<int64_t> &recvCount,
+                  const std::vector<int64_t> &recvOffset) override {
+    std::vector<int> sc, so, rc, ro;
+    XLNETC_RETURN_IF_ERROR(toInts(sendCount, sc, "all-to-all"));
+    XLNETC_RETURN_IF_ERROR(toInts(sendOffset, so, "all-to-all"));
+    XLNETC_RETURN_IF_ERROR(toInts(recvCount, rc, "all-to-all"));
+    XLNETC_RETURN_IF_ERROR(toInts(recvOffset, ro, "all-to-all"));
+    return mpiStatus(api_.alltoallv(send, sc.data(), so.data(), recv, rc.data(), ro.data()),
+                     "all-to-all");
+  }
+  Status allGather(const float *send, const std::vector<int64_t> &count,
+                   const std::vector<int64_t> &offset, float *recv) override {
+    std::vector<int> c, o;
+    XLNETC_RETURN_IF_ERROR(toInts(count, c, "all-gather"));
+    XLNETC_RETURN_IF_ERROR(toInts(offset, o, "all-gather"));
+    return mpiStatus(api_.allgatherv(send, c[size_t(rank_)], recv, c.data(), o.data()),
+                     "all-gather");
+  }
+  Status allGatherBytes(const void *send, int64_t bytes, void *recv) override {
+    if (bytes > INT_MAX)
+      return Status::error("all-gather: too many bytes for one MPI transfer");
+    return mpiStatus(api_.allgatherBytes(send, int(bytes), recv), "all-gather");
+  }
+  Status broadcast(void *data, int64_t bytes, int root) override {
+    auto *p = static_cast<char *>(data);
+    for (int64_t done = 0; done < bytes;) { // in pieces of at most 1 GiB
+      const int n = int(std::min<int64_t>(bytes - done, int64_t(1) << 30));
+      XLNETC_RETURN_IF_ERROR(mpiStatus(api_.bcast(p + done, n, root), "broadcast"));
+      done += n;
+    }
+    return Status::ok();
+  }
+  void abort(int code) override { api_.abort(code); }
+
+private:
+  void *handle_;
+  MpiApi api_;
+  int rank_, size_;
+  std::string library_;
+};
+
+/// Where the plugin is: $XLNETC_MPI_PLUGIN, else beside the executable,
+/// else ../lib from it, else the loader's search path.
+std::vector<std::string> pluginCandidates() {
+  if (const char *env = std::getenv("XLNETC_MPI_PLUGIN"); env && *env)
+    return {env};
+  std::vector<std::string> out;
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    out.push_back((exe.parent_path() / "libxlnetc-mpi.so").string());
+    out.push_back((exe.parent_path().parent_path() / "lib" / "libxlnetc-mpi.so").string());
+  }
+  out.push_back("libxlnetc-mpi.so");
+  return out;
+}
+
+int envInt(const char *name) {
+  const char *v = std::getenv(name);
+  return v && *v ? std::atoi(v) : 0;
+}
+
+} // namespace
+
+int launcherWorldSize() {
+  for (const char *name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MV2_COMM_WORLD_SIZE"})
+    if (int n = envInt(name); n > 0)
+      return n;
+  if (std::getenv("SLURM_STEP_ID")) // inside srun
+    if (int n = envInt("SLURM_NTASKS"); n > 0)
+      return n;
+  return 1;
+}
+
+std::unique_ptr<Transport> singleProcess() { return std::make_unique<SingleProcess>(); }
+
+Status openTransport(std::unique_ptr<Transport> &out) {
+  if (launcherWorldSize() <= 1) {
+    out = singleProcess();
+    return Status::ok();
+  }
+  std::string tried;
+  void *handle = nullptr;
+  for (const std::string &path : pluginCandidates()) {
+    handle = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
+    if (handle)
+      break;
+    tried += fmt::format("\n  {}: {}", path, dlerror());
+  }
+  if (!handle)
+    return Status::error(fmt::format(
+        "this process was started by an MPI launcher ({} processes) but the MPI plugin "
+        "libxlnetc-mpi.so could not be loaded (it is built when CMake finds MPI: install "
+        "libopenmpi-dev and rebuild; $XLNETC_MPI_PLUGIN names it):{}",
+        launcherWorldSize(), tried));
+  MpiApi api{};
+  const auto sym = [&](const char *name, auto &fn) {
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(handle, name));
+    return fn != nullptr;
+  };
+  if (!sym("xlnetc_mpi_version", api.version) || !sym("xlnetc_mpi_init", api.init) ||
+      !sym("xlnetc_mpi_alltoallv_f32", api.alltoallv) ||
+      !sym("xlnetc_mpi_allgatherv_f32", api.allgatherv) ||
+      !sym("xlnetc_mpi_allgather_bytes", api.allgatherBytes) ||
+      !sym("xlnetc_mpi_bcast_bytes", api.bcast) || !sym("xlnetc_mpi_abort", api.abort) ||
+      !sym("xlnetc_mpi_finalize", api.finalize))
+    return Status::error("libxlnetc-mpi.so lacks a function of the plugin interface");
+  if (api.version() != XLNETC_MPI_PLUGIN_VERSION)
+    return Status::error(fmt::format("libxlnetc-mpi.so has interface version {}; this xlnetc "
+                                     "needs {} (rebuild them together)",
+                                     api.version(), XLNETC_MPI_PLUGIN_VERSION));
+  int rank = 0, size = 0;
+  char library[256] = {};
+  if (int rc = api.init(&rank, &size, library, int(sizeof library)); rc != 0)
+    return Status::error(fmt::format("MPI_Init failed (error code {})", rc));
+  out = std::make_unique<MpiTransport>(handle, api, rank, size, library);
+  return Status::ok();
+}
+
+} // namespace xlnetc::rt::dist

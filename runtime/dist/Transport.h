@@ -1,0 +1,72 @@
+//===- Transport.h - The processes of a data-parallel run ------*- C++ -*-===//
+//
+// What `xlnetc train` needs from the launcher's processes (docs/Distributed.md):
+// its rank and the world's size, and a few blocking collectives on bytes and
+// floats. One process alone is a world of size 1 (no MPI involved). Under
+// mpirun or srun the transport is MPI, reached through the plugin
+// libxlnetc-mpi.so (runtime/dist/MpiPlugin.cpp), which alone links libmpi:
+// xlnetc and xlnetc-run load it with dlopen, so they still run on machines
+// without MPI.
+//
+// The collectives are the MPI ones the deterministic all-reduce
+// (GradReducer.h) is built from; every rank must call them in the same
+// order. Errors inside MPI end the whole job (MPI's default error handler),
+// so a rank that dies never leaves the others waiting.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef XLNETC_RUNTIME_DIST_TRANSPORT_H
+#define XLNETC_RUNTIME_DIST_TRANSPORT_H
+
+#include "runtime/Status.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace xlnetc::rt::dist {
+
+class Transport {
+public:
+  virtual ~Transport() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  /// "MPI (Open MPI 4.1.4), 2 processes" / "one process".
+  virtual std::string description() const = 0;
+
+  /// Every rank sends send[sendOffset[r], + sendCount[r]) to rank r and
+  /// receives rank r's piece at recv[recvOffset[r], + recvCount[r]) (floats).
+  virtual Status allToAll(const float *send, const std::vector<int64_t> &sendCount,
+                          const std::vector<int64_t> &sendOffset, float *recv,
+                          const std::vector<int64_t> &recvCount,
+                          const std::vector<int64_t> &recvOffset) = 0;
+  /// Every rank contributes count[rank()] floats; everyone receives all of
+  /// them, rank r's at recv[offset[r]].
+  virtual Status allGather(const float *send, const std::vector<int64_t> &count,
+                           const std::vector<int64_t> &offset, float *recv) = 0;
+  /// Every rank contributes `bytes` bytes; recv holds size() × bytes, by rank.
+  virtual Status allGatherBytes(const void *send, int64_t bytes, void *recv) = 0;
+  /// Rank `root`'s bytes to every rank.
+  virtual Status broadcast(void *data, int64_t bytes, int root) = 0;
+  /// Ends every process of the job with `code` (a rank that cannot go on
+  /// must not leave the others waiting in a collective).
+  virtual void abort(int code) = 0;
+};
+
+/// The world of this process: MPI when a launcher started it (Open MPI's
+/// mpirun, or srun / MPICH through PMI or PMIx) with more than one process,
+/// else one process. An MPI launch without the plugin or libmpi is an error
+/// saying what is missing.
+Status openTransport(std::unique_ptr<Transport> &out);
+
+/// A world of one process (every collective copies).
+std::unique_ptr<Transport> singleProcess();
+
+/// The world size a launcher announced in the environment (OMPI_COMM_WORLD_SIZE,
+/// PMIX_SIZE... none: 1), before any MPI call.
+int launcherWorldSize();
+
+} // namespace xlnetc::rt::dist
+
+#endif // XLNETC_RUNTIME_DIST_TRANSPORT_H

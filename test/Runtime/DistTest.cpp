@@ -1,0 +1,167 @@
+//===- DistTest.cpp - The data-parallel all-reduce and its buckets --------===//
+//
+// Runs in the suite as one process (a world of one), and under
+// `mpirun -np 2` (test/Training/dist-unit.test, --gtest_filter=Dist*) through
+// the MPI transport: every rank runs the same tests, so their collectives
+// line up.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/dist/GradReducer.h"
+#include "runtime/dist/Transport.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+using namespace xlnetc::rt;
+using namespace xlnetc::rt::dist;
+
+namespace {
+
+/// The process's world, opened once (MPI_Init may run once).
+Transport &world() {
+  static std::unique_ptr<Transport> w = [] {
+    std::unique_ptr<Transport> t;
+    Status st = openTransport(t);
+    if (!st) {
+      ADD_FAILURE() << st.message();
+      t = singleProcess();
+    }
+    return t;
+  }();
+  return *w;
+}
+
+/// A plan whose steps 0, 1, 2 write gradients g2, g0, g1 (in that order) and
+/// whose step 3 is the global_norm over g0, g1, g2; `early` makes step 2
+/// read g2 as well (before the all-reduce).
+Plan gradPlan(bool early = false, bool withNorm = true) {
+  Plan p;
+  const std::vector<int64_t> sizes = {3, 5, 4}; // g0, g1, g2 floats
+  for (int i = 0; i < 3; ++i) {
+    Buffer b;
+    b.id = i;
+    b.shape = {sizes[size_t(i)]};
+    p.buffers.push_back(b);
+  }
+  Buffer norm;
+  norm.id = 3;
+  norm.shape = {};
+  p.buffers.push_back(norm);
+  const auto step = [](OpKind kind, std::vector<int> in, std::vector<int> out) {
+    Step s;
+    s.kind = kind;
+    s.op = kind == OpKind::GlobalNorm ? "global_norm" : "add";
+    s.in = std::move(in);
+    s.out = std::move(out);
+    return s;
+  };
+  p.steps.push_back(step(OpKind::Add, {}, {2}));
+  p.steps.push_back(step(OpKind::Add, {}, {0}));
+  p.steps.push_back(step(OpKind::Add, early ? std::vector<int>{2} : std::vector<int>{}, {1}));
+  if (withNorm)
+    p.steps.push_back(step(OpKind::GlobalNorm, {0, 1, 2}, {3}));
+  return p;
+}
+
+/// What rank r contributes at element i.
+float value(int r, int64_t i) { return float(r + 1) * (0.5f + float(i)) + 1e-3f * float(r); }
+
+} // namespace
+
+TEST(Dist, ReduceIsTheWeightedSumInRankOrderOnEveryRank) {
+  Transport &w = world();
+  GradReducer reducer;
+  Plan plan = gradPlan();
+  ASSERT_TRUE(GradReducer::create(plan, w, kDefaultBucketBytes, reducer));
+  std::vector<double> weights;
+  double total = 0;
+  for (int r = 0; r < w.size(); ++r)
+    total += r + 2.0;
+  for (int r = 0; r < w.size(); ++r)
+    weights.push_back((r + 2.0) / total);
+  reducer.setWeights(weights);
+  // 7 floats: shards of unequal size when the world does not divide them.
+  const int64_t n = 7;
+  std::vector<float> data(n);
+  for (int64_t i = 0; i < n; ++i)
+    data[size_t(i)] = value(w.rank(), i);
+  ASSERT_TRUE(reducer.reduce(data.data(), n));
+  for (int64_t i = 0; i < n; ++i) {
+    double want = 0;
+    for (int r = 0; r < w.size(); ++r)
+      want += weights[size_t(r)] * double(value(r, i));
+    EXPECT_EQ(data[size_t(i)], float(want)) << "element " << i;
+  }
+  // The same bits on every rank.
+  uint64_t mine = 0;
+  for (float f : data) {
+    uint32_t bits;
+    std::memcpy(&bits, &f, 4);
+    mine = mine * 1000003u + bits;
+  }
+  std::vector<uint64_t> all(size_t(w.size()));
+  ASSERT_TRUE(w.allGatherBytes(&mine, sizeof mine, all.data()));
+  for (int r = 0; r < w.size(); ++r)
+    EXPECT_EQ(all[size_t(r)], all[0]) << "rank " << r;
+}
+
+TEST(Dist, BucketsFollowTheBackwardAndReduceAsSoonAsReady) {
+  Transport &w = world();
+  GradReducer reducer;
+  Plan plan = gradPlan();
+  // Room for 8 floats per bucket: g2 (4, step 0) and g0 (3, step 1) share
+  // one; g1 (5, step 2) needs its own.
+  ASSERT_TRUE(GradReducer::create(plan, w, 8 * sizeof(float), reducer));
+  ASSERT_EQ(reducer.buckets().size(), 2u);
+  EXPECT_EQ(reducer.buckets()[0].buffers, (std::vector<int>{2, 0}));
+  EXPECT_EQ(reducer.buckets()[0].readyAfter, 1u);
+  EXPECT_EQ(reducer.buckets()[1].buffers, (std::vector<int>{1}));
+  EXPECT_EQ(reducer.buckets()[1].readyAfter, 2u);
+
+  std::vector<Tensor> g = {Tensor::zeros(DType::F32, {3}), Tensor::zeros(DType::F32, {5}),
+                           Tensor::zeros(DType::F32, {4})};
+  for (Tensor &t : g)
+    for (int64_t i = 0; i < t.numel(); ++i)
+      t.f32()[i] = value(w.rank(), i);
+  const auto mean = [&](int64_t i) {
+    double sum = 0;
+    for (int r = 0; r < w.size(); ++r)
+      sum += (1.0 / w.size()) * double(value(r, i));
+    return float(sum);
+  };
+  // Step 0 writes g2: its bucket waits for g0.
+  ASSERT_TRUE(reducer.beforeStep(0, plan.steps[0]));
+  ASSERT_TRUE(reducer.afterStep(0, plan.steps[0], {&g[2]}));
+  EXPECT_TRUE(reducer.reducedOrder().empty());
+  // Step 1 writes g0: bucket 0 is reduced at once, g1 is not touched.
+  ASSERT_TRUE(reducer.afterStep(1, plan.steps[1], {&g[0]}));
+  EXPECT_EQ(reducer.reducedOrder(), (std::vector<size_t>{0}));
+  EXPECT_EQ(g[0].f32()[2], mean(2));
+  EXPECT_EQ(g[2].f32()[3], mean(3));
+  EXPECT_EQ(g[1].f32()[4], value(w.rank(), 4));
+  // The norm may not run before the last bucket is.
+  EXPECT_FALSE(reducer.beforeStep(3, plan.steps[3]));
+  ASSERT_TRUE(reducer.afterStep(2, plan.steps[2], {&g[1]}));
+  EXPECT_EQ(reducer.reducedOrder(), (std::vector<size_t>{0, 1}));
+  EXPECT_EQ(g[1].f32()[4], mean(4));
+  EXPECT_TRUE(reducer.beforeStep(3, plan.steps[3]));
+  // A new step starts over.
+  ASSERT_TRUE(reducer.beforeStep(0, plan.steps[0]));
+  EXPECT_TRUE(reducer.reducedOrder().empty());
+}
+
+TEST(Dist, RefusesPlansItCannotReduce) {
+  GradReducer reducer;
+  Plan early = gradPlan(/*early=*/true);
+  Status st = GradReducer::create(early, world(), kDefaultBucketBytes, reducer);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.message().find("step 2 (add) reads gradient buffer 2 before the all-reduce"),
+            std::string::npos)
+      << st.message();
+  Plan forward = gradPlan(false, /*withNorm=*/false);
+  st = GradReducer::create(forward, world(), kDefaultBucketBytes, reducer);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.message().find("needs a training step"), std::string::npos) << st.message();
+}

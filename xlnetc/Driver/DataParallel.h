@@ -1,0 +1,58 @@
+//===- DataParallel.h - How `xlnetc train` splits a batch over ranks -*- C++ -*-===//
+//
+// A data-parallel run (docs/Distributed.md) is N processes of one model.
+// Every rank builds the same global batch stream (the 1-process pipeline,
+// same seed) and keeps its own rows of it: rank r owns the same rows every
+// step, so its Transformer-XL memory stays with them. With bi_data a
+// rank's rows are a bi_data batch of their own, as the official
+// create_pretraining_data.py arranges them per core: the first half
+// forward rows, the second half their backward copies. The parameters
+// and moments are the same on every rank; checkpoints hold the global
+// memory in the 1-process row order, so a checkpoint is the same file
+// whatever N wrote it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef XLNETC_XLNETC_DRIVER_DATAPARALLEL_H
+#define XLNETC_XLNETC_DRIVER_DATAPARALLEL_H
+
+#include "runtime/Tensor.h"
+#include "runtime/dist/Transport.h"
+
+#include <cstdint>
+#include <string>
+
+namespace xlnetc {
+
+struct RowSplit {
+  int rank = 0, size = 1;
+  int64_t globalBatch = 0, localBatch = 0;
+  bool biData = false;
+
+  /// Splits `globalBatch` rows over `size` ranks; an error (in the spec's
+  /// terms) when they do not divide evenly.
+  static rt::Status make(int rank, int size, int64_t globalBatch, bool biData,
+                         RowSplit &out);
+  /// The global row of this rank's local row j.
+  int64_t globalRow(int64_t j) const;
+  /// This rank's rows of `t`, whose dimension `dim` is the batch.
+  rt::Status slice(const rt::Tensor &t, int dim, rt::Tensor &out) const;
+  /// Every rank's rows of `local` (dimension `dim` the batch) put back in
+  /// global order: an all-gather; every rank gets the result.
+  rt::Status gather(rt::dist::Transport &world, const rt::Tensor &local, int dim,
+                    rt::Tensor &global) const;
+};
+
+/// FNV-1a over the tensors' bytes, in name order (the parameter check).
+uint64_t hashTensors(const rt::TensorMap &tensors);
+
+/// Every rank's `hash` must equal rank 0's; otherwise an error naming the
+/// first rank that differs and `step`.
+rt::Status checkSameOnEveryRank(rt::dist::Transport &world, uint64_t hash, int64_t step);
+
+/// Every rank's `value` (all-gather), by rank.
+rt::Status gatherDoubles(rt::dist::Transport &world, double value, std::vector<double> &out);
+
+} // namespace xlnetc
+
+#endif // XLNETC_XLNETC_DRIVER_DATAPARALLEL_H
