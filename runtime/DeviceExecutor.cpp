@@ -157,6 +157,7 @@ struct DeviceExecutor::Prepared {
   struct Op {
     enum Kind { Memset, Gemm, Launch } kind = Launch;
     std::string where;
+    size_t step = 0; ///< the plan step it belongs to
     // Memset
     dev::DevPtr dst = 0;
     size_t bytes = 0;
@@ -303,6 +304,7 @@ Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
       Prepared::Op op;
       op.kind = Prepared::Op::Memset;
       op.where = where;
+      op.step = i;
       op.dst = addr[size_t(id)];
       op.bytes = static_cast<size_t>(numelOf(b.shape)) * dtypeSize(b.dtype);
       if (op.bytes > 0)
@@ -311,6 +313,7 @@ Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
     for (const DeviceLaunch &l : program.steps[i].launches) {
       Prepared::Op op;
       op.where = where;
+      op.step = i;
       if (l.kind == DeviceLaunch::Gemm) {
         op.kind = Prepared::Op::Gemm;
         op.desc = l.gemm;
@@ -390,8 +393,32 @@ Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
   return Status::ok();
 }
 
-Status DeviceExecutor::runOps(const Prepared &p) {
+Status DeviceExecutor::runOps(const Prepared &p, const Plan *plan, StepObserver *observer) {
+  // The observer's step: before the first op of it (or of a later step, when
+  // its own ops were fused away), once the work before it has finished.
+  size_t nextStep = 0;
+  const auto observe = [&](size_t upTo) -> Status {
+    for (; observer && plan && nextStep <= upTo && nextStep < plan->steps.size(); ++nextStep) {
+      if (!observer->wantsDeviceStep(nextStep))
+        continue;
+      XLNETC_RETURN_IF_ERROR(device_.synchronize(stepPrefix(nextStep, plan->steps[nextStep])));
+      StepObserver::DeviceBuffers buffers;
+      buffers.read = [&](int id, Tensor &out) -> Status {
+        const Buffer &b = plan->buffers[size_t(id)];
+        out = Tensor::zeros(b.dtype, b.shape);
+        return device_.download(out.bytes(), p.addr[size_t(id)], out.nbytes());
+      };
+      buffers.write = [&](int id, const Tensor &in) -> Status {
+        return device_.upload(p.addr[size_t(id)], in.bytes(), in.nbytes());
+      };
+      XLNETC_RETURN_IF_ERROR(
+          observer->beforeDeviceStep(nextStep, plan->steps[nextStep], buffers)
+              .withPrefix(stepPrefix(nextStep, plan->steps[nextStep])));
+    }
+    return Status::ok();
+  };
   for (const Prepared::Op &op : p.ops) {
+    XLNETC_RETURN_IF_ERROR(observe(op.step));
     switch (op.kind) {
     case Prepared::Op::Memset:
       XLNETC_RETURN_IF_ERROR(device_.memset(op.dst, 0, op.bytes).withPrefix(op.where));
@@ -497,7 +524,10 @@ Status DeviceExecutor::start(const Plan &plan, const DeviceProgram &program,
   //    piece by piece at the first step, recorded into the step's graph at
   //    the second, which every later step replays (docs/Devices.md "The
   //    step as one graph").
-  if (!opts.deviceGraph || !p.warm) {
+  if (opts.observer) { // host work between the launches: no graph
+    XLNETC_RETURN_IF_ERROR(runOps(p, &plan, opts.observer));
+    p.warm = true;
+  } else if (!opts.deviceGraph || !p.warm) {
     XLNETC_RETURN_IF_ERROR(runOps(p));
     p.warm = true;
   } else {

@@ -71,8 +71,10 @@ private:
   /// Allocates `program`'s memory and resolves its work (DeviceExecutor.cpp).
   Status prepare(const Plan &plan, const DeviceProgram &program,
                  std::unique_ptr<Prepared> &out);
-  /// Runs (or, during a capture, records) the prepared work in order.
-  Status runOps(const Prepared &p);
+  /// Runs (or, during a capture, records) the prepared work in order; with
+  /// an observer (and its plan), stops before the steps it asks for.
+  Status runOps(const Prepared &p, const Plan *plan = nullptr,
+                StepObserver *observer = nullptr);
 
   struct LoadedModule {
     /// The program's source compiled as one module, or its CUBINs compiled

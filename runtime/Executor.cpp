@@ -78,10 +78,6 @@ Status Executor::start(const Plan &plan, const TensorMap &bindings, const ExecOp
     hostStatus_ = runHost(plan, bindings, hostOutputs_, opts);
     return Status::ok();
   }
-  if (opts.observer)
-    return Status::error(fmt::format("--device {}: data-parallel training (a step "
-                                     "observer) runs on the host executor only today",
-                                     dev::deviceKindName(kind_)));
   if (!plan.device)
     return Status::error(fmt::format(
         "internal error: --device {} needs the plan's device program (the "

@@ -15,6 +15,7 @@
 #include "runtime/Tensor.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 
 namespace xlnetc::rt {
@@ -37,9 +38,11 @@ struct ExecOptions {
   /// that writes it, to prove that the kernels write all of their outputs
   /// (the arena is never zeroed). For tests.
   bool poisonTemps = false;
-  /// host: told before and after every step (the data-parallel gradient
-  /// all-reduce, dist/GradReducer.h); null: none. Not yet on emu and cuda,
-  /// which refuse a step with one.
+  /// Told about the steps (the data-parallel gradient all-reduce,
+  /// dist/GradReducer.h); null: none. The host executor calls beforeStep and
+  /// afterStep around every step; the device executors call
+  /// beforeDeviceStep at the steps it wants, and run the step piece by
+  /// piece (no graph).
   StepObserver *observer = nullptr;
 };
 
@@ -52,6 +55,18 @@ public:
   /// After step `index` wrote `out` (which the observer may change in
   /// place before any later step reads them).
   virtual Status afterStep(size_t index, const Step &step, const std::vector<Tensor *> &out) = 0;
+
+  /// A device executor's buffers, by plan buffer id, as host copies.
+  struct DeviceBuffers {
+    std::function<Status(int id, Tensor &out)> read;
+    std::function<Status(int id, const Tensor &in)> write;
+  };
+  /// Whether beforeDeviceStep wants step `index` (each one costs a device
+  /// synchronization).
+  virtual bool wantsDeviceStep(size_t index) const = 0;
+  /// On emu and cuda: before step `index` runs, all work before it done.
+  virtual Status beforeDeviceStep(size_t index, const Step &step,
+                                  const DeviceBuffers &buffers) = 0;
 };
 
 /// What the host executor keeps from one step to the next: the memory plan

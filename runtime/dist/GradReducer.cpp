@@ -120,6 +120,34 @@ Status GradReducer::afterStep(size_t index, const Step &step,
   return Status::ok();
 }
 
+Status GradReducer::beforeDeviceStep(size_t index, const Step &,
+                                     const DeviceBuffers &buffers) {
+  if (index != normStep_)
+    return Status::ok();
+  reducedOrder_.clear();
+  std::vector<Tensor> grads;
+  for (size_t b = 0; b < buckets_.size(); ++b) {
+    const Bucket &bucket = buckets_[b];
+    grads.assign(bucket.buffers.size(), Tensor());
+    flat_.resize(size_t(bucket.floats));
+    int64_t at = 0;
+    for (size_t k = 0; k < bucket.buffers.size(); ++k) {
+      XLNETC_RETURN_IF_ERROR(buffers.read(bucket.buffers[k], grads[k]));
+      std::memcpy(flat_.data() + at, grads[k].f32(), grads[k].nbytes());
+      at += grads[k].numel();
+    }
+    XLNETC_RETURN_IF_ERROR(reduce(flat_.data(), bucket.floats));
+    at = 0;
+    for (size_t k = 0; k < bucket.buffers.size(); ++k) {
+      std::memcpy(grads[k].f32(), flat_.data() + at, grads[k].nbytes());
+      at += grads[k].numel();
+      XLNETC_RETURN_IF_ERROR(buffers.write(bucket.buffers[k], grads[k]));
+    }
+    reducedOrder_.push_back(b);
+  }
+  return Status::ok();
+}
+
 Status GradReducer::reduce(float *data, int64_t n) {
   const int size = transport_->size(), rank = transport_->rank();
   if (weights_.size() != size_t(size))

@@ -7,7 +7,8 @@
 // the order the backward finishes them (the last layer's first), and a
 // bucket is reduced as soon as the step writing its last gradient has run
 // (a StepObserver of the host executor), in place; the global_norm step
-// checks that every bucket has been.
+// checks that every bucket has been. On emu and cuda every bucket is
+// reduced at the global_norm step, through host copies of the gradients.
 //
 // The reduction is deterministic and identical on every rank: the bucket's
 // floats are cut into one contiguous shard per rank; rank r receives every
@@ -59,6 +60,11 @@ public:
   const std::vector<size_t> &reducedOrder() const { return reducedOrder_; }
 
   Status beforeStep(size_t index, const Step &step) override;
+  /// Device executors (emu, cuda): every bucket at the global_norm step,
+  /// through host copies (no overlap with the backward yet).
+  bool wantsDeviceStep(size_t index) const override { return index == normStep_; }
+  Status beforeDeviceStep(size_t index, const Step &step,
+                          const DeviceBuffers &buffers) override;
   Status afterStep(size_t index, const Step &step, const std::vector<Tensor *> &out) override;
 
   /// The weighted, deterministic all-reduce of `data` (n floats) in place,

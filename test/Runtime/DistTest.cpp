@@ -165,3 +165,39 @@ TEST(Dist, RefusesPlansItCannotReduce) {
   ASSERT_FALSE(st);
   EXPECT_NE(st.message().find("needs a training step"), std::string::npos) << st.message();
 }
+
+TEST(Dist, DeviceExecutorsReduceEveryBucketAtTheNorm) {
+  Transport &w = world();
+  GradReducer reducer;
+  Plan plan = gradPlan();
+  ASSERT_TRUE(GradReducer::create(plan, w, 8 * sizeof(float), reducer));
+  EXPECT_FALSE(reducer.wantsDeviceStep(2));
+  EXPECT_TRUE(reducer.wantsDeviceStep(3));
+  // The "device": host tensors reached through read and write.
+  std::vector<Tensor> device = {Tensor::zeros(DType::F32, {3}), Tensor::zeros(DType::F32, {5}),
+                                Tensor::zeros(DType::F32, {4})};
+  for (Tensor &t : device)
+    for (int64_t i = 0; i < t.numel(); ++i)
+      t.f32()[i] = value(w.rank(), i);
+  StepObserver::DeviceBuffers buffers;
+  int writes = 0;
+  buffers.read = [&](int id, Tensor &out) {
+    out = device[size_t(id)];
+    return Status::ok();
+  };
+  buffers.write = [&](int id, const Tensor &in) {
+    device[size_t(id)] = in;
+    ++writes;
+    return Status::ok();
+  };
+  ASSERT_TRUE(reducer.beforeDeviceStep(3, plan.steps[3], buffers));
+  EXPECT_EQ(writes, 3);
+  EXPECT_EQ(reducer.reducedOrder(), (std::vector<size_t>{0, 1}));
+  for (const Tensor &t : device)
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      double sum = 0;
+      for (int r = 0; r < w.size(); ++r)
+        sum += (1.0 / w.size()) * double(value(r, i));
+      EXPECT_EQ(t.f32()[i], float(sum));
+    }
+}
