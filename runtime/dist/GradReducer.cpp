@@ -120,13 +120,67 @@ Status GradReducer::afterStep(size_t index, const Step &step,
   return Status::ok();
 }
 
+Status GradReducer::useDeviceProgram(const DeviceProgram &program) {
+  if (program.steps.size() != plan_->steps.size())
+    return Status::error("internal error: the device program does not match the plan");
+  // The last step before the norm at which a launch touches each buffer;
+  // a multi-tensor table (its buffers are not listed) touches them all.
+  std::vector<int64_t> last(plan_->buffers.size(), -1);
+  const auto touch = [&](int id, size_t step) {
+    if (id >= 0 && size_t(id) < last.size())
+      last[size_t(id)] = int64_t(step);
+  };
+  for (size_t step = 0; step < normStep_; ++step)
+    for (const DeviceLaunch &l : program.steps[step].launches) {
+      for (int id : {l.a, l.b, l.bias, l.d, l.aux, l.c})
+        touch(id, step);
+      for (const auto &[a, d] : l.batchMembers)
+        touch(a, step), touch(d, step);
+      for (const KernelArg &arg : l.args) {
+        if (arg.kind == KernelArg::Buffer)
+          touch(arg.index, step);
+        if (arg.kind == KernelArg::Table)
+          for (int64_t &t : last)
+            t = int64_t(step);
+      }
+    }
+  deviceReady_.clear();
+  for (const Bucket &b : buckets_) {
+    size_t ready = 0;
+    for (int id : b.buffers) {
+      if (last[size_t(id)] < 0)
+        return Status::error(fmt::format("data-parallel training: no launch before the "
+                                         "global_norm step writes gradient buffer {}",
+                                         id));
+      ready = std::max(ready, size_t(last[size_t(id)]));
+    }
+    deviceReady_.push_back(ready);
+  }
+  return Status::ok();
+}
+
+bool GradReducer::wantsDeviceStep(size_t index) const {
+  if (index == normStep_)
+    return true;
+  for (size_t ready : deviceReady_)
+    if (ready + 1 == index)
+      return true;
+  return false;
+}
+
 Status GradReducer::beforeDeviceStep(size_t index, const Step &,
                                      const DeviceBuffers &buffers) {
-  if (index != normStep_)
-    return Status::ok();
-  reducedOrder_.clear();
+  if (lastDeviceStep_ == SIZE_MAX || index <= lastDeviceStep_) { // a new step
+    std::fill(reduced_.begin(), reduced_.end(), false);
+    reducedOrder_.clear();
+  }
+  lastDeviceStep_ = index;
   std::vector<Tensor> grads;
   for (size_t b = 0; b < buckets_.size(); ++b) {
+    // Ready: its last launch ran (without a program: at the norm).
+    const size_t ready = b < deviceReady_.size() ? deviceReady_[b] : normStep_ - 1;
+    if (reduced_[b] || ready >= index)
+      continue;
     const Bucket &bucket = buckets_[b];
     grads.assign(bucket.buffers.size(), Tensor());
     flat_.resize(size_t(bucket.floats));
@@ -143,6 +197,7 @@ Status GradReducer::beforeDeviceStep(size_t index, const Step &,
       at += grads[k].numel();
       XLNETC_RETURN_IF_ERROR(buffers.write(bucket.buffers[k], grads[k]));
     }
+    reduced_[b] = true;
     reducedOrder_.push_back(b);
   }
   return Status::ok();

@@ -7,8 +7,10 @@
 // the order the backward finishes them (the last layer's first), and a
 // bucket is reduced as soon as the step writing its last gradient has run
 // (a StepObserver of the host executor), in place; the global_norm step
-// checks that every bucket has been. On emu and cuda every bucket is
-// reduced at the global_norm step, through host copies of the gradients.
+// checks that every bucket has been. On a device (emu) the executor stops
+// before the step after a bucket's last launch and the reducer works on
+// host copies of the gradients — the schedule a GPU transport keeps, with
+// events and a side stream instead of stops.
 //
 // The reduction is deterministic and identical on every rank: the bucket's
 // floats are cut into one contiguous shard per rank; rank r receives every
@@ -25,11 +27,13 @@
 #ifndef XLNETC_RUNTIME_DIST_GRADREDUCER_H
 #define XLNETC_RUNTIME_DIST_GRADREDUCER_H
 
+#include "runtime/DeviceProgram.h"
 #include "runtime/HostExecutor.h"
 #include "runtime/Plan.h"
 #include "runtime/dist/Transport.h"
 
 #include <cstdint>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -60,9 +64,14 @@ public:
   const std::vector<size_t> &reducedOrder() const { return reducedOrder_; }
 
   Status beforeStep(size_t index, const Step &step) override;
-  /// Device executors (emu, cuda): every bucket at the global_norm step,
-  /// through host copies (no overlap with the backward yet).
-  bool wantsDeviceStep(size_t index) const override { return index == normStep_; }
+  /// Device executors (emu, cuda): the buckets' readiness from `program`'s
+  /// launches instead of the plan's steps (a fused launch may write a
+  /// gradient at another step than the plan's own): the last step before
+  /// the norm whose launches touch each gradient. An error when a gradient
+  /// is touched by no launch before the norm.
+  Status useDeviceProgram(const DeviceProgram &program);
+  /// The steps before which a bucket became ready, and the norm's.
+  bool wantsDeviceStep(size_t index) const override;
   Status beforeDeviceStep(size_t index, const Step &step,
                           const DeviceBuffers &buffers) override;
   Status afterStep(size_t index, const Step &step, const std::vector<Tensor *> &out) override;
@@ -79,6 +88,9 @@ private:
   std::vector<double> weights_;
   /// Per buffer id: the tensor a step wrote this step (null before).
   std::vector<Tensor *> written_;
+  /// Per bucket: the last program step touching one of its gradients.
+  std::vector<size_t> deviceReady_;
+  size_t lastDeviceStep_ = SIZE_MAX;
   std::vector<bool> reduced_;
   std::vector<size_t> reducedOrder_;
   std::vector<float> flat_, mine_, pieces_;

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/DeviceProgram.h"
 #include "runtime/dist/GradReducer.h"
 #include "runtime/dist/Transport.h"
 
@@ -200,4 +201,67 @@ TEST(Dist, DeviceExecutorsReduceEveryBucketAtTheNorm) {
         sum += (1.0 / w.size()) * double(value(r, i));
       EXPECT_EQ(t.f32()[i], float(sum));
     }
+}
+
+TEST(Dist, DeviceBucketsFollowTheProgramsLaunches) {
+  Transport &w = world();
+  GradReducer reducer;
+  Plan plan = gradPlan();
+  ASSERT_TRUE(GradReducer::create(plan, w, 8 * sizeof(float), reducer));
+  // The program writes g2 at step 0 (a kernel), g0 at step 1 (a GEMM's D)
+  // and g1 at step 2; the norm reads them through a table at step 3.
+  DeviceProgram program;
+  program.steps.resize(4);
+  DeviceLaunch k2;
+  k2.args = {KernelArg{KernelArg::Buffer, 2, 0}};
+  program.steps[0].launches.push_back(k2);
+  DeviceLaunch g0;
+  g0.kind = DeviceLaunch::Gemm;
+  g0.d = 0;
+  program.steps[1].launches.push_back(g0);
+  DeviceLaunch k1;
+  k1.args = {KernelArg{KernelArg::Buffer, 1, 0}};
+  program.steps[2].launches.push_back(k1);
+  DeviceLaunch norm;
+  norm.args = {KernelArg{KernelArg::Table, 0, 0}};
+  program.steps[3].launches.push_back(norm);
+  ASSERT_TRUE(reducer.useDeviceProgram(program));
+  // Bucket 0 (g2, g0) is ready before step 2, bucket 1 (g1) before the norm.
+  EXPECT_FALSE(reducer.wantsDeviceStep(1));
+  EXPECT_TRUE(reducer.wantsDeviceStep(2));
+  EXPECT_TRUE(reducer.wantsDeviceStep(3));
+
+  std::vector<Tensor> device = {Tensor::zeros(DType::F32, {3}), Tensor::zeros(DType::F32, {5}),
+                                Tensor::zeros(DType::F32, {4})};
+  for (Tensor &t : device)
+    for (int64_t i = 0; i < t.numel(); ++i)
+      t.f32()[i] = value(w.rank(), i);
+  std::vector<int> written;
+  StepObserver::DeviceBuffers buffers;
+  buffers.read = [&](int id, Tensor &out) {
+    out = device[size_t(id)];
+    return Status::ok();
+  };
+  buffers.write = [&](int id, const Tensor &in) {
+    device[size_t(id)] = in;
+    written.push_back(id);
+    return Status::ok();
+  };
+  for (int round = 0; round < 2; ++round) { // a second step starts over
+    written.clear();
+    ASSERT_TRUE(reducer.beforeDeviceStep(2, plan.steps[2], buffers));
+    EXPECT_EQ(written, (std::vector<int>{2, 0}));
+    EXPECT_EQ(reducer.reducedOrder(), (std::vector<size_t>{0}));
+    ASSERT_TRUE(reducer.beforeDeviceStep(3, plan.steps[3], buffers));
+    EXPECT_EQ(written, (std::vector<int>{2, 0, 1}));
+    EXPECT_EQ(reducer.reducedOrder(), (std::vector<size_t>{0, 1}));
+  }
+
+  // A gradient no launch before the norm writes cannot be reduced in time.
+  program.steps[2].launches.clear();
+  Status st = reducer.useDeviceProgram(program);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.message().find("no launch before the global_norm step writes gradient buffer 1"),
+            std::string::npos)
+      << st.message();
 }

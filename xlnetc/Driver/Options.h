@@ -137,6 +137,11 @@ inline void addTrainOptions(CLI::App *cmd, TrainArgs &train) {
                   "after the last); a difference stops the run")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  cmd->add_option("--bucket-mib", train.bucketMiB,
+                  "Under mpirun: gradients are all-reduced in buckets of about this many "
+                  "MiB, each as soon as the backward has written it")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
 }
 
 } // namespace xlnetc

@@ -428,10 +428,17 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
   rt::dist::GradReducer reducer;
   if (parallel) {
     if (rt::Status st =
-            rt::dist::GradReducer::create(plan, world, rt::dist::kDefaultBucketBytes, reducer);
+            rt::dist::GradReducer::create(plan, world, int64_t(args.bucketMiB * 1048576.0),
+                                          reducer);
         !st)
       return fail(st.message());
+    if (plan.device && executor.kind() != rt::dev::DeviceKind::Host)
+      if (rt::Status st = reducer.useDeviceProgram(*plan.device); !st)
+        return fail(st.message());
     exec.observer = &reducer;
+    std::cout << fmt::format("  gradient all-reduce: {} buckets of up to {} MiB, each as the "
+                             "backward finishes it\n",
+                             reducer.buckets().size(), args.bucketMiB);
   }
   // Per prepared step: every rank's predicted tokens (Σ target_mask), the
   // weights of its loss and gradient in the global batch's.

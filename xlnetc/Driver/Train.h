@@ -45,6 +45,8 @@ struct TrainArgs {
   /// Data parallel: compare the ranks' parameters (a hash) every K steps
   /// and after the last.
   int64_t checkRanksEvery = 50;
+  /// Data parallel: the gradient all-reduce's bucket size, MiB.
+  double bucketMiB = 25;
 };
 
 /// Runs `xlnetc train` with the training step's plan from `compile` (the
