@@ -411,6 +411,8 @@ Status DeviceExecutor::runOps(const Prepared &p, const Plan *plan, StepObserver 
       buffers.write = [&](int id, const Tensor &in) -> Status {
         return device_.upload(p.addr[size_t(id)], in.bytes(), in.nbytes());
       };
+      buffers.address = [&](int id) -> uint64_t { return p.addr[size_t(id)]; };
+      buffers.stream = device_.nativeStream();
       XLNETC_RETURN_IF_ERROR(
           observer->beforeDeviceStep(nextStep, plan->steps[nextStep], buffers)
               .withPrefix(stepPrefix(nextStep, plan->steps[nextStep])));

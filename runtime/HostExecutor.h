@@ -60,6 +60,10 @@ public:
   struct DeviceBuffers {
     std::function<Status(int id, Tensor &out)> read;
     std::function<Status(int id, const Tensor &in)> write;
+    /// The device address of buffer `id`, and the stream the step's work
+    /// is ordered on (null on emu), for work enqueued on the device.
+    std::function<uint64_t(int id)> address;
+    void *stream = nullptr;
   };
   /// Whether beforeDeviceStep wants step `index` (each one costs a device
   /// synchronization).

@@ -10,6 +10,8 @@
 
 #include "runtime/device/CudaApi.h"
 
+#include <fmt/format.h>
+
 #include <dlfcn.h>
 #include <link.h>
 #include <sys/stat.h>
@@ -457,6 +459,56 @@ Status checkCublas(const CublasLt &lt, cublasStatus_t status, const char *call,
     what += std::string(" (") + text + ")";
   return Status::error(callName(call) + " failed: " + what +
                        context(where, file, line));
+}
+
+//===----------------------------------------------------------------------===//
+// NCCL
+//===----------------------------------------------------------------------===//
+
+std::vector<std::string> ncclCandidates() {
+  const char *home = std::getenv("XLNETC_CUDA_HOME");
+  if (home && *home)
+    return {std::string(home) + "/lib64/libnccl.so.2"};
+  return {"libnccl.so.2", "/usr/local/cuda/lib64/libnccl.so.2"};
+}
+
+Status loadNcclFrom(const std::vector<std::string> &candidates, Nccl &out) {
+  void *handle = nullptr;
+  Nccl nccl;
+  XLNETC_RETURN_IF_ERROR(openFirst(candidates, "NCCL", handle, nccl.library));
+  std::vector<std::pair<const char *, void **>> syms;
+#define XLNETC_SYMBOL(name, ...)                                               \
+  syms.emplace_back(#name, reinterpret_cast<void **>(&nccl.name));
+  XLNETC_NCCL_FUNCTIONS(XLNETC_SYMBOL)
+#undef XLNETC_SYMBOL
+  XLNETC_RETURN_IF_ERROR(resolveSymbols(handle, nccl.library, syms));
+  XLNETC_RETURN_IF_ERROR(checkNccl(nccl, nccl.ncclGetVersion(&nccl.version), "ncclGetVersion",
+                                   nccl.library));
+  out = std::move(nccl);
+  return Status::ok();
+}
+
+Status loadNccl(const Nccl *&out) {
+  struct Loaded {
+    Nccl nccl;
+    Status status = Status::ok();
+  };
+  static const Loaded loaded = [] {
+    Loaded l;
+    l.status = loadNcclFrom(ncclCandidates(), l.nccl);
+    return l;
+  }();
+  out = loaded.status ? &loaded.nccl : nullptr;
+  return loaded.status;
+}
+
+Status checkNccl(const Nccl &nccl, ncclResult_t result, const char *call,
+                 const std::string &where) {
+  if (result == ncclSuccess)
+    return Status::ok();
+  const char *text = nccl.ncclGetErrorString ? nccl.ncclGetErrorString(result) : nullptr;
+  return Status::error(fmt::format("{} failed: {} (ncclResult_t {}) [{}]", call,
+                                   text ? text : "unknown error", result, where));
 }
 
 } // namespace xlnetc::rt::cuda

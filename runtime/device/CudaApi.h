@@ -57,6 +57,7 @@ struct CUgraphExec_st;
 struct CUgraphNode_st;
 struct _nvrtcProgram;
 struct cublasLtContext;
+struct ncclComm;
 
 namespace xlnetc::rt::cuda {
 
@@ -603,6 +604,68 @@ Status checkCublas(const CublasLt &lt, cublasStatus_t status, const char *call,
                                   __LINE__)
 #define XLNETC_CUBLAS_RETURN_IF_ERROR(lt, where, call)                         \
   XLNETC_RETURN_IF_ERROR(XLNETC_CUBLAS_CHECK(lt, where, call))
+
+//===----------------------------------------------------------------------===//
+// NCCL (the data-parallel all-reduce on GPUs, docs/Distributed.md)
+//===----------------------------------------------------------------------===//
+
+using ncclComm_t = ::ncclComm *;
+using ncclResult_t = int;
+using ncclDataType_t = int;
+using ncclRedOp_t = int;
+using ncclScalarResidence_t = int;
+constexpr int kNcclUniqueIdBytes = 128; // NCCL_UNIQUE_ID_BYTES
+struct ncclUniqueId {
+  char internal[kNcclUniqueIdBytes];
+};
+constexpr ncclResult_t ncclSuccess = 0;
+constexpr ncclDataType_t ncclFloat32 = 7;
+constexpr ncclRedOp_t ncclSum = 0;
+constexpr ncclScalarResidence_t ncclScalarHostImmediate = 1;
+
+#define XLNETC_NCCL_FUNCTIONS(X)                                               \
+  X(ncclGetVersion, ncclResult_t(int *version))                                \
+  X(ncclGetErrorString, const char *(ncclResult_t result))                     \
+  X(ncclGetUniqueId, ncclResult_t(ncclUniqueId * uniqueId))                    \
+  X(ncclCommInitRank,                                                          \
+    ncclResult_t(ncclComm_t * comm, int nranks, ncclUniqueId commId, int rank)) \
+  X(ncclCommDestroy, ncclResult_t(ncclComm_t comm))                            \
+  X(ncclCommAbort, ncclResult_t(ncclComm_t comm))                              \
+  X(ncclGroupStart, ncclResult_t())                                            \
+  X(ncclGroupEnd, ncclResult_t())                                              \
+  X(ncclAllReduce,                                                             \
+    ncclResult_t(const void *sendbuff, void *recvbuff, size_t count,          \
+                 ncclDataType_t datatype, ncclRedOp_t op, ncclComm_t comm,     \
+                 cudaStream_t stream))                                         \
+  X(ncclRedOpCreatePreMulSum,                                                  \
+    ncclResult_t(ncclRedOp_t * op, void *scalar, ncclDataType_t datatype,     \
+                 ncclScalarResidence_t residence, ncclComm_t comm))            \
+  X(ncclRedOpDestroy, ncclResult_t(ncclRedOp_t op, ncclComm_t comm))
+
+/// NCCL's entry points. Loading needs no GPU (ncclGetVersion and
+/// ncclGetUniqueId work without one); ncclCommInitRank needs one.
+struct Nccl {
+#define XLNETC_DECLARE_FUNCTION(name, ...)                                     \
+  std::add_pointer_t<__VA_ARGS__> name = nullptr;
+  XLNETC_NCCL_FUNCTIONS(XLNETC_DECLARE_FUNCTION)
+#undef XLNETC_DECLARE_FUNCTION
+
+  int version = 0;     // ncclGetVersion, e.g. 22809 for 2.28.9
+  std::string library; // the file that was loaded
+};
+
+/// The files loadNccl tries: $XLNETC_CUDA_HOME/lib64/libnccl.so.2 alone when
+/// that variable is set, else libnccl.so.2 on the search path, then
+/// /usr/local/cuda/lib64/libnccl.so.2.
+std::vector<std::string> ncclCandidates();
+/// Loads NCCL once per process (thread-safe), like loadNvrtc.
+Status loadNccl(const Nccl *&out);
+/// Loads NCCL from the first of `candidates` that works (not cached).
+Status loadNcclFrom(const std::vector<std::string> &candidates, Nccl &out);
+/// Ok when `result` is ncclSuccess; otherwise "ncclAllReduce failed: <its
+/// error string> [where]".
+Status checkNccl(const Nccl &nccl, ncclResult_t result, const char *call,
+                 const std::string &where);
 
 #undef XLNETC_DECLARE_CONSTANT
 

@@ -94,6 +94,7 @@ public:
     bytes = total - freeBytes;
     return Status::ok();
   }
+  void *nativeStream() override { return stream_; }
   Status memoryFree(size_t &bytes) override {
     size_t total = 0;
     return XLNETC_CU_CHECK(drv_, "reading the device's free memory",

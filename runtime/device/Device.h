@@ -129,6 +129,9 @@ public:
   /// bytes; on the emulated device, whose allocations are the host's, the
   /// host's available RAM (MemoryCheck.h).
   virtual Status memoryFree(size_t &bytes) = 0;
+  /// The CUstream the device orders its work on (cuda), for libraries that
+  /// enqueue on it (NCCL); null on the emulated device.
+  virtual void *nativeStream() { return nullptr; }
   /// upload and download wait for the work launched before them and return
   /// when the bytes are there; copy (device to device) is ordered after
   /// that work without the host waiting.

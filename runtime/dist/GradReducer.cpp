@@ -2,6 +2,8 @@
 
 #include "runtime/dist/GradReducer.h"
 
+#include "runtime/dist/NcclComm.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -182,6 +184,17 @@ Status GradReducer::beforeDeviceStep(size_t index, const Step &,
     if (reduced_[b] || ready >= index)
       continue;
     const Bucket &bucket = buckets_[b];
+    if (nccl_) { // in device memory, ordered on the step's stream
+      std::vector<std::pair<uint64_t, int64_t>> regions;
+      for (int id : bucket.buffers)
+        regions.emplace_back(buffers.address(id), numelOf(plan_->buffers[size_t(id)].shape));
+      XLNETC_RETURN_IF_ERROR(nccl_->allReduceWeighted(
+          regions, float(weights_[size_t(transport_->rank())]), buffers.stream,
+          fmt::format("gradient bucket {}", b)));
+      reduced_[b] = true;
+      reducedOrder_.push_back(b);
+      continue;
+    }
     grads.assign(bucket.buffers.size(), Tensor());
     flat_.resize(size_t(bucket.floats));
     int64_t at = 0;

@@ -70,6 +70,9 @@ public:
   /// the norm whose launches touch each gradient. An error when a gradient
   /// is touched by no launch before the norm.
   Status useDeviceProgram(const DeviceProgram &program);
+  /// On a GPU: reduce in device memory with NCCL instead of host copies
+  /// (null: host copies through the transport).
+  void useNccl(class NcclComm *nccl) { nccl_ = nccl; }
   /// The steps before which a bucket became ready, and the norm's.
   bool wantsDeviceStep(size_t index) const override;
   Status beforeDeviceStep(size_t index, const Step &step,
@@ -91,6 +94,7 @@ private:
   /// Per bucket: the last program step touching one of its gradients.
   std::vector<size_t> deviceReady_;
   size_t lastDeviceStep_ = SIZE_MAX;
+  class NcclComm *nccl_ = nullptr;
   std::vector<bool> reduced_;
   std::vector<size_t> reducedOrder_;
   std::vector<float> flat_, mine_, pieces_;

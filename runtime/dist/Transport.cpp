@@ -156,6 +156,14 @@ int launcherWorldSize() {
   return 1;
 }
 
+int launcherLocalRank() {
+  for (const char *name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",
+                           "MV2_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"})
+    if (const char *v = std::getenv(name); v && *v)
+      return std::atoi(v);
+  return 0;
+}
+
 std::unique_ptr<Transport> singleProcess() { return std::make_unique<SingleProcess>(); }
 
 Status openTransport(std::unique_ptr<Transport> &out) {

@@ -63,6 +63,10 @@ Status openTransport(std::unique_ptr<Transport> &out);
 /// A world of one process (every collective copies).
 std::unique_ptr<Transport> singleProcess();
 
+/// This process's rank among those on its node (OMPI_COMM_WORLD_LOCAL_RANK,
+/// MPI_LOCALRANKID, SLURM_LOCALID; none: 0): which GPU it takes.
+int launcherLocalRank();
+
 /// The world size a launcher announced in the environment (OMPI_COMM_WORLD_SIZE,
 /// PMIX_SIZE... none: 1), before any MPI call.
 int launcherWorldSize();

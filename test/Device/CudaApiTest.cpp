@@ -493,6 +493,34 @@ TEST(CublasLtLoadTest, LoadsWithoutADriver) {
           ") [step 4]");
 }
 
+TEST(NcclLoadTest, LoadsAndMakesAnIdWithoutAGpu) {
+  const Nccl *nccl = nullptr;
+  Status s = loadNccl(nccl);
+  if (!s && !toolkitPresent())
+    GTEST_SKIP() << s.message();
+  ASSERT_TRUE(s) << s.message();
+  EXPECT_GE(nccl->version, 21100) << "ncclRedOpCreatePreMulSum needs NCCL 2.11";
+  EXPECT_NE(nccl->library, "");
+  // The bootstrap id rank 0 broadcasts needs no GPU.
+  ncclUniqueId id{};
+  ASSERT_TRUE(checkNccl(*nccl, nccl->ncclGetUniqueId(&id), "ncclGetUniqueId", ""));
+  bool nonZero = false;
+  for (char c : id.internal)
+    nonZero |= c != 0;
+  EXPECT_TRUE(nonZero);
+  // An error names the call, NCCL's words and where.
+  Status e = checkNccl(*nccl, 2, "ncclAllReduce", "bucket 3");
+  EXPECT_EQ(e.message().rfind("ncclAllReduce failed: ", 0), 0u) << e.message();
+  EXPECT_NE(e.message().find("(ncclResult_t 2) [bucket 3]"), std::string::npos) << e.message();
+}
+
+TEST(NcclLoadTest, FailureListsWhatWasTried) {
+  Nccl nccl;
+  Status s = loadNcclFrom({"/nonexistent/libnccl.so.2"}, nccl);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("/nonexistent/libnccl.so.2"), std::string::npos) << s.message();
+}
+
 } // namespace cuda_api_test
 
 //===----------------------------------------------------------------------===//
@@ -517,12 +545,17 @@ XLNETC_NVRTC_FUNCTIONS(XLNETC_CAPTURE_NVRTC)
   using name##_t = decltype(::xlnetc::rt::cuda::CublasLt::name);
 XLNETC_CUBLASLT_FUNCTIONS(XLNETC_CAPTURE_CUBLASLT)
 #undef XLNETC_CAPTURE_CUBLASLT
+#define XLNETC_CAPTURE_NCCL(name, ...)                                         \
+  using name##_t = decltype(::xlnetc::rt::cuda::Nccl::name);
+XLNETC_NCCL_FUNCTIONS(XLNETC_CAPTURE_NCCL)
+#undef XLNETC_CAPTURE_NCCL
 } // namespace ours
 
 #ifdef XLNETC_HAVE_CUDA_HEADERS
 #include <cublasLt.h>
 #include <cuda.h>
 #include <cudaTypedefs.h>
+#include <nccl.h>
 #include <nvrtc.h>
 
 #include <cstddef>
@@ -641,7 +674,25 @@ static_assert(std::is_same_v<canon_t<PFN_cuGetProcAddress_v11030>,
                 #name);
 XLNETC_NVRTC_FUNCTIONS(CHECK_LIBRARY)
 XLNETC_CUBLASLT_FUNCTIONS(CHECK_LIBRARY)
+// NCCL: ncclGetUniqueId and ncclCommInitRank take nccl.h's anonymous
+// ncclUniqueId struct, which no declaration of ours can name; its size and
+// alignment are checked instead, every other function's type in full.
+CHECK_LIBRARY(ncclGetVersion)
+CHECK_LIBRARY(ncclGetErrorString)
+CHECK_LIBRARY(ncclCommDestroy)
+CHECK_LIBRARY(ncclCommAbort)
+CHECK_LIBRARY(ncclGroupStart)
+CHECK_LIBRARY(ncclGroupEnd)
+CHECK_LIBRARY(ncclAllReduce)
+CHECK_LIBRARY(ncclRedOpCreatePreMulSum)
+CHECK_LIBRARY(ncclRedOpDestroy)
 #undef CHECK_LIBRARY
+static_assert(sizeof(::ncclUniqueId) == sizeof(cu::ncclUniqueId) &&
+              alignof(::ncclUniqueId) == alignof(cu::ncclUniqueId));
+static_assert(NCCL_UNIQUE_ID_BYTES == cu::kNcclUniqueIdBytes);
+static_assert(int(::ncclSuccess) == cu::ncclSuccess && int(::ncclFloat32) == cu::ncclFloat32 &&
+              int(::ncclSum) == cu::ncclSum &&
+              int(::ncclScalarHostImmediate) == cu::ncclScalarHostImmediate);
 
 TEST(CudaHeadersTest, DeclarationsMatchTheRealHeaders) {
   // The static_asserts above did the work at compile time.

@@ -9,9 +9,12 @@
 
 #include "runtime/DeviceProgram.h"
 #include "runtime/dist/GradReducer.h"
+#include "runtime/dist/NcclComm.h"
 #include "runtime/dist/Transport.h"
 
 #include <gtest/gtest.h>
+
+#include <fmt/format.h>
 
 #include <cstring>
 
@@ -262,6 +265,24 @@ TEST(Dist, DeviceBucketsFollowTheProgramsLaunches) {
   Status st = reducer.useDeviceProgram(program);
   ASSERT_FALSE(st);
   EXPECT_NE(st.message().find("no launch before the global_norm step writes gradient buffer 1"),
+            std::string::npos)
+      << st.message();
+}
+
+TEST(Dist, NcclBootstrapsThroughTheTransport) {
+  const cuda::Nccl *nccl = nullptr;
+  if (Status s = cuda::loadNccl(nccl); !s)
+    GTEST_SKIP() << s.message();
+  // Rank 0's id reaches every rank through the transport; joining needs a
+  // GPU per rank. Without one the error names the call that needed it.
+  std::unique_ptr<NcclComm> comm;
+  Status st = NcclComm::create(world(), comm);
+  if (st) {
+    EXPECT_NE(comm, nullptr);
+    return;
+  }
+  EXPECT_EQ(st.message().rfind("ncclCommInitRank failed: ", 0), 0u) << st.message();
+  EXPECT_NE(st.message().find(fmt::format("[rank {} of {}]", world().rank(), world().size())),
             std::string::npos)
       << st.message();
 }

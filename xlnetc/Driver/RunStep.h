@@ -52,8 +52,9 @@ bool applyPrecision(const std::string &flag, const rt::Executor &executor, StepS
 /// Opens the executor `device` names (host, emu, cuda, auto) and prints one
 /// "xlnetc: device: ..." line to stderr saying what runs the step (and why
 /// auto fell back to the host). On failure `error` is one line.
+/// `ordinal`: which GPU (cuda), e.g. a data-parallel rank's on its node.
 bool openExecutor(const std::string &device, bool noKernelCache,
-                  rt::Executor &executor, std::string &error);
+                  rt::Executor &executor, std::string &error, int ordinal = 0);
 
 /// `run-step`: one forward (or grads) step of `args.model` on a batch file
 /// or a synthetic batch, the plan from `compile`.

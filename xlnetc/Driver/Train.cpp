@@ -14,6 +14,7 @@
 #include "runtime/data/Corpus.h"
 #include "runtime/data/Tokenizer.h"
 #include "runtime/dist/GradReducer.h"
+#include "runtime/dist/NcclComm.h"
 #include "runtime/dist/Transport.h"
 #include "runtime/host/Kernels.h"
 #include "runtime/train/Checkpoint.h"
@@ -179,8 +180,10 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
     spec.trainSteps = totalSteps; // the lr schedule decays over the run
   // The device first: a missing GPU fails before anything is written.
   rt::Executor executor;
+  // One GPU per rank on a node: the rank's local index picks it.
   if (!openExecutor(args.device.empty() ? spec.device : args.device,
-                    args.noKernelCache, executor, error))
+                    args.noKernelCache, executor, error,
+                    parallel ? rt::dist::launcherLocalRank() : 0))
     return fail(error);
   StepShape precisionShape = stepShapeFromSpec(spec); // and bf16 needs a device
   if (!applyPrecision(args.precision, executor, precisionShape, error))
@@ -191,11 +194,6 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
                                      spec.biData, split);
       !st)
     return fail(st.message());
-  if (parallel && executor.kind() == rt::dev::DeviceKind::Cuda)
-    return fail(fmt::format("data-parallel training ({}) runs on the host and emu devices "
-                            "today; --device cuda needs the NCCL transport, not written yet "
-                            "(docs/Distributed.md)",
-                            world.description()));
   if (parallel && !args.dumpBatches.empty())
     return fail("--dump-batches writes one process's batches: run it without mpirun");
   // The compiled training step, and whether it fits: before the run
@@ -426,6 +424,7 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
   exec.threads = args.threads;
   // Data parallel: the gradients are all-reduced before clipping and Adam.
   rt::dist::GradReducer reducer;
+  std::unique_ptr<rt::dist::NcclComm> nccl; // outlives the steps, not the executor
   if (parallel) {
     if (rt::Status st =
             rt::dist::GradReducer::create(plan, world, int64_t(args.bucketMiB * 1048576.0),
@@ -435,6 +434,12 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
     if (plan.device && executor.kind() != rt::dev::DeviceKind::Host)
       if (rt::Status st = reducer.useDeviceProgram(*plan.device); !st)
         return fail(st.message());
+    // On GPUs the buckets are reduced in device memory by NCCL.
+    if (executor.kind() == rt::dev::DeviceKind::Cuda) {
+      if (rt::Status st = rt::dist::NcclComm::create(world, nccl); !st)
+        return fail(st.message());
+      reducer.useNccl(nccl.get());
+    }
     exec.observer = &reducer;
     std::cout << fmt::format("  gradient all-reduce: {} buckets of up to {} MiB, each as the "
                              "backward finishes it\n",
