@@ -164,6 +164,14 @@ int launcherLocalRank() {
   return 0;
 }
 
+int launcherLocalSize() {
+  for (const char *name : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS",
+                           "MV2_COMM_WORLD_LOCAL_SIZE"})
+    if (int n = envInt(name); n > 0)
+      return n;
+  return 1;
+}
+
 std::unique_ptr<Transport> singleProcess() { return std::make_unique<SingleProcess>(); }
 
 Status openTransport(std::unique_ptr<Transport> &out) {

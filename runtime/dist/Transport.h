@@ -67,6 +67,10 @@ std::unique_ptr<Transport> singleProcess();
 /// MPI_LOCALRANKID, SLURM_LOCALID; none: 0): which GPU it takes.
 int launcherLocalRank();
 
+/// How many processes of the job run on this node (OMPI_COMM_WORLD_LOCAL_SIZE,
+/// MPI_LOCALNRANKS; none: 1).
+int launcherLocalSize();
+
 /// The world size a launcher announced in the environment (OMPI_COMM_WORLD_SIZE,
 /// PMIX_SIZE... none: 1), before any MPI call.
 int launcherWorldSize();

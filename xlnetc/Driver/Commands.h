@@ -43,6 +43,11 @@ int runCompile(const CompileArgs &args);
 struct MemoryCheckArgs {
   std::string limit; ///< a size ("16G"); empty: what the machine has
   bool skip = false;
+  /// Processes that share the limit (data-parallel ranks on one node, on
+  /// the host or emu): each may use its share.
+  int sharers = 1;
+  /// Data-parallel ranks: the step's batch is train_batch_size / ranks.
+  int ranks = 1;
 };
 
 struct RunStepArgs {

@@ -29,7 +29,7 @@ int64_t needAtBatch(const ModelSpec &spec, StepShape shape, StepKind step, int64
 /// to reduce when none does.
 std::string fitHint(const ModelSpec &spec, const StepShape &shape, StepKind step,
                     const rt::StepMemoryNeed &need, int64_t limit, bool onDevice,
-                    bool keepsCopy, const StepCompiler &compile) {
+                    bool keepsCopy, int ranks, const StepCompiler &compile) {
   const std::string modelKeys = "reduce n_token, d_model, d_inner or n_layer";
   if (need.stateBytes > limit)
     return fmt::format("the model's state alone ({}) does not fit: {}",
@@ -71,6 +71,10 @@ std::string fitHint(const ModelSpec &spec, const StepShape &shape, StepKind step
       break;
     (n <= limit ? lo : hi) = mid;
   }
+  if (ranks > 1)
+    return fmt::format("the largest batch that fits is {} rows per process "
+                       "(train_batch_size {} over {} processes)",
+                       lo, lo * ranks, ranks);
   return fmt::format("the largest batch that fits is {} (train_batch_size; --batch-size "
                      "when compiling a bundle)",
                      lo);
@@ -96,6 +100,10 @@ bool checkStepFits(const ModelSpec &spec, const StepShape &shape, StepKind step,
     error = st.message();
     return false;
   }
+  if (args.sharers > 1) { // ranks on one node share its RAM
+    limit /= args.sharers;
+    what += fmt::format(" (a share of {}: {} processes on this node)", rt::formatBytes(limit * args.sharers), args.sharers);
+  }
   const bool onDevice = executor.kind() != rt::dev::DeviceKind::Host;
   const rt::StepMemoryNeed need = rt::stepMemoryNeed(plan, onDevice, keepsCopy);
   if (need.total() <= limit)
@@ -115,7 +123,7 @@ bool checkStepFits(const ModelSpec &spec, const StepShape &shape, StepKind step,
       rt::formatBytes(need.stateBytes), state, spec.nToken, spec.dModel, spec.dInner,
       spec.nLayer, rt::formatBytes(need.stepBytes), shape.batch, shape.seqLen, shape.mlen,
       shape.numPredict,
-      fitHint(spec, shape, step, need, limit, onDevice, keepsCopy, compile));
+      fitHint(spec, shape, step, need, limit, onDevice, keepsCopy, args.ranks, compile));
   return false;
 }
 

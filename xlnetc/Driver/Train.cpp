@@ -213,8 +213,12 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
   }
   // The checkpoint's snapshot holds a second copy of the parameters and
   // moments while it is written.
+  MemoryCheckArgs memoryCheck = args.memory;
+  memoryCheck.ranks = world.size();
+  if (parallel && executor.kind() != rt::dev::DeviceKind::Cuda)
+    memoryCheck.sharers = rt::dist::launcherLocalSize();
   if (!checkStepFits(spec, shape, StepKind::Train, plan, executor, /*keepsCopy=*/true,
-                     args.memory, compile, error))
+                     memoryCheck, compile, error))
     return fail(error);
 
   const std::string outDir =
