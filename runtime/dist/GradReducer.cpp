@@ -101,21 +101,10 @@ Status GradReducer::afterStep(size_t index, const Step &step,
     const Bucket &bucket = buckets_[b];
     if (reduced_[b] || bucket.readyAfter != index)
       continue;
-    // Pack, reduce, unpack.
-    flat_.resize(size_t(bucket.floats));
-    int64_t at = 0;
-    for (int id : bucket.buffers) {
-      const Tensor *t = written_[size_t(id)];
-      std::memcpy(flat_.data() + at, t->f32(), t->nbytes());
-      at += t->numel();
-    }
-    XLNETC_RETURN_IF_ERROR(reduce(flat_.data(), bucket.floats));
-    at = 0;
-    for (int id : bucket.buffers) {
-      Tensor *t = written_[size_t(id)];
-      std::memcpy(t->f32(), flat_.data() + at, t->nbytes());
-      at += t->numel();
-    }
+    std::vector<Tensor *> grads;
+    for (int id : bucket.buffers)
+      grads.push_back(written_[size_t(id)]);
+    XLNETC_RETURN_IF_ERROR(reduceTensors(grads));
     reduced_[b] = true;
     reducedOrder_.push_back(b);
   }
@@ -191,27 +180,38 @@ Status GradReducer::beforeDeviceStep(size_t index, const Step &,
       XLNETC_RETURN_IF_ERROR(nccl_->allReduceWeighted(
           regions, float(weights_[size_t(transport_->rank())]), buffers.stream,
           fmt::format("gradient bucket {}", b)));
-      reduced_[b] = true;
-      reducedOrder_.push_back(b);
-      continue;
-    }
-    grads.assign(bucket.buffers.size(), Tensor());
-    flat_.resize(size_t(bucket.floats));
-    int64_t at = 0;
-    for (size_t k = 0; k < bucket.buffers.size(); ++k) {
-      XLNETC_RETURN_IF_ERROR(buffers.read(bucket.buffers[k], grads[k]));
-      std::memcpy(flat_.data() + at, grads[k].f32(), grads[k].nbytes());
-      at += grads[k].numel();
-    }
-    XLNETC_RETURN_IF_ERROR(reduce(flat_.data(), bucket.floats));
-    at = 0;
-    for (size_t k = 0; k < bucket.buffers.size(); ++k) {
-      std::memcpy(grads[k].f32(), flat_.data() + at, grads[k].nbytes());
-      at += grads[k].numel();
-      XLNETC_RETURN_IF_ERROR(buffers.write(bucket.buffers[k], grads[k]));
+    } else { // through host copies and the transport
+      grads.assign(bucket.buffers.size(), Tensor());
+      std::vector<Tensor *> copies;
+      for (size_t k = 0; k < bucket.buffers.size(); ++k) {
+        XLNETC_RETURN_IF_ERROR(buffers.read(bucket.buffers[k], grads[k]));
+        copies.push_back(&grads[k]);
+      }
+      XLNETC_RETURN_IF_ERROR(reduceTensors(copies));
+      for (size_t k = 0; k < bucket.buffers.size(); ++k)
+        XLNETC_RETURN_IF_ERROR(buffers.write(bucket.buffers[k], grads[k]));
     }
     reduced_[b] = true;
     reducedOrder_.push_back(b);
+  }
+  return Status::ok();
+}
+
+Status GradReducer::reduceTensors(const std::vector<Tensor *> &tensors) {
+  int64_t n = 0;
+  for (const Tensor *t : tensors)
+    n += t->numel();
+  flat_.resize(size_t(n));
+  int64_t at = 0;
+  for (const Tensor *t : tensors) {
+    std::memcpy(flat_.data() + at, t->f32(), t->nbytes());
+    at += t->numel();
+  }
+  XLNETC_RETURN_IF_ERROR(reduce(flat_.data(), n));
+  at = 0;
+  for (Tensor *t : tensors) {
+    std::memcpy(t->f32(), flat_.data() + at, t->nbytes());
+    at += t->numel();
   }
   return Status::ok();
 }

@@ -84,6 +84,9 @@ public:
   Status reduce(float *data, int64_t n);
 
 private:
+  /// One bucket's tensors packed, reduced and unpacked in place.
+  Status reduceTensors(const std::vector<Tensor *> &tensors);
+
   Transport *transport_ = nullptr;
   const Plan *plan_ = nullptr;
   std::vector<Bucket> buckets_;

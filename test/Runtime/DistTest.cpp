@@ -72,6 +72,34 @@ Plan gradPlan(bool early = false, bool withNorm = true) {
 /// What rank r contributes at element i.
 float value(int r, int64_t i) { return float(r + 1) * (0.5f + float(i)) + 1e-3f * float(r); }
 
+/// A "device" holding gradients g0, g1, g2 of gradPlan() as host tensors
+/// (rank `rank`'s values), reached through DeviceBuffers; records the ids
+/// written back.
+struct FakeDevice {
+  std::vector<Tensor> tensors;
+  std::vector<int> written;
+  explicit FakeDevice(int rank)
+      : tensors{Tensor::zeros(DType::F32, {3}), Tensor::zeros(DType::F32, {5}),
+                Tensor::zeros(DType::F32, {4})} {
+    for (Tensor &t : tensors)
+      for (int64_t i = 0; i < t.numel(); ++i)
+        t.f32()[i] = value(rank, i);
+  }
+  StepObserver::DeviceBuffers buffers() {
+    StepObserver::DeviceBuffers b;
+    b.read = [this](int id, Tensor &out) {
+      out = tensors[size_t(id)];
+      return Status::ok();
+    };
+    b.write = [this](int id, const Tensor &in) {
+      tensors[size_t(id)] = in;
+      written.push_back(id);
+      return Status::ok();
+    };
+    return b;
+  }
+};
+
 } // namespace
 
 TEST(Dist, ReduceIsTheWeightedSumInRankOrderOnEveryRank) {
@@ -177,27 +205,11 @@ TEST(Dist, DeviceExecutorsReduceEveryBucketAtTheNorm) {
   ASSERT_TRUE(GradReducer::create(plan, w, 8 * sizeof(float), reducer));
   EXPECT_FALSE(reducer.wantsDeviceStep(2));
   EXPECT_TRUE(reducer.wantsDeviceStep(3));
-  // The "device": host tensors reached through read and write.
-  std::vector<Tensor> device = {Tensor::zeros(DType::F32, {3}), Tensor::zeros(DType::F32, {5}),
-                                Tensor::zeros(DType::F32, {4})};
-  for (Tensor &t : device)
-    for (int64_t i = 0; i < t.numel(); ++i)
-      t.f32()[i] = value(w.rank(), i);
-  StepObserver::DeviceBuffers buffers;
-  int writes = 0;
-  buffers.read = [&](int id, Tensor &out) {
-    out = device[size_t(id)];
-    return Status::ok();
-  };
-  buffers.write = [&](int id, const Tensor &in) {
-    device[size_t(id)] = in;
-    ++writes;
-    return Status::ok();
-  };
-  ASSERT_TRUE(reducer.beforeDeviceStep(3, plan.steps[3], buffers));
-  EXPECT_EQ(writes, 3);
+  FakeDevice device(w.rank());
+  ASSERT_TRUE(reducer.beforeDeviceStep(3, plan.steps[3], device.buffers()));
+  EXPECT_EQ(device.written.size(), 3u);
   EXPECT_EQ(reducer.reducedOrder(), (std::vector<size_t>{0, 1}));
-  for (const Tensor &t : device)
+  for (const Tensor &t : device.tensors)
     for (int64_t i = 0; i < t.numel(); ++i) {
       double sum = 0;
       for (int r = 0; r < w.size(); ++r)
@@ -234,29 +246,14 @@ TEST(Dist, DeviceBucketsFollowTheProgramsLaunches) {
   EXPECT_TRUE(reducer.wantsDeviceStep(2));
   EXPECT_TRUE(reducer.wantsDeviceStep(3));
 
-  std::vector<Tensor> device = {Tensor::zeros(DType::F32, {3}), Tensor::zeros(DType::F32, {5}),
-                                Tensor::zeros(DType::F32, {4})};
-  for (Tensor &t : device)
-    for (int64_t i = 0; i < t.numel(); ++i)
-      t.f32()[i] = value(w.rank(), i);
-  std::vector<int> written;
-  StepObserver::DeviceBuffers buffers;
-  buffers.read = [&](int id, Tensor &out) {
-    out = device[size_t(id)];
-    return Status::ok();
-  };
-  buffers.write = [&](int id, const Tensor &in) {
-    device[size_t(id)] = in;
-    written.push_back(id);
-    return Status::ok();
-  };
+  FakeDevice device(w.rank());
   for (int round = 0; round < 2; ++round) { // a second step starts over
-    written.clear();
-    ASSERT_TRUE(reducer.beforeDeviceStep(2, plan.steps[2], buffers));
-    EXPECT_EQ(written, (std::vector<int>{2, 0}));
+    device.written.clear();
+    ASSERT_TRUE(reducer.beforeDeviceStep(2, plan.steps[2], device.buffers()));
+    EXPECT_EQ(device.written, (std::vector<int>{2, 0}));
     EXPECT_EQ(reducer.reducedOrder(), (std::vector<size_t>{0}));
-    ASSERT_TRUE(reducer.beforeDeviceStep(3, plan.steps[3], buffers));
-    EXPECT_EQ(written, (std::vector<int>{2, 0, 1}));
+    ASSERT_TRUE(reducer.beforeDeviceStep(3, plan.steps[3], device.buffers()));
+    EXPECT_EQ(device.written, (std::vector<int>{2, 0, 1}));
     EXPECT_EQ(reducer.reducedOrder(), (std::vector<size_t>{0, 1}));
   }
 
