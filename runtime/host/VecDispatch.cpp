@@ -5,6 +5,9 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#if XLNETC_VEC_X86
+#include <cpuid.h>
+#endif
 #include <string>
 
 namespace xlnetc::rt::host {
@@ -17,6 +20,14 @@ const VecKernels &vecKernels_avx512();
 #endif
 
 namespace {
+
+#if XLNETC_VEC_X86
+/// Whether CPUID leaf 1 sets `bit` of ECX.
+bool cpuid1Ecx(unsigned bit) {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit) != 0;
+}
+#endif
 
 struct Level {
   const char *name;
@@ -39,9 +50,11 @@ const std::vector<Level> &levels() {
       {"avx2", vecKernels_avx2,
        [] {
          // x86-64-v3: AVX2, FMA, BMI1/2, F16C, MOVBE, LZCNT.
+         // F16C and MOVBE through CPUID: clang's __builtin_cpu_supports
+         // does not know them.
          return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
                 __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") &&
-                __builtin_cpu_supports("f16c") && __builtin_cpu_supports("movbe");
+                cpuid1Ecx(bit_F16C) && cpuid1Ecx(bit_MOVBE);
        }},
 #endif
       {"baseline", vecKernels_baseline, [] { return true; }},
