@@ -94,8 +94,10 @@ if _mpirun and os.path.exists(os.path.join(config.xlnetc_obj_root, "lib", "libxl
     _mpi_env = (" -x ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:detect_odr_violation=0"
                 ":allow_user_poisoning=0" if "asan" in config.available_features else "")
     config.substitutions.append(
-        ("%mpirun", _mpirun + " --allow-run-as-root --oversubscribe" + _mpi_env))
-llvm_config.with_system_environment(["OMPI_MCA_btl_vader_single_copy_mechanism"])
+        ("%mpirun", _mpirun + " --allow-run-as-root --oversubscribe"
+         # shared memory without cross-process copies: containers often
+         # forbid the ptrace-based ones
+         " --mca btl_vader_single_copy_mechanism none" + _mpi_env))
 
 # A disk that fills up (disk-full.test): tmpfs mounts of a chosen size need
 # root with CAP_SYS_ADMIN; where a trial mount fails the test is unsupported.
