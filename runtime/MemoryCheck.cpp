@@ -17,7 +17,8 @@
 
 namespace xlnetc::rt {
 
-StepMemoryNeed stepMemoryNeed(const Plan &plan, bool onDevice, bool keepsCopy) {
+StepMemoryNeed stepMemoryNeed(const Plan &plan, StepMemory where, bool keepsCopy) {
+  const bool onDevice = where != StepMemory::HostExecutor;
   MemoryPlan m;
   if (onDevice && plan.device && plan.device->memory.offset.size() == plan.buffers.size())
     m = plan.device->memory;
@@ -26,8 +27,11 @@ StepMemoryNeed stepMemoryNeed(const Plan &plan, bool onDevice, bool keepsCopy) {
   StepMemoryNeed need;
   need.stateBytes = m.parameterBytes + m.optimizerBytes;
   need.stepBytes = m.inputBytes + m.arenaBytes + m.workspaceBytes;
-  // The host executor returns its outputs in tensors of their own (the
-  // arena keeps their slots too); a device copies them back to the host.
+  if (where == StepMemory::Gpu)
+    return need;
+  // In host RAM also: the returned outputs (the host executor's tensors of
+  // their own, beside their slots in the arena; the emulated device's
+  // copies back) and the caller's copy of the state.
   need.stepBytes += m.outputBytes;
   if (keepsCopy)
     need.stateBytes *= 2;

@@ -32,12 +32,22 @@ struct StepMemoryNeed {
   int64_t total() const { return stateBytes + stepBytes; }
 };
 
-/// The need of one step of `plan` on the host executor (`onDevice` false:
-/// its inputs, its arena and the outputs it returns in tensors of their
-/// own) or on a device (the device program's memory plan, which the plan
-/// must carry). `keepsCopy`: the caller also holds one more copy of the
-/// parameters and moments at times (train's checkpoint snapshot).
-StepMemoryNeed stepMemoryNeed(const Plan &plan, bool onDevice, bool keepsCopy);
+/// Which memory a step's need is counted in.
+enum class StepMemory {
+  /// Host RAM, for the host executor: its inputs, its arena (planned from
+  /// the plan's steps) and the outputs it returns in tensors of their own.
+  HostExecutor,
+  /// Host RAM, for the emulated device: the device program's memory plan
+  /// (the plan must carry the program) and the outputs' copies back.
+  EmulatedDevice,
+  /// GPU memory: the device program's memory plan alone.
+  Gpu,
+};
+
+/// The need of one step of `plan` in `where`. `keepsCopy`: the caller also
+/// holds one more copy of the parameters and moments at times, in host RAM
+/// (train's checkpoint snapshot); it does not count on a GPU.
+StepMemoryNeed stepMemoryNeed(const Plan &plan, StepMemory where, bool keepsCopy);
 
 /// What the machine has for the step of `executor`: the host's available
 /// RAM (MemAvailable, lowered to the cgroup's limit less its use in a

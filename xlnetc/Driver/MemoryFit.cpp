@@ -13,22 +13,35 @@ namespace xlnetc {
 
 namespace {
 
+/// Where `executor`'s step keeps its memory.
+rt::StepMemory memoryOf(const rt::Executor &executor) {
+  switch (executor.kind()) {
+  case rt::dev::DeviceKind::Cuda:
+    return rt::StepMemory::Gpu;
+  case rt::dev::DeviceKind::Emu:
+    return rt::StepMemory::EmulatedDevice;
+  default:
+    return rt::StepMemory::HostExecutor;
+  }
+}
+
 /// The need of one step of `spec` at `batch` rows, or -1 when the step
 /// cannot be compiled at that batch (a bundle holds one shape).
 int64_t needAtBatch(const ModelSpec &spec, StepShape shape, StepKind step, int64_t batch,
-                    bool onDevice, bool keepsCopy, const StepCompiler &compile) {
+                    rt::StepMemory where, bool keepsCopy, const StepCompiler &compile) {
   shape.batch = batch;
   rt::Plan plan;
   std::string ignored;
-  if (!compile(spec, shape, step, plan, ignored, nullptr, onDevice))
+  if (!compile(spec, shape, step, plan, ignored, nullptr,
+               where != rt::StepMemory::HostExecutor))
     return -1;
-  return rt::stepMemoryNeed(plan, onDevice, keepsCopy).total();
+  return rt::stepMemoryNeed(plan, where, keepsCopy).total();
 }
 
 /// The hint after "does not fit": the largest batch that fits, or which keys
 /// to reduce when none does.
 std::string fitHint(const ModelSpec &spec, const StepShape &shape, StepKind step,
-                    const rt::StepMemoryNeed &need, int64_t limit, bool onDevice,
+                    const rt::StepMemoryNeed &need, int64_t limit, rt::StepMemory where,
                     bool keepsCopy, int ranks, const StepCompiler &compile) {
   const std::string modelKeys = "reduce n_token, d_model, d_inner or n_layer";
   if (need.stateBytes > limit)
@@ -36,7 +49,7 @@ std::string fitHint(const ModelSpec &spec, const StepShape &shape, StepKind step
                        rt::formatBytes(need.stateBytes), modelKeys);
   const int64_t unit = spec.biData ? 2 : 1; // bi_data needs an even batch
   const auto at = [&](int64_t b) {
-    return needAtBatch(spec, shape, step, b, onDevice, keepsCopy, compile);
+    return needAtBatch(spec, shape, step, b, where, keepsCopy, compile);
   };
   const int64_t smallest = shape.batch <= unit ? need.total() : at(unit);
   if (smallest < 0)
@@ -104,8 +117,8 @@ bool checkStepFits(const ModelSpec &spec, const StepShape &shape, StepKind step,
     limit /= args.sharers;
     what += fmt::format(" (a share of {}: {} processes on this node)", rt::formatBytes(limit * args.sharers), args.sharers);
   }
-  const bool onDevice = executor.kind() != rt::dev::DeviceKind::Host;
-  const rt::StepMemoryNeed need = rt::stepMemoryNeed(plan, onDevice, keepsCopy);
+  const rt::StepMemory where = memoryOf(executor);
+  const rt::StepMemoryNeed need = rt::stepMemoryNeed(plan, where, keepsCopy);
   if (need.total() <= limit)
     return true;
 
@@ -123,7 +136,7 @@ bool checkStepFits(const ModelSpec &spec, const StepShape &shape, StepKind step,
       rt::formatBytes(need.stateBytes), state, spec.nToken, spec.dModel, spec.dInner,
       spec.nLayer, rt::formatBytes(need.stepBytes), shape.batch, shape.seqLen, shape.mlen,
       shape.numPredict,
-      fitHint(spec, shape, step, need, limit, onDevice, keepsCopy, args.ranks, compile));
+      fitHint(spec, shape, step, need, limit, where, keepsCopy, args.ranks, compile));
   return false;
 }
 
