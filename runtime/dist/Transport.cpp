@@ -6,7 +6,12 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <climits>
+#include <condition_variable>
+#include <cstdio>
+#include <mutex>
+#include <thread>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
@@ -69,11 +74,79 @@ Status mpiStatus(int rc, const char *what) {
                  : Status::error(fmt::format("MPI {} failed (error code {})", what, rc));
 }
 
+/// Ends the process when a collective waits past its deadline. MPI may only
+/// be called from the main thread, so the watchdog does not abort through
+/// MPI: it exits, and the launcher ends the other ranks.
+class Watchdog {
+public:
+  Watchdog(int rank) : rank_(rank), thread_([this] { run(); }) {}
+  ~Watchdog() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+  void setTimeout(double seconds) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    timeout_ = seconds;
+  }
+  /// Arms the watchdog for collective `what`; disarm() when it returns.
+  void arm(const char *what) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (timeout_ <= 0)
+      return;
+    what_ = what;
+    deadline_ = std::chrono::steady_clock::now() +
+                std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                    std::chrono::duration<double>(timeout_));
+    armed_ = true;
+    wake_.notify_all();
+  }
+  void disarm() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    armed_ = false;
+  }
+
+private:
+  void run() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!stop_) {
+      if (!armed_) {
+        wake_.wait(lock);
+        continue;
+      }
+      if (wake_.wait_until(lock, deadline_) == std::cv_status::timeout && armed_ &&
+          std::chrono::steady_clock::now() >= deadline_) {
+        std::fprintf(stderr,
+                     "xlnetc: error: rank %d waited %.0f s in MPI %s for the other "
+                     "processes: one of them stopped responding; ending this process "
+                     "(--rank-timeout)\n",
+                     rank_, timeout_, what_);
+        std::fflush(stderr);
+        std::_Exit(1);
+      }
+    }
+  }
+
+  const int rank_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_ = false, armed_ = false;
+  double timeout_ = 0;
+  const char *what_ = "";
+  std::chrono::steady_clock::time_point deadline_;
+  std::thread thread_; // last: starts once the rest is initialized
+};
+
 class MpiTransport final : public Transport {
 public:
   MpiTransport(void *handle, MpiApi api, int rank, int size, std::string library)
-      : handle_(handle), api_(api), rank_(rank), size_(size), library_(std::move(library)) {}
+      : handle_(handle), api_(api), rank_(rank), size_(size), library_(std::move(library)),
+        watchdog_(rank) {}
   ~MpiTransport() override { api_.finalize(); } // the handle stays: MPI may run atexit
+  void setTimeout(double seconds) override { watchdog_.setTimeout(seconds); }
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
@@ -89,6 +162,7 @@ public:
     XLNETC_RETURN_IF_ERROR(toInts(sendOffset, so, "all-to-all"));
     XLNETC_RETURN_IF_ERROR(toInts(recvCount, rc, "all-to-all"));
     XLNETC_RETURN_IF_ERROR(toInts(recvOffset, ro, "all-to-all"));
+    Armed armed(watchdog_, "all-to-all");
     return mpiStatus(api_.alltoallv(send, sc.data(), so.data(), recv, rc.data(), ro.data()),
                      "all-to-all");
   }
@@ -97,16 +171,19 @@ public:
     std::vector<int> c, o;
     XLNETC_RETURN_IF_ERROR(toInts(count, c, "all-gather"));
     XLNETC_RETURN_IF_ERROR(toInts(offset, o, "all-gather"));
+    Armed armed(watchdog_, "all-gather");
     return mpiStatus(api_.allgatherv(send, c[size_t(rank_)], recv, c.data(), o.data()),
                      "all-gather");
   }
   Status allGatherBytes(const void *send, int64_t bytes, void *recv) override {
     if (bytes > INT_MAX)
       return Status::error("all-gather: too many bytes for one MPI transfer");
+    Armed armed(watchdog_, "all-gather");
     return mpiStatus(api_.allgatherBytes(send, int(bytes), recv), "all-gather");
   }
   Status broadcast(void *data, int64_t bytes, int root) override {
     auto *p = static_cast<char *>(data);
+    Armed armed(watchdog_, "broadcast");
     for (int64_t done = 0; done < bytes;) { // in pieces of at most 1 GiB
       const int n = int(std::min<int64_t>(bytes - done, int64_t(1) << 30));
       XLNETC_RETURN_IF_ERROR(mpiStatus(api_.bcast(p + done, n, root), "broadcast"));
@@ -117,10 +194,18 @@ public:
   void abort(int code) override { api_.abort(code); }
 
 private:
+  /// The watchdog armed for one collective.
+  struct Armed {
+    Watchdog &w;
+    Armed(Watchdog &w, const char *what) : w(w) { w.arm(what); }
+    ~Armed() { w.disarm(); }
+  };
+
   void *handle_;
   MpiApi api_;
   int rank_, size_;
   std::string library_;
+  Watchdog watchdog_;
 };
 
 /// Where the plugin is: $XLNETC_MPI_PLUGIN, else beside the executable,

@@ -52,6 +52,10 @@ public:
   /// Ends every process of the job with `code` (a rank that cannot go on
   /// must not leave the others waiting in a collective).
   virtual void abort(int code) = 0;
+  /// A collective that waits longer than this for the other ranks (one that
+  /// hangs rather than dies) ends this process with one line and exit code
+  /// 1; the launcher then ends the job. 0: wait forever (the default).
+  virtual void setTimeout(double seconds) { (void)seconds; }
 };
 
 /// The world of this process: MPI when a launcher started it (Open MPI's

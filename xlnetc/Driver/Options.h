@@ -137,6 +137,11 @@ inline void addTrainOptions(CLI::App *cmd, TrainArgs &train) {
                   "after the last); a difference stops the run")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  cmd->add_option("--rank-timeout", train.rankTimeout,
+                  "Under mpirun: seconds a process waits for the others in one exchange "
+                  "while training before it ends the job (one of them hangs)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cmd->add_option("--bucket-mib", train.bucketMiB,
                   "Under mpirun: gradients are all-reduced in buckets of about this many "
                   "MiB, each as soon as the backward has written it")

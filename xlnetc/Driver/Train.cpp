@@ -25,6 +25,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <thread>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -54,7 +55,8 @@ std::optional<int64_t> nanFaultStep() {
 
 /// Test hooks of data-parallel runs, "R:N" (rank R, before step N, 1-based):
 /// XLNETC_FAULT_KILL_RANK kills the rank (SIGKILL), a rank that dies;
-/// XLNETC_FAULT_DESYNC_RANK nudges its mask_emb, ranks whose parameters part.
+/// XLNETC_FAULT_DESYNC_RANK nudges its mask_emb, ranks whose parameters part;
+/// XLNETC_FAULT_HANG_RANK stops the rank for good, a rank that hangs.
 bool rankFault(const char *name, int rank, int64_t step) {
   const char *v = std::getenv(name);
   if (!v || !*v)
@@ -445,13 +447,18 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
       reducer.useNccl(nccl.get());
     }
     exec.observer = &reducer;
-    std::cout << fmt::format("  gradient all-reduce: {} buckets of up to {} MiB, each as the "
+    std::cout << fmt::format("  gradient all-reduce: {} bucket{} of up to {} MiB, each as the "
                              "backward finishes it\n",
-                             reducer.buckets().size(), args.bucketMiB);
+                             reducer.buckets().size(), reducer.buckets().size() == 1 ? "" : "s",
+                             args.bucketMiB);
   }
   // Per prepared step: every rank's predicted tokens (Σ target_mask), the
   // weights of its loss and gradient in the global batch's.
   std::vector<double> counts(size_t(world.size()), 1.0), nextCounts = counts;
+  // From here on every exchange is part of a step: a rank that waits too
+  // long for the others ends the job (the setup above, rank 0's tokenizer
+  // training above all, may take as long as it takes).
+  world.setTimeout(args.rankTimeout);
   const std::optional<int64_t> faultStep = nanFaultStep();
   const auto runStart = Clock::now();
   auto intervalStart = runStart;
@@ -538,6 +545,9 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
     }
     if (rankFault("XLNETC_FAULT_KILL_RANK", world.rank(), step + 1))
       std::raise(SIGKILL);
+    if (rankFault("XLNETC_FAULT_HANG_RANK", world.rank(), step + 1))
+      for (;;)
+        std::this_thread::sleep_for(std::chrono::hours(1));
     if (rt::Status st = executor.start(plan, bind.map, exec); !st)
       return fail(fmt::format("step {}: {}", step + 1, st.message()));
     // The step's results are the state of the next step: the executor

@@ -47,6 +47,9 @@ struct TrainArgs {
   int64_t checkRanksEvery = 50;
   /// Data parallel: the gradient all-reduce's bucket size, MiB.
   double bucketMiB = 25;
+  /// Data parallel: how long a rank waits for the others in one collective
+  /// during training before it ends the job (a rank that hangs).
+  double rankTimeout = 1800;
 };
 
 /// Runs `xlnetc train` with the training step's plan from `compile` (the
