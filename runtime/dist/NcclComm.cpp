@@ -26,7 +26,7 @@ Status NcclComm::create(Transport &world, std::unique_ptr<NcclComm> &out) {
 
 NcclComm::~NcclComm() {
   if (comm_)
-    nccl_->ncclCommDestroy(comm_);
+    (finished_ ? nccl_->ncclCommDestroy : nccl_->ncclCommAbort)(comm_);
 }
 
 Status NcclComm::allReduceWeighted(const std::vector<std::pair<uint64_t, int64_t>> &buffers,

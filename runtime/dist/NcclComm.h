@@ -36,6 +36,11 @@ public:
   NcclComm(const NcclComm &) = delete;
   NcclComm &operator=(const NcclComm &) = delete;
 
+  /// The run ended well: the destructor destroys the communicator, waiting
+  /// for its work. Otherwise it aborts it (ncclCommAbort), so a rank that
+  /// fails never blocks on an all-reduce the others will not join.
+  void finished() { finished_ = true; }
+
   /// One bucket, in place, ordered on `stream`: every (device address,
   /// floats) buffer becomes Σ_r w_r · buffer_r, `weight` this rank's w_r.
   Status allReduceWeighted(const std::vector<std::pair<uint64_t, int64_t>> &buffers,
@@ -45,6 +50,7 @@ private:
   NcclComm() = default;
   const cuda::Nccl *nccl_ = nullptr;
   cuda::ncclComm_t comm_ = nullptr;
+  bool finished_ = false;
 };
 
 } // namespace xlnetc::rt::dist

@@ -90,7 +90,8 @@ public:
   }
   void setTimeout(double seconds) {
     std::lock_guard<std::mutex> lock(mutex_);
-    timeout_ = seconds;
+    // 0 (or beyond a year, past what a deadline can hold): no limit.
+    timeout_ = seconds > 0 && seconds < 3.2e7 ? seconds : 0;
   }
   /// Arms the watchdog for collective `what`; disarm() when it returns.
   void arm(const char *what) {
@@ -254,6 +255,11 @@ int launcherLocalSize() {
                            "MV2_COMM_WORLD_LOCAL_SIZE"})
     if (int n = envInt(name); n > 0)
       return n;
+  // srun: "4(x2),3" — this node's count is not said; the first is the
+  // largest share a node gets.
+  if (std::getenv("SLURM_STEP_ID"))
+    if (int n = envInt("SLURM_STEP_TASKS_PER_NODE"); n > 0)
+      return n;
   return 1;
 }
 
@@ -298,6 +304,14 @@ Status openTransport(std::unique_ptr<Transport> &out) {
   char library[256] = {};
   if (int rc = api.init(&rank, &size, library, int(sizeof library)); rc != 0)
     return Status::error(fmt::format("MPI_Init failed (error code {})", rc));
+  // A launcher whose processes MPI does not join into one world (srun
+  // without PMI support: each is a world of its own) would give N
+  // independent runs writing the same files.
+  if (size != launcherWorldSize())
+    return Status::error(fmt::format(
+        "the launcher started {} processes but MPI joined this one into a world of {} "
+        "(with srun, pass --mpi=pmix or the PMI your MPI was built with)",
+        launcherWorldSize(), size));
   out = std::make_unique<MpiTransport>(handle, api, rank, size, library);
   return Status::ok();
 }

@@ -54,7 +54,8 @@ public:
   virtual void abort(int code) = 0;
   /// A collective that waits longer than this for the other ranks (one that
   /// hangs rather than dies) ends this process with one line and exit code
-  /// 1; the launcher then ends the job. 0: wait forever (the default).
+  /// 1; the launcher then ends the job. 0 (or more than a year): wait
+  /// forever, the default.
   virtual void setTimeout(double seconds) { (void)seconds; }
 };
 

@@ -111,6 +111,22 @@ rt::Status checkSameOnEveryRank(rt::dist::Transport &world, uint64_t hash, int64
   return rt::Status::ok();
 }
 
+rt::Status checkSameSetup(rt::dist::Transport &world, const std::string &setup) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (char c : setup)
+    h = (h ^ uint8_t(c)) * 0x100000001b3ull;
+  std::vector<uint64_t> all(size_t(world.size()));
+  XLNETC_RETURN_IF_ERROR(world.allGatherBytes(&h, sizeof h, all.data()));
+  for (int r = 1; r < world.size(); ++r)
+    if (all[size_t(r)] != all[0])
+      return rt::Status::error(fmt::format(
+          "the processes do not run the same step: rank {}'s differs from rank 0's (this is "
+          "rank {}: {}); check --device (auto picks per process) and that every process "
+          "has the same spec and bundle",
+          r, world.rank(), setup));
+  return rt::Status::ok();
+}
+
 rt::Status gatherDoubles(rt::dist::Transport &world, double value, std::vector<double> &out) {
   out.assign(size_t(world.size()), 0.0);
   return world.allGatherBytes(&value, sizeof value, out.data());

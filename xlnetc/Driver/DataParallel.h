@@ -50,6 +50,12 @@ uint64_t hashTensors(const rt::TensorMap &tensors);
 /// first rank that differs and `step`.
 rt::Status checkSameOnEveryRank(rt::dist::Transport &world, uint64_t hash, int64_t step);
 
+/// Every rank must run the same step on the same kind of device (`auto`
+/// resolves per rank): `setup` describes this rank's ("host, batch 2, 195
+/// plan steps, ..."); an error, on every rank, names the first rank whose
+/// setup differs from rank 0's and this rank's own.
+rt::Status checkSameSetup(rt::dist::Transport &world, const std::string &setup);
+
 /// Every rank's `value` (all-gather), by rank.
 rt::Status gatherDoubles(rt::dist::Transport &world, double value, std::vector<double> &out);
 

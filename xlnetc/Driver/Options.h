@@ -139,13 +139,14 @@ inline void addTrainOptions(CLI::App *cmd, TrainArgs &train) {
       ->capture_default_str();
   cmd->add_option("--rank-timeout", train.rankTimeout,
                   "Under mpirun: seconds a process waits for the others in one exchange "
-                  "while training before it ends the job (one of them hangs)")
-      ->check(CLI::PositiveNumber)
+                  "while training (checkpoint writes and first-step kernel compiles "
+                  "included) before it ends the job; 0: no limit")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--bucket-mib", train.bucketMiB,
                   "Under mpirun: gradients are all-reduced in buckets of about this many "
                   "MiB, each as soon as the backward has written it")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(1e-6, 1e6))
       ->capture_default_str();
 }
 

@@ -56,7 +56,9 @@ std::optional<int64_t> nanFaultStep() {
 /// Test hooks of data-parallel runs, "R:N" (rank R, before step N, 1-based):
 /// XLNETC_FAULT_KILL_RANK kills the rank (SIGKILL), a rank that dies;
 /// XLNETC_FAULT_DESYNC_RANK nudges its mask_emb, ranks whose parameters part;
-/// XLNETC_FAULT_HANG_RANK stops the rank for good, a rank that hangs.
+/// XLNETC_FAULT_HANG_RANK stops the rank for good, a rank that hangs;
+/// XLNETC_FAULT_BADID_RANK puts an id outside the vocabulary in its batch, a
+/// step that fails on one rank only.
 bool rankFault(const char *name, int rank, int64_t step) {
   const char *v = std::getenv(name);
   if (!v || !*v)
@@ -222,6 +224,15 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
   if (!checkStepFits(spec, shape, StepKind::Train, plan, executor, /*keepsCopy=*/true,
                      memoryCheck, compile, error))
     return fail(error);
+  // The first exchange: the same step on the same kind of device everywhere.
+  if (parallel)
+    if (rt::Status st = checkSameSetup(
+            world, fmt::format("{}, batch {} of {}, {}, {} plan steps, {} buffers",
+                               rt::dev::deviceKindName(executor.kind()), shape.batch,
+                               globalShape.batch, precisionName(shape.precision),
+                               plan.steps.size(), plan.buffers.size()));
+        !st)
+      return fail(st.message());
 
   const std::string outDir =
       args.outDir.empty() ? "runs/" + fs::path(args.spec).stem().string() : args.outDir;
@@ -376,15 +387,23 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
 
   auto saveCheckpoint = [&]() -> rt::Status {
     rt::train::TrainState state;
+    if (!lead) { // its rows of the memory to rank 0, one layer at a time
+      for (int64_t l = 0; hasMems && l < spec.nLayer; ++l) {
+        rt::Tensor mine, global;
+        XLNETC_RETURN_IF_ERROR(bind.get(executor, "mems." + std::to_string(l), mine));
+        XLNETC_RETURN_IF_ERROR(split.gather(world, mine, 1, global));
+      }
+      return rt::Status::ok();
+    }
     XLNETC_RETURN_IF_ERROR(bind.snapshot(executor, shapes, spec.nLayer, hasMems, state));
-    // Every rank's rows of the memory, in the global order; rank 0 writes.
-    for (auto &[name, t] : state.mems) {
+    // Every rank's rows of the memory, in the global order (in layer order,
+    // as the other ranks send them).
+    for (int64_t l = 0; parallel && hasMems && l < spec.nLayer; ++l) {
+      rt::Tensor &t = state.mems.at("mems." + std::to_string(l));
       rt::Tensor global;
       XLNETC_RETURN_IF_ERROR(split.gather(world, t, 1, global));
       t = std::move(global);
     }
-    if (!lead)
-      return rt::Status::ok();
     state.step = step;
     state.rngState = std::to_string(dropoutSeed);
     state.dataPosition = stream.savePosition();
@@ -508,6 +527,8 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
       poisoned.f32()[0] = NAN;
       bind.map["transformer.mask_emb"] = std::move(poisoned);
     }
+    if (rankFault("XLNETC_FAULT_BADID_RANK", world.rank(), next + 1))
+      bind.map.at("input_k").i64()[0] = spec.nToken;
     if (rankFault("XLNETC_FAULT_DESYNC_RANK", world.rank(), next + 1)) {
       rt::Tensor nudged;
       if (rt::Status st = bind.get(executor, "transformer.mask_emb", nudged); !st)
@@ -554,7 +575,10 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
     // keeps them (on the device), so they are bound no more.
     for (const auto &[out, in] : carry)
       bind.map.erase(in);
-    inputsReady = !checkpointAfter(step + 1);
+    // Data parallel: no prefetch. The next batch's exchange must not start
+    // before this step's error (if any) is known, or a failed rank would
+    // enter it while the others still reduce this step's gradients.
+    inputsReady = !parallel && !checkpointAfter(step + 1);
     if (inputsReady)
       prepared = prepareInputs(step + 1);
     if (rt::Status st = executor.finish(outputs); !st)
@@ -640,6 +664,8 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
   }
   if (lead)
     metrics.close();
+  if (nccl)
+    nccl->finished(); // destroyed in order now, not aborted
   const double elapsed = std::chrono::duration<double>(Clock::now() - runStart).count();
   const int64_t ran = step - firstStep;
   std::cout << fmt::format("done: {} steps in {}, {}; checkpoint {}\n", ran,
@@ -667,9 +693,20 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
     return trainOnRank(args, compile, *world);
   // Rank 0 alone prints the progress; every rank reports its errors, and one
   // that fails ends the job, so no rank waits for it in a collective.
+  // An exception ends the job here too: unwinding past the transport would
+  // finalize MPI while the other ranks wait in a collective.
   std::ostream null(nullptr);
   std::streambuf *saved = world->rank() == 0 ? nullptr : std::cout.rdbuf(null.rdbuf());
-  const int rc = trainOnRank(args, compile, *world);
+  int rc = 1;
+  try {
+    rc = trainOnRank(args, compile, *world);
+  } catch (const std::bad_alloc &) {
+    std::cerr << fmt::format("xlnetc: error: rank {}: out of memory: an allocation failed\n",
+                             world->rank());
+  } catch (const std::exception &e) {
+    std::cerr << fmt::format("xlnetc: error: rank {}: internal error: {}\n", world->rank(),
+                             e.what());
+  }
   if (saved)
     std::cout.rdbuf(saved);
   if (rc != 0)
