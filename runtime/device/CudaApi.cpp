@@ -380,18 +380,31 @@ Status loadNvrtcFrom(const std::vector<std::string> &candidates, Nvrtc &out) {
   return Status::ok();
 }
 
-Status loadNvrtc(const Nvrtc *&out) {
+namespace {
+
+/// Loads library `Lib` from `Candidates()` once per process (thread-safe:
+/// a function-local static per library) and hands out the same result
+/// after.
+template <typename Lib, Status (*LoadFrom)(const std::vector<std::string> &, Lib &),
+          std::vector<std::string> (*Candidates)()>
+Status loadOnce(const Lib *&out) {
   struct Loaded {
-    Nvrtc nvrtc;
+    Lib lib;
     Status status = Status::ok();
   };
   static const Loaded loaded = [] {
     Loaded l;
-    l.status = loadNvrtcFrom(nvrtcCandidates(), l.nvrtc);
+    l.status = LoadFrom(Candidates(), l.lib);
     return l;
   }();
-  out = loaded.status ? &loaded.nvrtc : nullptr;
+  out = loaded.status ? &loaded.lib : nullptr;
   return loaded.status;
+}
+
+} // namespace
+
+Status loadNvrtc(const Nvrtc *&out) {
+  return loadOnce<Nvrtc, loadNvrtcFrom, nvrtcCandidates>(out);
 }
 
 Status checkNvrtc(const Nvrtc &nvrtc, nvrtcResult result, const char *call,
@@ -433,17 +446,7 @@ Status loadCublasLtFrom(const std::vector<std::string> &candidates,
 }
 
 Status loadCublasLt(const CublasLt *&out) {
-  struct Loaded {
-    CublasLt lt;
-    Status status = Status::ok();
-  };
-  static const Loaded loaded = [] {
-    Loaded l;
-    l.status = loadCublasLtFrom(cublasLtCandidates(), l.lt);
-    return l;
-  }();
-  out = loaded.status ? &loaded.lt : nullptr;
-  return loaded.status;
+  return loadOnce<CublasLt, loadCublasLtFrom, cublasLtCandidates>(out);
 }
 
 Status checkCublas(const CublasLt &lt, cublasStatus_t status, const char *call,
@@ -489,17 +492,7 @@ Status loadNcclFrom(const std::vector<std::string> &candidates, Nccl &out) {
 }
 
 Status loadNccl(const Nccl *&out) {
-  struct Loaded {
-    Nccl nccl;
-    Status status = Status::ok();
-  };
-  static const Loaded loaded = [] {
-    Loaded l;
-    l.status = loadNcclFrom(ncclCandidates(), l.nccl);
-    return l;
-  }();
-  out = loaded.status ? &loaded.nccl : nullptr;
-  return loaded.status;
+  return loadOnce<Nccl, loadNcclFrom, ncclCandidates>(out);
 }
 
 Status checkNccl(const Nccl &nccl, ncclResult_t result, const char *call,

@@ -51,10 +51,7 @@ rt::Status RowSplit::slice(const rt::Tensor &t, int dim, rt::Tensor &out) const 
   out = rt::Tensor::zeros(t.dtype, shape);
   int64_t outer = 0, rowBytes = 0;
   rowGeometry(t, dim, outer, rowBytes);
-  for (int64_t o = 0; o < outer; ++o)
-    for (int64_t j = 0; j < localBatch; ++j)
-      std::memcpy(out.bytes() + (o * localBatch + j) * rowBytes,
-                  t.bytes() + (o * globalBatch + globalRow(j)) * rowBytes, size_t(rowBytes));
+  copyRows(t.bytes(), out.bytes(), outer, rowBytes, /*toGlobal=*/false);
   return rt::Status::ok();
 }
 
@@ -78,53 +75,78 @@ rt::Status RowSplit::gather(rt::dist::Transport &world, const rt::Tensor &local,
   for (int r = 0; r < size; ++r) {
     RowSplit other = *this;
     other.rank = r;
-    const auto *block = reinterpret_cast<const uint8_t *>(all.data() + n * r);
-    for (int64_t o = 0; o < outer; ++o)
-      for (int64_t j = 0; j < localBatch; ++j)
-        std::memcpy(global.bytes() + (o * globalBatch + other.globalRow(j)) * rowBytes,
-                    block + (o * localBatch + j) * rowBytes, size_t(rowBytes));
+    other.copyRows(reinterpret_cast<const uint8_t *>(all.data() + n * r), global.bytes(),
+                   outer, rowBytes, /*toGlobal=*/true);
   }
   return rt::Status::ok();
 }
 
+void RowSplit::copyRows(const uint8_t *from, uint8_t *to, int64_t outer, int64_t rowBytes,
+                        bool toGlobal) const {
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t j = 0; j < localBatch; ++j) {
+      const int64_t local = (o * localBatch + j) * rowBytes;
+      const int64_t global = (o * globalBatch + globalRow(j)) * rowBytes;
+      std::memcpy(to + (toGlobal ? global : local), from + (toGlobal ? local : global),
+                  size_t(rowBytes));
+    }
+}
+
+namespace {
+
+/// FNV-1a over `n` bytes, continuing from `h`.
+uint64_t fnv1a(const void *data, size_t n, uint64_t h = 0xcbf29ce484222325ull) {
+  const auto *p = static_cast<const uint8_t *>(data);
+  for (size_t i = 0; i < n; ++i)
+    h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+
+/// Every rank's `hash` (all-gather); `differs` is the first rank whose hash
+/// is not rank 0's (0: none), `all` every rank's.
+rt::Status compareHashes(rt::dist::Transport &world, uint64_t hash, int &differs,
+                         std::vector<uint64_t> &all) {
+  all.assign(size_t(world.size()), 0);
+  XLNETC_RETURN_IF_ERROR(world.allGatherBytes(&hash, sizeof hash, all.data()));
+  differs = 0;
+  for (int r = 1; r < world.size() && !differs; ++r)
+    if (all[size_t(r)] != all[0])
+      differs = r;
+  return rt::Status::ok();
+}
+
+} // namespace
+
 uint64_t hashTensors(const rt::TensorMap &tensors) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (const auto &[name, t] : tensors) {
-    for (char c : name)
-      h = (h ^ uint8_t(c)) * 0x100000001b3ull;
-    const uint8_t *p = t.bytes();
-    for (size_t i = 0; i < t.nbytes(); ++i)
-      h = (h ^ p[i]) * 0x100000001b3ull;
-  }
+  uint64_t h = fnv1a(nullptr, 0);
+  for (const auto &[name, t] : tensors)
+    h = fnv1a(t.bytes(), t.nbytes(), fnv1a(name.data(), name.size(), h));
   return h;
 }
 
 rt::Status checkSameOnEveryRank(rt::dist::Transport &world, uint64_t hash, int64_t step) {
-  std::vector<uint64_t> all(size_t(world.size()));
-  XLNETC_RETURN_IF_ERROR(world.allGatherBytes(&hash, sizeof hash, all.data()));
-  for (int r = 1; r < world.size(); ++r)
-    if (all[size_t(r)] != all[0])
-      return rt::Status::error(fmt::format(
-          "after step {} the parameters of rank {} differ from rank 0's (hash {:016x} vs "
-          "{:016x}): the ranks no longer train one model; stopping",
-          step, r, all[size_t(r)], all[0]));
-  return rt::Status::ok();
+  int r = 0;
+  std::vector<uint64_t> all;
+  XLNETC_RETURN_IF_ERROR(compareHashes(world, hash, r, all));
+  if (r == 0)
+    return rt::Status::ok();
+  return rt::Status::error(fmt::format(
+      "after step {} the parameters of rank {} differ from rank 0's (hash {:016x} vs "
+      "{:016x}): the ranks no longer train one model; stopping",
+      step, r, all[size_t(r)], all[0]));
 }
 
 rt::Status checkSameSetup(rt::dist::Transport &world, const std::string &setup) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (char c : setup)
-    h = (h ^ uint8_t(c)) * 0x100000001b3ull;
-  std::vector<uint64_t> all(size_t(world.size()));
-  XLNETC_RETURN_IF_ERROR(world.allGatherBytes(&h, sizeof h, all.data()));
-  for (int r = 1; r < world.size(); ++r)
-    if (all[size_t(r)] != all[0])
-      return rt::Status::error(fmt::format(
-          "the processes do not run the same step: rank {}'s differs from rank 0's (this is "
-          "rank {}: {}); check --device (auto picks per process) and that every process "
-          "has the same spec and bundle",
-          r, world.rank(), setup));
-  return rt::Status::ok();
+  int r = 0;
+  std::vector<uint64_t> all;
+  XLNETC_RETURN_IF_ERROR(compareHashes(world, fnv1a(setup.data(), setup.size()), r, all));
+  if (r == 0)
+    return rt::Status::ok();
+  return rt::Status::error(fmt::format(
+      "the processes do not run the same step: rank {}'s differs from rank 0's (this is "
+      "rank {}: {}); check --device (auto picks per process) and that every process has "
+      "the same spec and bundle",
+      r, world.rank(), setup));
 }
 
 rt::Status gatherDoubles(rt::dist::Transport &world, double value, std::vector<double> &out) {

@@ -41,6 +41,12 @@ struct RowSplit {
   /// global order: an all-gather; every rank gets the result.
   rt::Status gather(rt::dist::Transport &world, const rt::Tensor &local, int dim,
                     rt::Tensor &global) const;
+
+private:
+  /// Copies this rank's rows from its local block to their places in the
+  /// global one (`toGlobal`) or back, `outer` blocks of rows of `rowBytes`.
+  void copyRows(const uint8_t *from, uint8_t *to, int64_t outer, int64_t rowBytes,
+                bool toGlobal) const;
 };
 
 /// FNV-1a over the tensors' bytes, in name order (the parameter check).

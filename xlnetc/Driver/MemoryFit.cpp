@@ -57,32 +57,20 @@ std::string fitHint(const ModelSpec &spec, const StepShape &shape, StepKind step
   if (smallest > limit)
     return fmt::format("even a batch of {} needs {}: reduce seq_len or mem_len, or {}", unit,
                        rt::formatBytes(smallest), modelKeys);
-  // The need grows about linearly with the batch: estimate the largest batch
-  // from the two needs, then settle it by compiling (lo fits, hi does not).
+  // The need grows about linearly with the batch: the first probe is the
+  // batch the two needs predict, the second one row more (the estimate is
+  // usually exact), then bisection; lo fits, hi does not.
   int64_t lo = unit, hi = shape.batch;
   const double perRow = double(need.total() - smallest) / double(shape.batch - unit);
-  if (perRow > 0) {
-    int64_t guess = unit + int64_t(std::floor(double(limit - smallest) / perRow));
-    guess = std::clamp<int64_t>(guess / unit * unit, lo, hi - unit);
-    for (int64_t probe : {guess, guess + unit}) {
-      if (probe <= lo || probe >= hi)
-        continue;
-      const int64_t n = at(probe);
-      if (n < 0)
-        break;
-      (n <= limit ? lo : hi) = probe;
-      if (n > limit)
-        break;
-    }
-  }
+  int64_t probe = perRow > 0 ? unit + int64_t(std::floor(double(limit - smallest) / perRow))
+                             : lo + (hi - lo) / 2;
   for (int probes = 0; hi - lo > unit && probes < 24; ++probes) {
-    const int64_t mid = (lo + (hi - lo) / 2) / unit * unit;
-    if (mid <= lo)
-      break;
-    const int64_t n = at(mid);
+    probe = std::clamp<int64_t>(probe / unit * unit, lo + unit, hi - unit);
+    const int64_t n = at(probe);
     if (n < 0)
       break;
-    (n <= limit ? lo : hi) = mid;
+    (n <= limit ? lo : hi) = probe;
+    probe = probes == 0 && n <= limit ? lo + unit : lo + (hi - lo) / 2;
   }
   if (ranks > 1)
     return fmt::format("the largest batch that fits is {} rows per process "

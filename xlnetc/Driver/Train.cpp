@@ -2,6 +2,7 @@
 
 #include "xlnetc/Driver/Train.h"
 #include "xlnetc/Driver/DataParallel.h"
+#include "xlnetc/Driver/Guard.h"
 #include "xlnetc/Driver/MemoryFit.h"
 #include "xlnetc/Driver/Weights.h"
 #include "runtime/train/AtomicFile.h"
@@ -697,16 +698,8 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
   // finalize MPI while the other ranks wait in a collective.
   std::ostream null(nullptr);
   std::streambuf *saved = world->rank() == 0 ? nullptr : std::cout.rdbuf(null.rdbuf());
-  int rc = 1;
-  try {
-    rc = trainOnRank(args, compile, *world);
-  } catch (const std::bad_alloc &) {
-    std::cerr << fmt::format("xlnetc: error: rank {}: out of memory: an allocation failed\n",
-                             world->rank());
-  } catch (const std::exception &e) {
-    std::cerr << fmt::format("xlnetc: error: rank {}: internal error: {}\n", world->rank(),
-                             e.what());
-  }
+  const int rc =
+      runGuarded("xlnetc", [&] { return trainOnRank(args, compile, *world); });
   if (saved)
     std::cout.rdbuf(saved);
   if (rc != 0)
