@@ -394,33 +394,64 @@ Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
 }
 
 Status DeviceExecutor::runOps(const Prepared &p, const Plan *plan, StepObserver *observer) {
-  // The observer's step: before the first op of it (or of a later step, when
-  // its own ops were fused away), once the work before it has finished.
+  if (observer && plan) {
+    // The observer's work is on the side stream; whatever it enqueued has
+    // joined the step's stream when the step ends, and on an error its
+    // queued work (which reads this call's buffers) is dropped.
+    Status st = runOpsObserved(p, *plan, *observer);
+    if (st)
+      st = device_.mainWaitsForSide("the end of the step");
+    if (!st)
+      device_.abandonSide();
+    return st;
+  }
+  return runOpsFrom(p, nullptr);
+}
+
+Status DeviceExecutor::runOpsObserved(const Prepared &p, const Plan &plan,
+                                      StepObserver &observer) {
+  // The observer's buffers; read and write run as host work on the side
+  // stream, after the events the observer asked for.
+  StepObserver::DeviceBuffers buffers;
+  buffers.read = [&](int id, Tensor &out) -> Status {
+    const Buffer &b = plan.buffers[size_t(id)];
+    out = Tensor::zeros(b.dtype, b.shape);
+    return device_.download(out.bytes(), p.addr[size_t(id)], out.nbytes());
+  };
+  buffers.write = [&](int id, const Tensor &in) -> Status {
+    return device_.upload(p.addr[size_t(id)], in.bytes(), in.nbytes());
+  };
+  buffers.address = [&](int id) -> uint64_t { return p.addr[size_t(id)]; };
+  buffers.stream = device_.nativeStream();
+  buffers.sideStream = device_.nativeSideStream();
+  std::string where;
+  buffers.sideWaitsForMain = [&] { return device_.sideWaitsForMain(where); };
+  buffers.onSide = [&](std::function<Status()> work) {
+    return device_.hostWorkOnSide(std::move(work), where);
+  };
+  buffers.mainWaitsForSide = [&] { return device_.mainWaitsForSide(where); };
+  // Before the first op of each step it wants (or of a later step, when
+  // its own ops were fused away).
   size_t nextStep = 0;
   const auto observe = [&](size_t upTo) -> Status {
-    for (; observer && plan && nextStep <= upTo && nextStep < plan->steps.size(); ++nextStep) {
-      if (!observer->wantsDeviceStep(nextStep))
+    for (; nextStep <= upTo && nextStep < plan.steps.size(); ++nextStep) {
+      if (!observer.wantsDeviceStep(nextStep))
         continue;
-      XLNETC_RETURN_IF_ERROR(device_.synchronize(stepPrefix(nextStep, plan->steps[nextStep])));
-      StepObserver::DeviceBuffers buffers;
-      buffers.read = [&](int id, Tensor &out) -> Status {
-        const Buffer &b = plan->buffers[size_t(id)];
-        out = Tensor::zeros(b.dtype, b.shape);
-        return device_.download(out.bytes(), p.addr[size_t(id)], out.nbytes());
-      };
-      buffers.write = [&](int id, const Tensor &in) -> Status {
-        return device_.upload(p.addr[size_t(id)], in.bytes(), in.nbytes());
-      };
-      buffers.address = [&](int id) -> uint64_t { return p.addr[size_t(id)]; };
-      buffers.stream = device_.nativeStream();
+      const std::string prefix = stepPrefix(nextStep, plan.steps[nextStep]);
+      where = prefix.substr(0, prefix.size() - 2); // the device adds ": "
       XLNETC_RETURN_IF_ERROR(
-          observer->beforeDeviceStep(nextStep, plan->steps[nextStep], buffers)
-              .withPrefix(stepPrefix(nextStep, plan->steps[nextStep])));
+          observer.beforeDeviceStep(nextStep, plan.steps[nextStep], buffers).withPrefix(prefix));
     }
     return Status::ok();
   };
+  return runOpsFrom(p, observe);
+}
+
+Status DeviceExecutor::runOpsFrom(const Prepared &p,
+                                  const std::function<Status(size_t step)> &observe) {
   for (const Prepared::Op &op : p.ops) {
-    XLNETC_RETURN_IF_ERROR(observe(op.step));
+    if (observe)
+      XLNETC_RETURN_IF_ERROR(observe(op.step));
     switch (op.kind) {
     case Prepared::Op::Memset:
       XLNETC_RETURN_IF_ERROR(device_.memset(op.dst, 0, op.bytes).withPrefix(op.where));

@@ -22,6 +22,7 @@
 #include "runtime/HostExecutor.h"
 #include "runtime/device/Device.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -72,9 +73,13 @@ private:
   Status prepare(const Plan &plan, const DeviceProgram &program,
                  std::unique_ptr<Prepared> &out);
   /// Runs (or, during a capture, records) the prepared work in order; with
-  /// an observer (and its plan), stops before the steps it asks for.
+  /// an observer (and its plan), calls it before the steps it asks for,
+  /// its work ordered on the device's side stream.
   Status runOps(const Prepared &p, const Plan *plan = nullptr,
                 StepObserver *observer = nullptr);
+  Status runOpsObserved(const Prepared &p, const Plan &plan, StepObserver &observer);
+  /// The work in order; `observe` (when set) before each op, with its step.
+  Status runOpsFrom(const Prepared &p, const std::function<Status(size_t step)> &observe);
 
   struct LoadedModule {
     /// The program's source compiled as one module, or its CUBINs compiled

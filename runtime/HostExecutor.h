@@ -42,7 +42,7 @@ struct ExecOptions {
   /// dist/GradReducer.h); null: none. The host executor calls beforeStep and
   /// afterStep around every step; the device executors call
   /// beforeDeviceStep at the steps it wants, and run the step piece by
-  /// piece (no graph).
+  /// piece (no graph), the observer's work on their side stream.
   StepObserver *observer = nullptr;
 };
 
@@ -56,19 +56,30 @@ public:
   /// place before any later step reads them).
   virtual Status afterStep(size_t index, const Step &step, const std::vector<Tensor *> &out) = 0;
 
-  /// A device executor's buffers, by plan buffer id, as host copies.
+  /// A device executor's buffers, by plan buffer id, and its side stream
+  /// (dev::Device): the observer's work overlaps the step's.
   struct DeviceBuffers {
+    /// Host copies of buffer `id`: only from host work on the side stream
+    /// (they are valid until the step ends, unlike this struct).
     std::function<Status(int id, Tensor &out)> read;
     std::function<Status(int id, const Tensor &in)> write;
-    /// The device address of buffer `id`, and the stream the step's work
-    /// is ordered on (null on emu), for work enqueued on the device.
+    /// The device address of buffer `id`, and the CUstreams of the step's
+    /// work and of the side stream (null on emu), for libraries (NCCL).
     std::function<uint64_t(int id)> address;
-    void *stream = nullptr;
+    void *stream = nullptr, *sideStream = nullptr;
+    /// The side stream's next work follows the step's work so far.
+    std::function<Status()> sideWaitsForMain;
+    /// Host work in order on the side stream (emu: Device::hostWorkOnSide).
+    std::function<Status(std::function<Status()> work)> onSide;
+    /// The step's next work follows the side stream's work so far.
+    std::function<Status()> mainWaitsForSide;
   };
-  /// Whether beforeDeviceStep wants step `index` (each one costs a device
-  /// synchronization).
+  /// Whether beforeDeviceStep wants step `index`.
   virtual bool wantsDeviceStep(size_t index) const = 0;
-  /// On emu and cuda: before step `index` runs, all work before it done.
+  /// On emu and cuda: when step `index`'s work is about to be enqueued,
+  /// the work before it enqueued (not finished: the observer orders its own
+  /// work through the side stream). The executor ends the step's stream
+  /// with mainWaitsForSide.
   virtual Status beforeDeviceStep(size_t index, const Step &step,
                                   const DeviceBuffers &buffers) = 0;
 };

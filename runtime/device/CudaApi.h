@@ -232,7 +232,9 @@ XLNETC_CUDA_DRIVER_CONSTANTS(XLNETC_DECLARE_CONSTANT)
   X(cuEventSynchronize, 2000, CUresult(CUevent hEvent))                        \
   X(cuEventElapsedTime, 2000,                                                  \
     CUresult(float *pMilliseconds, CUevent hStart, CUevent hEnd))              \
-  X(cuEventDestroy, 4000, CUresult(CUevent hEvent))
+  X(cuEventDestroy, 4000, CUresult(CUevent hEvent))                           \
+  X(cuStreamWaitEvent, 3020,                                                   \
+    CUresult(CUstream hStream, CUevent hEvent, unsigned int Flags))
 
 /// cuGetProcAddress_v2 (CUDA 12.0) and the CUDA 11.3 original.
 using cuGetProcAddress_v2_t =

@@ -60,14 +60,21 @@ public:
       lt_->cublasLtDestroy(ltHandle_);
     if (workspace_)
       drv_.cuMemFree(workspace_);
-    if (stream_)
-      drv_.cuStreamDestroy(stream_);
+    for (CUevent e : {mainDone_, sideDone_})
+      if (e)
+        drv_.cuEventDestroy(e);
+    for (CUstream s : {side_, stream_})
+      if (s)
+        drv_.cuStreamDestroy(s);
     (void)closeDevice(drv_, info_);
   }
 
   Status init() {
-    return XLNETC_CU_CHECK(drv_, "opening " + info_.name,
-                           cuStreamCreate(&stream_, 0));
+    const std::string at = "opening " + info_.name;
+    XLNETC_CU_RETURN_IF_ERROR(drv_, at, cuStreamCreate(&stream_, 0));
+    XLNETC_CU_RETURN_IF_ERROR(drv_, at, cuStreamCreate(&side_, 0));
+    XLNETC_CU_RETURN_IF_ERROR(drv_, at, cuEventCreate(&mainDone_, CU_EVENT_DISABLE_TIMING));
+    return XLNETC_CU_CHECK(drv_, at, cuEventCreate(&sideDone_, CU_EVENT_DISABLE_TIMING));
   }
 
   DeviceKind kind() const override { return DeviceKind::Cuda; }
@@ -191,7 +198,25 @@ public:
   Status gemm(const GemmDesc &desc, const GemmOperands &ops,
               const std::string &where) override;
   Status synchronize(const std::string &where) override {
+    XLNETC_CU_RETURN_IF_ERROR(drv_, where, cuStreamSynchronize(side_));
     return XLNETC_CU_CHECK(drv_, where, cuStreamSynchronize(stream_));
+  }
+
+  // The side stream: one event per direction. A wait reads the event's
+  // latest record when it is enqueued, so re-recording it later is safe.
+  Status sideWaitsForMain(const std::string &where) override {
+    XLNETC_CU_RETURN_IF_ERROR(drv_, where, cuEventRecord(mainDone_, stream_));
+    return XLNETC_CU_CHECK(drv_, where, cuStreamWaitEvent(side_, mainDone_, 0));
+  }
+  Status mainWaitsForSide(const std::string &where) override {
+    XLNETC_CU_RETURN_IF_ERROR(drv_, where, cuEventRecord(sideDone_, side_));
+    return XLNETC_CU_CHECK(drv_, where, cuStreamWaitEvent(stream_, sideDone_, 0));
+  }
+  void *nativeSideStream() override { return side_; }
+  Status hostWorkOnSide(std::function<Status()>, const std::string &where) override {
+    return Status::error(where + ": the CUDA device runs no host work on its side stream "
+                                 "(a GPU's host functions may not call CUDA; the "
+                                 "data-parallel all-reduce there is NCCL's)");
   }
 
   Status beginCapture(const std::string &where) override {
@@ -226,6 +251,9 @@ private:
 
   KernelCache cache_;
   CUstream stream_ = nullptr;
+  /// The side stream and the events ordering it against the step's.
+  CUstream side_ = nullptr;
+  CUevent mainDone_ = nullptr, sideDone_ = nullptr;
   const CublasLt *lt_ = nullptr;
   cublasLtHandle_t ltHandle_ = nullptr;
   CUdeviceptr workspace_ = 0;

@@ -26,6 +26,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -176,6 +177,28 @@ public:
   virtual Status endCapture(std::unique_ptr<Graph> &out, const std::string &where) = 0;
   /// Runs a recorded graph on the device's stream.
   virtual Status launchGraph(Graph &graph, const std::string &where) = 0;
+
+  /// The side stream: work that overlaps the step's (the data-parallel
+  /// gradient all-reduce, dist/GradReducer.h), ordered against the step's
+  /// stream by events only (docs/Devices.md "The side stream").
+  /// sideWaitsForMain: the side stream's next work starts after everything
+  /// enqueued on the step's stream so far. mainWaitsForSide: the step's
+  /// next work starts after everything enqueued on the side stream so far.
+  /// synchronize() waits for both streams.
+  virtual Status sideWaitsForMain(const std::string &where) = 0;
+  virtual Status mainWaitsForSide(const std::string &where) = 0;
+  /// The side stream's CUstream, for libraries that enqueue on it (NCCL);
+  /// null on the emulated device.
+  virtual void *nativeSideStream() { return nullptr; }
+  /// Host work in order on the side stream; it may read and write device
+  /// memory (emulated device only: a GPU's host functions may not call
+  /// CUDA). Its error surfaces from the call that runs it. On emu it runs
+  /// at once or, by default, as late as the events allow (at the next
+  /// mainWaitsForSide or synchronize), $XLNETC_EMU_SIDE_STREAM=early|late.
+  virtual Status hostWorkOnSide(std::function<Status()> work, const std::string &where) = 0;
+  /// After a failed step: side work not started yet is dropped (emu; a
+  /// GPU's enqueued work cannot be taken back and runs).
+  virtual void abandonSide() {}
 };
 
 /// Resolves Auto: Cuda when the driver loads and reports a GPU, else Host.

@@ -227,6 +227,8 @@ public:
                    ? options.emuThreads
                    : int(std::max(1u, std::thread::hardware_concurrency()));
     scheduleName_ = scheduleName();
+    const char *side = std::getenv("XLNETC_EMU_SIDE_STREAM");
+    sideEarly_ = side && std::string(side) == "early";
   }
   ~EmuDevice() override {
     for (auto &[ptr, size] : allocations_)
@@ -386,7 +388,7 @@ public:
       XLNETC_RETURN_IF_ERROR(checkRange(ops.bias, e.bias * cd, "GEMM bias").withPrefix(at));
     return gemmReference(desc, p).withPrefix(at);
   }
-  Status synchronize(const std::string &) override { return Status::ok(); }
+  Status synchronize(const std::string &where) override { return runSide(where); }
 
   Status beginCapture(const std::string &where) override {
     if (recording_)
@@ -412,7 +414,32 @@ public:
     return Status::ok();
   }
 
+  // The side stream. The step's work has finished when its calls return,
+  // so the side's next work always follows it; the side's host work runs
+  // at once (early) or at the next join (late, the default: as late as
+  // the events allow, so a missing join shows in the numbers).
+  Status sideWaitsForMain(const std::string &) override { return Status::ok(); }
+  Status mainWaitsForSide(const std::string &where) override { return runSide(where); }
+  Status hostWorkOnSide(std::function<Status()> work, const std::string &where) override {
+    if (recording_)
+      return Status::error(where + ": host work on the side stream during a graph capture");
+    if (sideEarly_)
+      return work().withPrefix(where.empty() ? "" : where + ": ");
+    side_.emplace_back(std::move(work), where);
+    return Status::ok();
+  }
+  void abandonSide() override { side_.clear(); }
+
 private:
+  /// Runs the side stream's queued host work, in order.
+  Status runSide(const std::string &) {
+    std::vector<std::pair<std::function<Status()>, std::string>> queued;
+    queued.swap(side_);
+    for (auto &[work, at] : queued)
+      XLNETC_RETURN_IF_ERROR(work().withPrefix(at.empty() ? "" : at + ": "));
+    return Status::ok();
+  }
+
   /// Upload, download and copy are not stream work a graph can hold.
   Status notCapturing(const char *what) const {
     if (recording_)
@@ -438,6 +465,9 @@ private:
   bool recording_ = false;
   std::vector<std::function<Status()>> recorded_;
   std::map<DevPtr, size_t> allocations_;
+  /// The side stream's host work not run yet, and where it was enqueued.
+  std::vector<std::pair<std::function<Status()>, std::string>> side_;
+  bool sideEarly_ = false;
 };
 
 Status EmuDevice::loadModule(const ModuleSource &source,

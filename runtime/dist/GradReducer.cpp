@@ -166,33 +166,53 @@ Status GradReducer::beforeDeviceStep(size_t index, const Step &,
     reducedOrder_.clear();
   }
   lastDeviceStep_ = index;
-  std::vector<Tensor> grads;
+  // Every bucket whose last launch is enqueued: its all-reduce goes on the
+  // side stream after that launch, and the backward of the layers below
+  // goes on meanwhile.
+  bool forked = false;
   for (size_t b = 0; b < buckets_.size(); ++b) {
     // Ready: its last launch ran (without a program: at the norm).
     const size_t ready = b < deviceReady_.size() ? deviceReady_[b] : normStep_ - 1;
     if (reduced_[b] || ready >= index)
       continue;
+    if (!forked)
+      XLNETC_RETURN_IF_ERROR(buffers.sideWaitsForMain());
+    forked = true;
     const Bucket &bucket = buckets_[b];
-    if (nccl_) { // in device memory, ordered on the step's stream
+    const std::string where = fmt::format("gradient bucket {}", b);
+    if (nccl_) { // in device memory, with NCCL on the side stream
       std::vector<std::pair<uint64_t, int64_t>> regions;
       for (int id : bucket.buffers)
         regions.emplace_back(buffers.address(id), numelOf(plan_->buffers[size_t(id)].shape));
       XLNETC_RETURN_IF_ERROR(nccl_->allReduceWeighted(
-          regions, float(weights_[size_t(transport_->rank())]), buffers.stream,
-          fmt::format("gradient bucket {}", b)));
-    } else { // through host copies and the transport
-      grads.assign(bucket.buffers.size(), Tensor());
-      std::vector<Tensor *> copies;
-      for (size_t k = 0; k < bucket.buffers.size(); ++k) {
-        XLNETC_RETURN_IF_ERROR(buffers.read(bucket.buffers[k], grads[k]));
-        copies.push_back(&grads[k]);
-      }
-      XLNETC_RETURN_IF_ERROR(reduceTensors(copies));
-      for (size_t k = 0; k < bucket.buffers.size(); ++k)
-        XLNETC_RETURN_IF_ERROR(buffers.write(bucket.buffers[k], grads[k]));
+          regions, float(weights_[size_t(transport_->rank())]), buffers.sideStream, where));
+    } else { // host work on the side stream: host copies and the transport
+      XLNETC_RETURN_IF_ERROR(buffers.onSide(
+          [this, ids = bucket.buffers, read = buffers.read, write = buffers.write,
+           where]() -> Status {
+            std::vector<Tensor> grads(ids.size());
+            std::vector<Tensor *> copies;
+            for (size_t k = 0; k < ids.size(); ++k) {
+              XLNETC_RETURN_IF_ERROR(read(ids[k], grads[k]));
+              copies.push_back(&grads[k]);
+            }
+            XLNETC_RETURN_IF_ERROR(reduceTensors(copies).withPrefix(where + ": "));
+            for (size_t k = 0; k < ids.size(); ++k)
+              XLNETC_RETURN_IF_ERROR(write(ids[k], grads[k]));
+            return Status::ok();
+          }));
     }
-    reduced_[b] = true;
+    reduced_[b] = true; // enqueued; done when the side stream joins
     reducedOrder_.push_back(b);
+  }
+  // The norm reads every gradient: the step waits for the side stream.
+  if (index == normStep_) {
+    for (size_t b = 0; b < buckets_.size(); ++b)
+      if (!reduced_[b])
+        return Status::error(fmt::format("internal error: gradient bucket {} was not "
+                                         "reduced before the optimizer",
+                                         b));
+    XLNETC_RETURN_IF_ERROR(buffers.mainWaitsForSide());
   }
   return Status::ok();
 }

@@ -7,10 +7,12 @@
 // the order the backward finishes them (the last layer's first), and a
 // bucket is reduced as soon as the step writing its last gradient has run
 // (a StepObserver of the host executor), in place; the global_norm step
-// checks that every bucket has been. On a device (emu) the executor stops
-// before the step after a bucket's last launch and the reducer works on
-// host copies of the gradients — the schedule a GPU transport keeps, with
-// events and a side stream instead of stops.
+// checks that every bucket has been. On a device the reducer is called
+// when the step after a bucket's last launch is about to be enqueued, and
+// enqueues the bucket's all-reduce on the device's side stream after an
+// event (NCCL on a GPU; on emu, host work on host copies through the
+// transport), so the backward of the layers below goes on meanwhile; the
+// norm's launches wait for the side stream (Device::mainWaitsForSide).
 //
 // The reduction is deterministic and identical on every rank: the bucket's
 // floats are cut into one contiguous shard per rank; rank r receives every
@@ -75,6 +77,8 @@ public:
   void useNccl(class NcclComm *nccl) { nccl_ = nccl; }
   /// The steps before which a bucket became ready, and the norm's.
   bool wantsDeviceStep(size_t index) const override;
+  /// Enqueues the ready buckets' all-reduces on the side stream, after the
+  /// work so far; at the norm, the step's stream waits for them.
   Status beforeDeviceStep(size_t index, const Step &step,
                           const DeviceBuffers &buffers) override;
   Status afterStep(size_t index, const Step &step, const std::vector<Tensor *> &out) override;

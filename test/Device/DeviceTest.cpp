@@ -203,6 +203,50 @@ TEST(EmuDevice, CaptureRecordsAndGraphsReplay) {
   dev->free(p);
 }
 
+// The side stream's host work: by default as late as the events allow (at
+// the next join or synchronize), with XLNETC_EMU_SIDE_STREAM=early at once;
+// dropped by abandonSide; refused during a capture.
+TEST(EmuDevice, SideStreamHostWorkRunsAtTheJoinOrAtOnce) {
+  for (const char *mode : {"late", "early"}) {
+    xlnetc::rt::testing::ScopedEnv env("XLNETC_EMU_SIDE_STREAM", mode);
+    const bool early = std::string(mode) == "early";
+    std::unique_ptr<Device> dev;
+    ASSERT_TRUE(openDevice(DeviceKind::Emu, {}, dev).isOk());
+    std::vector<int> ran;
+    const auto work = [&](int id) {
+      return [&ran, id] {
+        ran.push_back(id);
+        return Status::ok();
+      };
+    };
+    ASSERT_TRUE(dev->sideWaitsForMain("test").isOk());
+    ASSERT_TRUE(dev->hostWorkOnSide(work(1), "test").isOk());
+    ASSERT_TRUE(dev->hostWorkOnSide(work(2), "test").isOk());
+    EXPECT_EQ(ran, early ? std::vector<int>({1, 2}) : std::vector<int>()) << mode;
+    ASSERT_TRUE(dev->mainWaitsForSide("test").isOk());
+    EXPECT_EQ(ran, (std::vector<int>{1, 2})) << mode;
+    ASSERT_TRUE(dev->hostWorkOnSide(work(3), "test").isOk());
+    ASSERT_TRUE(dev->synchronize("test").isOk());
+    EXPECT_EQ(ran, (std::vector<int>{1, 2, 3})) << mode;
+    // An error names where the work was enqueued.
+    Status st = dev->hostWorkOnSide([] { return Status::error("boom"); }, "step 7");
+    if (!early)
+      st = dev->mainWaitsForSide("the norm");
+    ASSERT_FALSE(st.isOk()) << mode;
+    EXPECT_EQ(st.message(), "step 7: boom");
+    if (!early) { // abandoned work never runs
+      ASSERT_TRUE(dev->hostWorkOnSide(work(4), "test").isOk());
+      dev->abandonSide();
+      ASSERT_TRUE(dev->synchronize("test").isOk());
+      EXPECT_EQ(ran, (std::vector<int>{1, 2, 3})) << mode;
+    }
+    ASSERT_TRUE(dev->beginCapture("test").isOk());
+    EXPECT_FALSE(dev->hostWorkOnSide(work(5), "test").isOk()) << "during a capture";
+    std::unique_ptr<Graph> graph;
+    ASSERT_TRUE(dev->endCapture(graph, "test").isOk());
+  }
+}
+
 TEST(EmuDevice, MissingKernelIsNamed) {
   std::unique_ptr<Device> dev;
   ASSERT_TRUE(openDevice(DeviceKind::Emu, {}, dev).isOk());

@@ -73,11 +73,14 @@ Plan gradPlan(bool early = false, bool withNorm = true) {
 float value(int r, int64_t i) { return float(r + 1) * (0.5f + float(i)) + 1e-3f * float(r); }
 
 /// A "device" holding gradients g0, g1, g2 of gradPlan() as host tensors
-/// (rank `rank`'s values), reached through DeviceBuffers; records the ids
-/// written back.
+/// (rank `rank`'s values), reached through DeviceBuffers; its side stream
+/// queues host work until the step's stream waits for it. Records the ids
+/// written back and the order of the stream operations.
 struct FakeDevice {
   std::vector<Tensor> tensors;
   std::vector<int> written;
+  std::vector<std::function<Status()>> side;
+  std::vector<std::string> log; ///< "fork", "side", "join"
   explicit FakeDevice(int rank)
       : tensors{Tensor::zeros(DType::F32, {3}), Tensor::zeros(DType::F32, {5}),
                 Tensor::zeros(DType::F32, {4})} {
@@ -94,6 +97,24 @@ struct FakeDevice {
     b.write = [this](int id, const Tensor &in) {
       tensors[size_t(id)] = in;
       written.push_back(id);
+      return Status::ok();
+    };
+    b.sideWaitsForMain = [this] {
+      log.push_back("fork");
+      return Status::ok();
+    };
+    b.onSide = [this](std::function<Status()> work) {
+      log.push_back("side");
+      side.push_back(std::move(work));
+      return Status::ok();
+    };
+    b.mainWaitsForSide = [this] {
+      log.push_back("join");
+      std::vector<std::function<Status()>> queued;
+      queued.swap(side);
+      for (auto &work : queued)
+        if (Status st = work(); !st)
+          return st;
       return Status::ok();
     };
     return b;
@@ -207,6 +228,7 @@ TEST(Dist, DeviceExecutorsReduceEveryBucketAtTheNorm) {
   EXPECT_TRUE(reducer.wantsDeviceStep(3));
   FakeDevice device(w.rank());
   ASSERT_TRUE(reducer.beforeDeviceStep(3, plan.steps[3], device.buffers()));
+  EXPECT_EQ(device.log, (std::vector<std::string>{"fork", "side", "side", "join"}));
   EXPECT_EQ(device.written.size(), 3u);
   EXPECT_EQ(reducer.reducedOrder(), (std::vector<size_t>{0, 1}));
   for (const Tensor &t : device.tensors)
@@ -249,10 +271,17 @@ TEST(Dist, DeviceBucketsFollowTheProgramsLaunches) {
   FakeDevice device(w.rank());
   for (int round = 0; round < 2; ++round) { // a second step starts over
     device.written.clear();
+    device.log.clear();
+    // Bucket 0's all-reduce is enqueued on the side stream after the work
+    // so far and has not run yet: the backward goes on.
     ASSERT_TRUE(reducer.beforeDeviceStep(2, plan.steps[2], device.buffers()));
-    EXPECT_EQ(device.written, (std::vector<int>{2, 0}));
+    EXPECT_EQ(device.log, (std::vector<std::string>{"fork", "side"}));
+    EXPECT_TRUE(device.written.empty());
     EXPECT_EQ(reducer.reducedOrder(), (std::vector<size_t>{0}));
+    // At the norm: bucket 1 after the work so far, then the step waits.
     ASSERT_TRUE(reducer.beforeDeviceStep(3, plan.steps[3], device.buffers()));
+    EXPECT_EQ(device.log,
+              (std::vector<std::string>{"fork", "side", "fork", "side", "join"}));
     EXPECT_EQ(device.written, (std::vector<int>{2, 0, 1}));
     EXPECT_EQ(reducer.reducedOrder(), (std::vector<size_t>{0, 1}));
   }
