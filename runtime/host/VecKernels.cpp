@@ -41,6 +41,17 @@ inline float keepFactor(uint64_t key, uint64_t index, float rate, float scale) {
   return u >= rate ? scale : 0.0f;
 }
 
+/// Σ x[i] in double. A loop of its own: GCC 12 leaves a loop scalar when
+/// it both computes exp (VecMath.h) and sums in double, but vectorises
+/// each alone.
+inline double sumAsDouble(const float *x, int64_t n) {
+  double sum = 0.0;
+#pragma omp simd reduction(+ : sum)
+  for (int64_t i = 0; i < n; ++i)
+    sum += double(x[i]);
+  return sum;
+}
+
 template <typename F>
 inline void mapRows(float *y, int64_t rows, int64_t cols, int64_t ld, const float *bias, F f) {
   for (int64_t r = 0; r < rows; ++r) {
@@ -125,14 +136,10 @@ void scoreSoftmax(const ScoreRow &row, float *prob) {
     prob[j] = s;
     mx = s > mx ? s : mx;
   }
-  double sum = 0.0;
-#pragma omp simd reduction(+ : sum)
-  for (int64_t j = 0; j < K; ++j) {
-    const float e = expApprox(prob[j] - mx);
-    prob[j] = e;
-    sum += double(e);
-  }
-  const float inv = float(1.0 / sum);
+#pragma omp simd
+  for (int64_t j = 0; j < K; ++j)
+    prob[j] = expApprox(prob[j] - mx);
+  const float inv = float(1.0 / sumAsDouble(prob, K));
 #pragma omp simd
   for (int64_t j = 0; j < K; ++j)
     prob[j] *= inv;
@@ -150,34 +157,41 @@ void gradRow(GradRow &g) {
   const float *prob = g.prob;
   float *a = g.a, *dpc = g.dpc, *dbd = g.dbd;
   const uint8_t *differ = g.differ, *masked = g.masked;
-  // 1. A = P·d and dP' = DP·d (d the dropatt factors), Σ P·dP' in double.
-  double dot = 0.0;
+  // 1. A = P·d and dP' = DP·d (d the dropatt factors), Σ P·dP' in double
+  //    (the sums in loops of their own, as sumAsDouble's).
   if (g.drop) {
-#pragma omp simd reduction(+ : dot)
+#pragma omp simd
     for (int64_t j = 0; j < K; ++j) {
       const float f = keepFactor(g.key, g.index0 + uint64_t(j), g.rate, g.dropScale);
       a[j] = prob[j] * f;
       dpc[j] *= f;
-      dot += double(prob[j]) * double(dpc[j]);
     }
   } else {
-#pragma omp simd reduction(+ : dot)
-    for (int64_t j = 0; j < K; ++j) {
+#pragma omp simd
+    for (int64_t j = 0; j < K; ++j)
       a[j] = prob[j];
-      dot += double(prob[j]) * double(dpc[j]);
-    }
   }
+  double dot = 0.0;
+#pragma omp simd reduction(+ : dot)
+  for (int64_t j = 0; j < K; ++j)
+    dot += double(prob[j]) * double(dpc[j]);
   // 2. c = P (dP' - Σ P dP') · scale, 0 where the mask is set (see
   //    RelAttentionGrad.cpp), its sums per segment class in double.
   const float dotf = float(dot), scale = g.scale;
-  double c0 = 0.0, c1 = 0.0;
-#pragma omp simd reduction(+ : c0, c1)
+#pragma omp simd
   for (int64_t j = 0; j < K; ++j) {
     const float c = masked[j] ? 0.0f : prob[j] * (dpc[j] - dotf) * scale;
     dpc[j] = c;
     dbd[j] = c;
-    c1 += differ[j] ? double(c) : 0.0;
-    c0 += differ[j] ? 0.0 : double(c);
+  }
+  // differ is 0 or 1: c·m is c or ±0, c - c·m is ±0 or c (the sums of a
+  // select, without the branch).
+  double c0 = 0.0, c1 = 0.0;
+#pragma omp simd reduction(+ : c0, c1)
+  for (int64_t j = 0; j < K; ++j) {
+    const double c = double(dpc[j]), cm = c * double(differ[j]);
+    c1 += cm;
+    c0 += c - cm;
   }
   g.c0 = c0;
   g.c1 = c1;
@@ -189,17 +203,18 @@ double expSum(const float *x, int64_t n, float *e, float &maxOut) {
   for (int64_t i = 0; i < n; ++i)
     mx = x[i] > mx ? x[i] : mx;
   maxOut = mx;
+  // Chunk by chunk, into `e` or (without it) a scratch row: the same sums
+  // in the same order either way.
+  constexpr int64_t kChunk = 512;
+  float tmp[kChunk];
   double sum = 0.0;
-  if (e) {
-#pragma omp simd reduction(+ : sum)
-    for (int64_t i = 0; i < n; ++i) {
-      e[i] = expApprox(x[i] - mx);
-      sum += double(e[i]);
-    }
-  } else {
-#pragma omp simd reduction(+ : sum)
-    for (int64_t i = 0; i < n; ++i)
-      sum += double(expApprox(x[i] - mx));
+  for (int64_t i0 = 0; i0 < n; i0 += kChunk) {
+    const int64_t len = n - i0 < kChunk ? n - i0 : kChunk;
+    float *out = e ? e + i0 : tmp;
+#pragma omp simd
+    for (int64_t i = 0; i < len; ++i)
+      out[i] = expApprox(x[i0 + i] - mx);
+    sum += sumAsDouble(out, len);
   }
   return sum;
 }
