@@ -198,44 +198,16 @@ void addLayerNormGrad(const Tensor &dout, const Tensor &x,
   constexpr int64_t kBlockRows = 32;
   int64_t blocks = (rows + kBlockRows - 1) / kBlockRows;
   std::vector<double> partial(static_cast<size_t>(blocks * 2 * D), 0.0);
+  const VecKernels &vec = vecKernels();
 #pragma omp parallel if (worthThreads(rows * D))
   {
     std::vector<double> xhat(static_cast<size_t>(D));
 #pragma omp for schedule(static)
     for (int64_t blk = 0; blk < blocks; ++blk) {
       double *pg = partial.data() + blk * 2 * D, *pb = pg + D;
-      for (int64_t r = blk * kBlockRows;
-           r < std::min(rows, (blk + 1) * kBlockRows); ++r) {
-        const float *gr = g + r * D, *xr = xs + r * D, *rr = rs + r * D;
-        // The forward's statistics, recomputed the same way (sum in float,
-        // then double).
-        double mean = 0.0;
-        for (int64_t d = 0; d < D; ++d)
-          mean += double(xr[d] + rr[d]);
-        mean /= double(D);
-        double var = 0.0;
-        for (int64_t d = 0; d < D; ++d) {
-          double c = double(xr[d] + rr[d]) - mean;
-          var += c * c;
-        }
-        var /= double(D);
-        double inv = 1.0 / std::sqrt(var + eps);
-        // dz = inv · (gy - mean(gy) - xhat · mean(gy · xhat)), gy = dout·γ.
-        double mg = 0.0, mgx = 0.0;
-        for (int64_t d = 0; d < D; ++d) {
-          xhat[d] = (double(xr[d] + rr[d]) - mean) * inv;
-          double gy = double(gr[d]) * double(gm[d]);
-          mg += gy;
-          mgx += gy * xhat[d];
-          pg[d] += double(gr[d]) * xhat[d];
-          pb[d] += double(gr[d]);
-        }
-        mg /= double(D);
-        mgx /= double(D);
-        for (int64_t d = 0; d < D; ++d)
-          ds[r * D + d] =
-              float(inv * (double(gr[d]) * double(gm[d]) - mg - xhat[d] * mgx));
-      }
+      for (int64_t r = blk * kBlockRows; r < std::min(rows, (blk + 1) * kBlockRows); ++r)
+        vec.layerNormGradRow(g + r * D, xs + r * D, rs + r * D, gm, eps, D, xhat.data(), pg,
+                             pb, ds + r * D);
     }
   }
   for (int64_t d = 0; d < D; ++d) {

@@ -253,24 +253,10 @@ void addLayerNorm(const Tensor &x, const Tensor &residual,
   const float *xs = x.f32(), *rs = residual.f32();
   const float *g = gamma.f32(), *be = beta.f32();
   float *o = out.f32();
+  const VecKernels &vec = vecKernels();
 #pragma omp parallel for if (worthThreads(rows * D))
-  for (int64_t r = 0; r < rows; ++r) {
-    const float *xr = xs + r * D, *rr = rs + r * D;
-    // Two passes in double: mean, then biased variance.
-    double mean = 0.0;
-    for (int64_t d = 0; d < D; ++d)
-      mean += double(xr[d] + rr[d]);
-    mean /= double(D);
-    double var = 0.0;
-    for (int64_t d = 0; d < D; ++d) {
-      double c = double(xr[d] + rr[d]) - mean;
-      var += c * c;
-    }
-    var /= double(D);
-    double inv = 1.0 / std::sqrt(var + eps);
-    for (int64_t d = 0; d < D; ++d)
-      o[r * D + d] = float((double(xr[d] + rr[d]) - mean) * inv * g[d] + be[d]);
-  }
+  for (int64_t r = 0; r < rows; ++r)
+    vec.layerNormRow(xs + r * D, rs + r * D, g, be, eps, D, o + r * D);
 }
 
 void dropout(const Tensor &x, double rate, int64_t site, uint64_t seed,

@@ -251,9 +251,60 @@ double sumSquares(const float *x, int64_t n) {
   return acc;
 }
 
+/// The mean and 1/√(var + eps) of z = x + r, two passes in double.
+inline void rowStats(const float *x, const float *r, double eps, int64_t D, double &mean,
+                     double &inv) {
+  double sum = 0.0;
+#pragma omp simd reduction(+ : sum)
+  for (int64_t d = 0; d < D; ++d)
+    sum += double(x[d] + r[d]);
+  mean = sum / double(D);
+  const double m = mean;
+  double var = 0.0;
+#pragma omp simd reduction(+ : var)
+  for (int64_t d = 0; d < D; ++d) {
+    const double c = double(x[d] + r[d]) - m;
+    var += c * c;
+  }
+  var /= double(D);
+  inv = 1.0 / std::sqrt(var + eps);
+}
+
+void layerNormRow(const float *x, const float *r, const float *gamma, const float *beta,
+                  double eps, int64_t D, float *out) {
+  double mean, inv;
+  rowStats(x, r, eps, D, mean, inv);
+#pragma omp simd
+  for (int64_t d = 0; d < D; ++d)
+    out[d] = float((double(x[d] + r[d]) - mean) * inv * gamma[d] + beta[d]);
+}
+
+void layerNormGradRow(const float *dout, const float *x, const float *r, const float *gamma,
+                      double eps, int64_t D, double *xhat, double *pg, double *pb,
+                      float *dsum) {
+  double mean, inv;
+  rowStats(x, r, eps, D, mean, inv);
+  double mg = 0.0, mgx = 0.0;
+#pragma omp simd reduction(+ : mg, mgx)
+  for (int64_t d = 0; d < D; ++d) {
+    const double xh = (double(x[d] + r[d]) - mean) * inv;
+    const double gy = double(dout[d]) * double(gamma[d]);
+    xhat[d] = xh;
+    mg += gy;
+    mgx += gy * xh;
+    pg[d] += double(dout[d]) * xh;
+    pb[d] += double(dout[d]);
+  }
+  mg /= double(D);
+  mgx /= double(D);
+#pragma omp simd
+  for (int64_t d = 0; d < D; ++d)
+    dsum[d] = float(inv * (double(dout[d]) * double(gamma[d]) - mg - xhat[d] * mgx));
+}
+
 const VecKernels kTable = {
     XLNETC_VEC_STR(XLNETC_VEC_LEVEL), biasActivation, activationGrad, dropout,
-    scoreSoftmax, dropRow, gradRow, expSum, adam, sumSquares,
+    scoreSoftmax, dropRow, gradRow, expSum, adam, sumSquares, layerNormRow, layerNormGradRow,
 };
 
 } // namespace

@@ -89,6 +89,19 @@ struct VecKernels {
   void (*adam)(const AdamChunk &c);
   /// Σ x[i]² in double.
   double (*sumSquares)(const float *x, int64_t n);
+  /// One row of add_layer_norm: z = x + r (fp32), its mean and biased
+  /// variance in double (two passes), out = (z - mean) · inv · γ + β with
+  /// inv = 1 / √(var + eps), in double, stored in fp32.
+  void (*layerNormRow)(const float *x, const float *r, const float *gamma, const float *beta,
+                       double eps, int64_t D, float *out);
+  /// One row of add_layer_norm_grad: the forward's statistics recomputed
+  /// the same way, xhat = (z - mean) · inv, gy = dout · γ, dsum = inv ·
+  /// (gy - mean(gy) - xhat · mean(gy · xhat)); adds dout · xhat and dout to
+  /// the row block's partial sums pg and pb (double). xhat: D doubles of
+  /// scratch.
+  void (*layerNormGradRow)(const float *dout, const float *x, const float *r,
+                           const float *gamma, double eps, int64_t D, double *xhat,
+                           double *pg, double *pb, float *dsum);
 };
 
 /// The table for the running CPU (or XLNETC_HOST_ISA); an error when the

@@ -343,3 +343,47 @@ TEST(VecKernels, AdamIsTheFloat64FormulaInFp32AndRunsInPlace) {
 }
 
 } // namespace
+
+TEST(VecKernels, LayerNormRowsMatchTheFloat64Formula) {
+  std::mt19937 gen(11);
+  std::normal_distribution<float> nd(0.3f, 2.0f);
+  const int64_t D = 77; // not a multiple of any vector width
+  std::vector<float> x(D), r(D), gamma(D), beta(D), dout(D);
+  for (int64_t d = 0; d < D; ++d)
+    x[d] = nd(gen), r[d] = nd(gen), gamma[d] = nd(gen), beta[d] = nd(gen), dout[d] = nd(gen);
+  const double eps = 1e-12;
+  // The formula in double: z = x + r (fp32), xhat, y, and the gradient.
+  std::vector<double> z(D), xhat(D);
+  double mean = 0, var = 0;
+  for (int64_t d = 0; d < D; ++d)
+    z[d] = double(x[d] + r[d]), mean += z[d];
+  mean /= D;
+  for (int64_t d = 0; d < D; ++d)
+    var += (z[d] - mean) * (z[d] - mean);
+  var /= D;
+  const double inv = 1.0 / std::sqrt(var + eps);
+  double mg = 0, mgx = 0;
+  for (int64_t d = 0; d < D; ++d) {
+    xhat[d] = (z[d] - mean) * inv;
+    mg += double(dout[d]) * gamma[d];
+    mgx += double(dout[d]) * gamma[d] * xhat[d];
+  }
+  mg /= D, mgx /= D;
+  for (const VecKernels *vk : runnableVecKernels()) {
+    SCOPED_TRACE(vk->isa);
+    std::vector<float> y(D), ds(D);
+    vk->layerNormRow(x.data(), r.data(), gamma.data(), beta.data(), eps, D, y.data());
+    std::vector<double> scratch(D), pg(D, 1.0), pb(D, 2.0);
+    vk->layerNormGradRow(dout.data(), x.data(), r.data(), gamma.data(), eps, D,
+                         scratch.data(), pg.data(), pb.data(), ds.data());
+    for (int64_t d = 0; d < D; ++d) {
+      const double want = xhat[d] * gamma[d] + beta[d];
+      EXPECT_NEAR(y[d], want, 2.4e-7 * std::abs(want) + 1e-6) << d;
+      const double dsWant = inv * (double(dout[d]) * gamma[d] - mg - xhat[d] * mgx);
+      EXPECT_NEAR(ds[d], dsWant, 2.4e-7 * std::abs(dsWant) + 1e-6) << d;
+      // The partial sums are added to, not overwritten.
+      EXPECT_NEAR(pg[d], 1.0 + double(dout[d]) * xhat[d], 1e-12) << d;
+      EXPECT_EQ(pb[d], 2.0 + double(dout[d])) << d;
+    }
+  }
+}
