@@ -17,11 +17,13 @@ docs/Benchmarks.md), so the two rates compare the same work. Where PyTorch
 or transformers is missing (or with --no-torch) the PyTorch columns say so
 and xlnetc's are still measured.
 
-usage: cpu_bench.py [SPEC ...] [--steps N] [--warmup N] [--threads T]
+usage: cpu_bench.py [SPEC ...] [--steps N] [--warmup N] [--threads T] [--rounds R]
                     [--build DIR] [--python PY] [--no-torch] [--json OUT]
 
 Defaults: models/xlnet-small.toml bench/cpu/d512.toml bench/cpu/base-width.toml,
-10 timed steps after 2, all cores, build/, this Python.
+10 timed steps after 2, all cores, 1 round, build/, this Python. On a shared
+machine whose speed drifts, --rounds R times xlnetc and PyTorch alternately R
+times and reports the medians and the range of the ratio.
 """
 import argparse
 import json
@@ -63,6 +65,8 @@ def main(argv):
     ap.add_argument("--python", default=sys.executable,
                     help="the Python with torch and transformers")
     ap.add_argument("--no-torch", action="store_true", help="time xlnetc only")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="time xlnetc and PyTorch alternately this many times")
     ap.add_argument("--json")
     args = ap.parse_args(argv[1:])
 
@@ -81,36 +85,49 @@ def main(argv):
         for spec in args.specs:
             name = os.path.splitext(os.path.basename(spec))[0]
             bundle = os.path.join(tmp, name)
-            print(f"{name}: compiling, timing xlnetc ({args.warmup} + {args.steps} steps)",
-                  flush=True)
+            print(f"{name}: compiling", flush=True)
             run([xlnetc, "compile", spec, "-o", bundle])
-            xj = os.path.join(tmp, name + ".xlnetc.json")
-            run([runner, "bench", bundle, "--device", "host", "--threads", str(args.threads),
-                 "--steps", str(args.steps), "--warmup", str(args.warmup), "--json", xj])
-            with open(xj) as f:
-                xres = json.load(f)
-            sgemm = xres["gemm_reference"]["tflops"] * 1e3
-            xrow = xres["rows"][0]
-            x_ms = statistics.median(xrow["step_ms"])
-            flops = xrow["model_flops_per_step"]
-            t_ms = None
-            if have_torch:
-                print(f"{name}: timing PyTorch", flush=True)
-                tj = os.path.join(tmp, name + ".torch.json")
-                run([args.python, os.path.join(ROOT, "scripts", "hf_xlnet_bench.py"), spec,
-                     "--device", "cpu", "--dtype", "fp32", "--steps", str(args.steps),
-                     "--warmup", str(args.warmup), "--json", tj], env=env)
-                with open(tj) as f:
-                    t_ms = statistics.median(json.load(f)["step_ms"])
+            x_runs, t_runs, sgemm_runs = [], [], []
+            for rnd in range(args.rounds):
+                # xlnetc, then PyTorch, in every round: a slow spell of a
+                # shared machine falls on both sides of some round.
+                tag = f" (round {rnd + 1} of {args.rounds})" if args.rounds > 1 else ""
+                print(f"{name}: timing xlnetc ({args.warmup} + {args.steps} steps){tag}",
+                      flush=True)
+                xj = os.path.join(tmp, name + ".xlnetc.json")
+                run([runner, "bench", bundle, "--device", "host", "--threads",
+                     str(args.threads), "--steps", str(args.steps), "--warmup",
+                     str(args.warmup), "--json", xj])
+                with open(xj) as f:
+                    xres = json.load(f)
+                sgemm_runs.append(xres["gemm_reference"]["tflops"] * 1e3)
+                xrow = xres["rows"][0]
+                x_runs.append(statistics.median(xrow["step_ms"]))
+                flops = xrow["model_flops_per_step"]
+                if have_torch:
+                    print(f"{name}: timing PyTorch{tag}", flush=True)
+                    tj = os.path.join(tmp, name + ".torch.json")
+                    run([args.python, os.path.join(ROOT, "scripts", "hf_xlnet_bench.py"), spec,
+                         "--device", "cpu", "--dtype", "fp32", "--steps", str(args.steps),
+                         "--warmup", str(args.warmup), "--json", tj], env=env)
+                    with open(tj) as f:
+                        t_runs.append(statistics.median(json.load(f)["step_ms"]))
+            sgemm = statistics.median(sgemm_runs)
+            x_ms = statistics.median(x_runs)
+            t_ms = statistics.median(t_runs) if t_runs else None
+            ratios = [t / x for x, t in zip(x_runs, t_runs)]
             rows.append({
                 "model": spec, "d_model": xrow["d_model"], "n_layer": xrow["n_layer"],
                 "batch": xrow["batch"], "seq_len": xrow["seq_len"], "mem_len": xrow["mem_len"],
                 "num_predict": xrow["num_predict"], "model_flops_per_step": flops,
                 "xlnetc_ms": x_ms, "xlnetc_gflops": flops / x_ms / 1e6,
-                "xlnetc_sgemm_share": flops / x_ms / 1e6 / sgemm,
+                "sgemm_gflops": sgemm, "xlnetc_sgemm_share": flops / x_ms / 1e6 / sgemm,
                 "torch_ms": t_ms,
                 "torch_gflops": flops / t_ms / 1e6 if t_ms else None,
-                "speedup": t_ms / x_ms if t_ms else None,
+                "speedup": statistics.median(ratios) if ratios else None,
+                "speedup_min": min(ratios) if ratios else None,
+                "speedup_max": max(ratios) if ratios else None,
+                "rounds": {"xlnetc_ms": x_runs, "torch_ms": t_runs, "sgemm_gflops": sgemm_runs},
             })
 
     torch_version = ""
@@ -121,12 +138,13 @@ def main(argv):
                              "{transformers.__version__}')"]).stdout.strip()
     print()
     threads = f"{args.threads} thread{'' if args.threads == 1 else 's'}"
-    print(f"CPU training step, {threads}; fp32 sgemm (1024³, host GEMM): "
-          f"{sgemm:.1f} GFLOP/s; PyTorch: "
+    sgemms = ", ".join(f"{r['sgemm_gflops']:.1f}" for r in rows)
+    print(f"CPU training step, {threads}; fp32 sgemm (1024³, host GEMM, per model): "
+          f"{sgemms} GFLOP/s; PyTorch: "
           f"{torch_version + ' (HF XLNetLMHeadModel, eager, OMP_WAIT_POLICY=passive)' if have_torch else 'not measured'}")
     head = (f"{'model':<16} {'d_model':>7} {'layers':>6} {'batch':>5} {'xlnetc ms':>10} "
             f"{'PyTorch ms':>10} {'speedup':>8} {'xlnetc GFLOP/s':>14} {'of sgemm':>8} "
-            f"{'PyTorch GFLOP/s':>15}")
+            f"{'PyTorch GFLOP/s':>15}" + (f" {'speedup range':>14}" if args.rounds > 1 else ""))
     print(head)
     for r in rows:
         name = os.path.splitext(os.path.basename(r["model"]))[0]
@@ -135,14 +153,22 @@ def main(argv):
         tg = f"{r['torch_gflops']:.1f}" if r["torch_gflops"] else "-"
         print(f"{name:<16} {r['d_model']:>7} {r['n_layer']:>6} {r['batch']:>5} "
               f"{r['xlnetc_ms']:>10.1f} {t:>10} {sp:>8} {r['xlnetc_gflops']:>14.1f} "
-              f"{100 * r['xlnetc_sgemm_share']:>7.1f}% {tg:>15}")
+              f"{100 * r['xlnetc_sgemm_share']:>7.1f}% {tg:>15}" +
+              (f" {r['speedup_min']:>6.2f}-{r['speedup_max']:.2f}x" if args.rounds > 1 and
+               r["speedup"] else ""))
+    if args.rounds > 1:
+        print(f"{args.rounds} rounds, each timing xlnetc then PyTorch; ms/step: the median over "
+              f"the rounds of each round's median; speedup: the median of the rounds' ratios "
+              f"(range: their least and greatest); of sgemm: against the median of the rounds' "
+              f"sgemm measurements")
     print(f"ms/step: median of {args.steps} steps after {args.warmup}; GFLOP/s: xlnetc's model "
           f"FLOPs per step (GEMMs and attention products) / step time, for both")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"program": "scripts/cpu_bench.py", "threads": args.threads,
                        "sgemm_gflops": sgemm, "torch": torch_version or None,
-                       "steps": args.steps, "warmup": args.warmup, "rows": rows}, f, indent=1)
+                       "steps": args.steps, "warmup": args.warmup, "rounds": args.rounds,
+                       "rows": rows}, f, indent=1)
     return 0
 
 
