@@ -99,6 +99,21 @@ if _mpirun and os.path.exists(os.path.join(config.xlnetc_obj_root, "lib", "libxl
          # forbid the ptrace-based ones
          " --mca btl_vader_single_copy_mechanism none" + _mpi_env))
 
+# Slurm (data-parallel-srun.test): srun with the PMIx plugin and a partition
+# that is up, i.e. running slurmctld and slurmd (not in CI).
+_srun = shutil.which("srun")
+if _srun and "mpi" in config.available_features:
+    try:
+        _up = subprocess.run(["sinfo", "-h", "-o", "%a"], capture_output=True, text=True,
+                             timeout=10)
+        _plugins = subprocess.run([_srun, "--mpi=list"], capture_output=True, text=True,
+                                  timeout=10)
+        if (_up.returncode == 0 and "up" in _up.stdout.split()
+                and "pmix" in _plugins.stdout + _plugins.stderr):
+            config.available_features.add("slurm")
+    except Exception:
+        pass
+
 # A disk that fills up (disk-full.test): tmpfs mounts of a chosen size need
 # root with CAP_SYS_ADMIN; where a trial mount fails the test is unsupported.
 _probe = os.path.join(config.xlnetc_obj_root, "test", "tmpfs-probe")
