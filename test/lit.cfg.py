@@ -111,6 +111,13 @@ if _srun and "mpi" in config.available_features:
         if (_up.returncode == 0 and "up" in _up.stdout.split()
                 and "pmix" in _plugins.stdout + _plugins.stderr):
             config.available_features.add("slurm")
+            # srun passes its environment on; under ASan, as for %mpirun,
+            # MPI's processes do not check leaks.
+            config.substitutions.append(
+                ("%srun", ("env ASAN_OPTIONS=detect_leaks=0:halt_on_error=1:"
+                           "detect_odr_violation=0:allow_user_poisoning=0 "
+                           if "asan" in config.available_features else "") +
+                 _srun + " --mpi=pmix"))
     except Exception:
         pass
 

@@ -96,11 +96,7 @@ float *BlockScores::softmaxRow(const Operands &o, int64_t t, double *qs,
   const float *se0 = o.segEmb + (0 * o.N + n) * H;
   const float *se1 = o.segEmb + (1 * o.N + n) * H;
   double ef0 = 0.0, ef1 = 0.0;
-  for (int64_t h = 0; h < H; ++h) {
-    qs[h] = double(qv[h]) + double(rs[h]);
-    ef0 += qs[h] * double(se0[h]);
-    ef1 += qs[h] * double(se1[h]);
-  }
+  vecKernels().segTermRow(qv, rs, se0, se1, H, qs, ef0, ef1);
   o.maskRow(b, i, masked);
   o.differRow(b, i, differ);
   // bd reads k_r at S - i + j (XLNet's rel_shift).
@@ -124,10 +120,7 @@ void Operands::maskRow(int64_t b, int64_t i, uint8_t *out) const {
     for (int64_t jj = 0; jj < S; ++jj)
       o[jj] = permBit(bits, jj);
   } else {
-    const int64_t rankI = permRank[(b * 2) * S + i];
-    const int64_t *rankKey = permRank + (b * 2 + 1) * S;
-    for (int64_t jj = 0; jj < S; ++jj)
-      o[jj] = rankI <= rankKey[jj];
+    vecKernels().rankMaskRow(permRank[(b * 2) * S + i], permRank + (b * 2 + 1) * S, S, o);
   }
   if (!rows)
     o[i] = 0; // the content stream sees itself
@@ -140,8 +133,7 @@ void Operands::differRow(int64_t b, int64_t i, uint8_t *out) const {
   }
   const int64_t mlen = K - S, segI = segId[b * S + i];
   std::fill(out, out + mlen, uint8_t(segI != 0)); // memory counts as segment 0
-  for (int64_t jj = 0; jj < S; ++jj)
-    out[mlen + jj] = segI != segId[b * S + jj];
+  vecKernels().segDifferRow(segI, segId + b * S, S, out + mlen);
 }
 
 } // namespace xlnetc::rt::host::relattn

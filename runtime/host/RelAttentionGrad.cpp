@@ -146,13 +146,8 @@ Status relAttentionGrad(const Tensor &dout, const RelAttentionArgs &a,
                       masked.data(), float(o.scale), K, o.drop, o.dropKey,
                       o.dropIndex(b, t, n), o.dropRate, float(o.dropScale)};
           vec.gradRow(row);
-          const double c0 = row.c0, c1 = row.c1;
-          for (int64_t h = 0; h < H; ++h) {
-            dqsRow[h] = c0 * double(se0[h]) + c1 * double(se1[h]);
-            accRs[h] += dqsRow[h];
-            accSe0[h] += c0 * qs[h];
-            accSe1[h] += c1 * qs[h];
-          }
+          vec.segTermGradRow(row.c0, row.c1, se0, se1, qs.data(), H, dqsRow, accRs.data(),
+                             accSe0.data(), accSe1.data());
         }
 
         // 4. The products back: dv, dk (written once per (b, n)), dq_w,
@@ -175,23 +170,15 @@ Status relAttentionGrad(const Tensor &dout, const RelAttentionArgs &a,
           cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, blasint(W),
                       blasint(H), blasint(T), 1.0f, bs.bd.data(), blasint(W),
                       bs.qr.data(), blasint(H), 0.0f, dkrB.data(), blasint(H));
-          double *accKrP = accKr.data() + (p * R + r0) * H;
-          for (int64_t x = 0; x < W * H; ++x)
-            accKrP[x] += double(dkrB[x]);
+          vec.accumulate(accKr.data() + (p * R + r0) * H, dkrB.data(), W * H);
         } else { // every row is padding
           std::fill(dqr.begin(), dqr.end(), 0.0f);
         }
 
         // 5. dq and the bias sums.
-        for (int64_t t = 0; t < T; ++t) {
-          float *dqRow = dq + (b * T * N + n) * H + t * NH;
-          for (int64_t h = 0; h < H; ++h) {
-            double w = dqw[t * H + h], r = dqr[t * H + h];
-            accRw[h] += w;
-            accRr[h] += r;
-            dqRow[h] = float(w + r + dqs[t * H + h]);
-          }
-        }
+        for (int64_t t = 0; t < T; ++t)
+          vec.dqRow(dqw.data() + t * H, dqr.data() + t * H, dqs.data() + t * H, H,
+                    dq + (b * T * N + n) * H + t * NH, accRw.data(), accRr.data());
       }
       for (int64_t h = 0; h < H; ++h) {
         drw[n * H + h] = float(accRw[h]);

@@ -302,9 +302,66 @@ void layerNormGradRow(const float *dout, const float *x, const float *r, const f
     dsum[d] = float(inv * (double(dout[d]) * double(gamma[d]) - mg - xhat[d] * mgx));
 }
 
+void rankMaskRow(int64_t rankI, const int64_t *rank, int64_t n, uint8_t *out) {
+#pragma omp simd
+  for (int64_t j = 0; j < n; ++j)
+    out[j] = uint8_t(rankI <= rank[j]);
+}
+
+void segDifferRow(int64_t segI, const int64_t *seg, int64_t n, uint8_t *out) {
+#pragma omp simd
+  for (int64_t j = 0; j < n; ++j)
+    out[j] = uint8_t(segI != seg[j]);
+}
+
+void segTermRow(const float *q, const float *rs, const float *se0, const float *se1,
+                int64_t H, double *qs, double &ef0, double &ef1) {
+  double e0 = 0.0, e1 = 0.0;
+#pragma omp simd reduction(+ : e0, e1)
+  for (int64_t h = 0; h < H; ++h) {
+    const double x = double(q[h]) + double(rs[h]);
+    qs[h] = x;
+    e0 += x * double(se0[h]);
+    e1 += x * double(se1[h]);
+  }
+  ef0 = e0;
+  ef1 = e1;
+}
+
+void segTermGradRow(double c0, double c1, const float *se0, const float *se1,
+                    const double *qs, int64_t H, double *dqs, double *accRs, double *accSe0,
+                    double *accSe1) {
+#pragma omp simd
+  for (int64_t h = 0; h < H; ++h) {
+    const double d = c0 * double(se0[h]) + c1 * double(se1[h]);
+    dqs[h] = d;
+    accRs[h] += d;
+    accSe0[h] += c0 * qs[h];
+    accSe1[h] += c1 * qs[h];
+  }
+}
+
+void dqRow(const float *dqw, const float *dqr, const double *dqs, int64_t H, float *dq,
+           double *accRw, double *accRr) {
+#pragma omp simd
+  for (int64_t h = 0; h < H; ++h) {
+    const double w = dqw[h], r = dqr[h];
+    accRw[h] += w;
+    accRr[h] += r;
+    dq[h] = float(w + r + dqs[h]);
+  }
+}
+
+void accumulate(double *acc, const float *x, int64_t n) {
+#pragma omp simd
+  for (int64_t i = 0; i < n; ++i)
+    acc[i] += double(x[i]);
+}
+
 const VecKernels kTable = {
     XLNETC_VEC_STR(XLNETC_VEC_LEVEL), biasActivation, activationGrad, dropout,
-    scoreSoftmax, dropRow, gradRow, expSum, adam, sumSquares, layerNormRow, layerNormGradRow,
+    scoreSoftmax, dropRow, gradRow, expSum, adam, sumSquares, rankMaskRow, segDifferRow,
+    segTermRow, segTermGradRow, dqRow, accumulate, layerNormRow, layerNormGradRow,
 };
 
 } // namespace

@@ -89,6 +89,26 @@ struct VecKernels {
   void (*adam)(const AdamChunk &c);
   /// Σ x[i]² in double.
   double (*sumSquares)(const float *x, int64_t n);
+  // The attention's row loops (RelAttentionCommon.cpp, RelAttentionGrad.cpp).
+  /// out[j] = rankI <= rank[j] (a compact perm mask row), or segI !=
+  /// seg[j] (a segment row), as 0/1 bytes.
+  void (*rankMaskRow)(int64_t rankI, const int64_t *rank, int64_t n, uint8_t *out);
+  void (*segDifferRow)(int64_t segI, const int64_t *seg, int64_t n, uint8_t *out);
+  /// qs[h] = q[h] + rs[h] in double; returns (q + rs) · se0 and · se1 in
+  /// ef0, ef1 (the segment term of one query row).
+  void (*segTermRow)(const float *q, const float *rs, const float *se0, const float *se1,
+                     int64_t H, double *qs, double &ef0, double &ef1);
+  /// The segment term's gradient of one row: dqs[h] = c0 · se0[h] + c1 ·
+  /// se1[h]; accRs += dqs, accSe0 += c0 · qs, accSe1 += c1 · qs.
+  void (*segTermGradRow)(double c0, double c1, const float *se0, const float *se1,
+                         const double *qs, int64_t H, double *dqs, double *accRs,
+                         double *accSe0, double *accSe1);
+  /// dq[h] = dqw[h] + dqr[h] + dqs[h] (double, stored fp32); accRw +=
+  /// dqw, accRr += dqr.
+  void (*dqRow)(const float *dqw, const float *dqr, const double *dqs, int64_t H, float *dq,
+                double *accRw, double *accRr);
+  /// acc[i] += x[i] in double.
+  void (*accumulate)(double *acc, const float *x, int64_t n);
   /// One row of add_layer_norm: z = x + r (fp32), its mean and biased
   /// variance in double (two passes), out = (z - mean) · inv · γ + β with
   /// inv = 1 / √(var + eps), in double, stored in fp32.

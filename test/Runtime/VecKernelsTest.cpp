@@ -387,3 +387,62 @@ TEST(VecKernels, LayerNormRowsMatchTheFloat64Formula) {
     }
   }
 }
+
+TEST(VecKernels, AttentionRowLoopsMatchTheirScalarForms) {
+  std::mt19937 gen(5);
+  std::normal_distribution<float> nd(0.0f, 1.5f);
+  std::uniform_int_distribution<int64_t> ids(-3, 3);
+  const int64_t n = 45, H = 37; // tails at every vector width
+  std::vector<int64_t> rank(n), seg(n);
+  for (int64_t j = 0; j < n; ++j)
+    rank[j] = ids(gen), seg[j] = ids(gen) & 1;
+  std::vector<float> q(H), rs(H), se0(H), se1(H), dqw(H), dqr(H), x(n);
+  for (int64_t h = 0; h < H; ++h)
+    q[h] = nd(gen), rs[h] = nd(gen), se0[h] = nd(gen), se1[h] = nd(gen), dqw[h] = nd(gen),
+    dqr[h] = nd(gen);
+  for (float &v : x)
+    v = nd(gen);
+  for (const VecKernels *vk : runnableVecKernels()) {
+    SCOPED_TRACE(vk->isa);
+    std::vector<uint8_t> m(n), d(n);
+    vk->rankMaskRow(1, rank.data(), n, m.data());
+    vk->segDifferRow(1, seg.data(), n, d.data());
+    for (int64_t j = 0; j < n; ++j) {
+      EXPECT_EQ(m[j], uint8_t(1 <= rank[j])) << j;
+      EXPECT_EQ(d[j], uint8_t(1 != seg[j])) << j;
+    }
+    // The segment term and its gradient.
+    std::vector<double> qs(H), dqs(H), accRs(H, 0.5), accSe0(H, 0.25), accSe1(H, -1.0);
+    double ef0 = 0, ef1 = 0, want0 = 0, want1 = 0;
+    vk->segTermRow(q.data(), rs.data(), se0.data(), se1.data(), H, qs.data(), ef0, ef1);
+    for (int64_t h = 0; h < H; ++h) {
+      const double x2 = double(q[h]) + double(rs[h]);
+      EXPECT_EQ(qs[h], x2);
+      want0 += x2 * se0[h], want1 += x2 * se1[h];
+    }
+    EXPECT_NEAR(ef0, want0, 1e-12 * (1 + std::abs(want0)));
+    EXPECT_NEAR(ef1, want1, 1e-12 * (1 + std::abs(want1)));
+    const double c0 = 0.75, c1 = -0.5;
+    vk->segTermGradRow(c0, c1, se0.data(), se1.data(), qs.data(), H, dqs.data(), accRs.data(),
+                       accSe0.data(), accSe1.data());
+    for (int64_t h = 0; h < H; ++h) {
+      const double dd = c0 * se0[h] + c1 * se1[h];
+      EXPECT_NEAR(dqs[h], dd, 1e-15 * (1 + std::abs(dd)));
+      EXPECT_NEAR(accRs[h], 0.5 + dd, 1e-15 * (1 + std::abs(dd)));
+      EXPECT_NEAR(accSe0[h], 0.25 + c0 * qs[h], 1e-15 * (1 + std::abs(qs[h])));
+      EXPECT_NEAR(accSe1[h], -1.0 + c1 * qs[h], 1e-15 * (1 + std::abs(qs[h])));
+    }
+    // dq and the bias sums; accumulate.
+    std::vector<float> dq(H);
+    std::vector<double> accRw(H, 1.0), accRr(H, 2.0), acc(n, 3.0);
+    vk->dqRow(dqw.data(), dqr.data(), dqs.data(), H, dq.data(), accRw.data(), accRr.data());
+    vk->accumulate(acc.data(), x.data(), n);
+    for (int64_t h = 0; h < H; ++h) {
+      EXPECT_EQ(dq[h], float(double(dqw[h]) + double(dqr[h]) + dqs[h]));
+      EXPECT_EQ(accRw[h], 1.0 + double(dqw[h]));
+      EXPECT_EQ(accRr[h], 2.0 + double(dqr[h]));
+    }
+    for (int64_t j = 0; j < n; ++j)
+      EXPECT_EQ(acc[j], 3.0 + double(x[j]));
+  }
+}
