@@ -424,12 +424,13 @@ Status DeviceExecutor::runOpsObserved(const Prepared &p, const Plan &plan,
   buffers.address = [&](int id) -> uint64_t { return p.addr[size_t(id)]; };
   buffers.stream = device_.nativeStream();
   buffers.sideStream = device_.nativeSideStream();
-  std::string where;
-  buffers.sideWaitsForMain = [&] { return device_.sideWaitsForMain(where); };
+  // The observer's errors get the step's prefix below; the device's own
+  // name the side stream (and host work its own, e.g. the bucket).
+  buffers.sideWaitsForMain = [&] { return device_.sideWaitsForMain("the side stream"); };
   buffers.onSide = [&](std::function<Status()> work) {
-    return device_.hostWorkOnSide(std::move(work), where);
+    return device_.hostWorkOnSide(std::move(work), "");
   };
-  buffers.mainWaitsForSide = [&] { return device_.mainWaitsForSide(where); };
+  buffers.mainWaitsForSide = [&] { return device_.mainWaitsForSide("the side stream"); };
   // Before the first op of each step it wants (or of a later step, when
   // its own ops were fused away).
   size_t nextStep = 0;
@@ -437,10 +438,9 @@ Status DeviceExecutor::runOpsObserved(const Prepared &p, const Plan &plan,
     for (; nextStep <= upTo && nextStep < plan.steps.size(); ++nextStep) {
       if (!observer.wantsDeviceStep(nextStep))
         continue;
-      const std::string prefix = stepPrefix(nextStep, plan.steps[nextStep]);
-      where = prefix.substr(0, prefix.size() - 2); // the device adds ": "
       XLNETC_RETURN_IF_ERROR(
-          observer.beforeDeviceStep(nextStep, plan.steps[nextStep], buffers).withPrefix(prefix));
+          observer.beforeDeviceStep(nextStep, plan.steps[nextStep], buffers)
+              .withPrefix(stepPrefix(nextStep, plan.steps[nextStep])));
     }
     return Status::ok();
   };

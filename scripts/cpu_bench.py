@@ -69,6 +69,8 @@ def main(argv):
                     help="time xlnetc and PyTorch alternately this many times")
     ap.add_argument("--json")
     args = ap.parse_args(argv[1:])
+    if args.rounds < 1:
+        ap.error("--rounds must be at least 1")
 
     xlnetc = os.path.join(args.build, "bin", "xlnetc")
     runner = os.path.join(args.build, "bin", "xlnetc-run")
@@ -166,7 +168,9 @@ def main(argv):
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"program": "scripts/cpu_bench.py", "threads": args.threads,
-                       "sgemm_gflops": sgemm, "torch": torch_version or None,
+                       # each row has its own; this is their median
+                       "sgemm_gflops": statistics.median(r["sgemm_gflops"] for r in rows)
+                       if rows else None, "torch": torch_version or None,
                        "steps": args.steps, "warmup": args.warmup, "rounds": args.rounds,
                        "rows": rows}, f, indent=1)
     return 0

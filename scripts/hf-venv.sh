@@ -21,9 +21,13 @@ fi
 if ! python3 -m venv --help >/dev/null 2>&1; then
   apt-get install -y -q --no-install-recommends python3-venv
 fi
-# Only a virtualenv (a broken one of ours) or an empty directory is replaced.
-if [ -e "$venv" ] && [ ! -f "$venv/pyvenv.cfg" ] && [ -n "$(ls -A "$venv" 2>/dev/null)" ]; then
-  echo "hf-venv: $venv exists and is not a virtualenv; set XLNETC_HF_VENV to another directory" >&2
+# Only a virtualenv this script made (its stamp file) or an empty directory
+# is replaced: never a directory, or a virtualenv, of the user's own.
+stamp="$venv/.xlnetc-hf-venv"
+if [ -e "$venv" ] && [ ! -f "$stamp" ] && [ -n "$(ls -A "$venv" 2>/dev/null)" ]; then
+  echo "hf-venv: $venv exists and was not made by this script (no $stamp); it is left" \
+       "as it is: set XLNETC_HF_VENV to another directory, or XLNETC_HF_PYTHON to a Python" \
+       "with torch, transformers, sentencepiece and safetensors" >&2
   exit 1
 fi
 # A failed install (a full disk, a dropped connection) leaves no half-made
@@ -31,6 +35,7 @@ fi
 trap 'status=$?; if [ $status -ne 0 ]; then rm -rf "$venv"; echo "hf-venv: failed (exit $status); removed $venv" >&2; fi' EXIT
 rm -rf "$venv"
 python3 -m venv "$venv"
+touch "$stamp"
 "$venv/bin/pip" install -q --no-cache-dir --upgrade pip
 "$venv/bin/pip" install -q --no-cache-dir torch "$transformers" sentencepiece protobuf safetensors numpy
 "$venv/bin/python" -c 'import torch, transformers; print("hf-venv: ready: torch", torch.__version__, "transformers", transformers.__version__)'

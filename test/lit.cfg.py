@@ -104,12 +104,15 @@ if _mpirun and os.path.exists(os.path.join(config.xlnetc_obj_root, "lib", "libxl
 _srun = shutil.which("srun")
 if _srun and "mpi" in config.available_features:
     try:
-        _up = subprocess.run(["sinfo", "-h", "-o", "%a"], capture_output=True, text=True,
+        # a partition that is up with a node that can run work
+        _up = subprocess.run(["sinfo", "-h", "-o", "%a %T"], capture_output=True, text=True,
                              timeout=10)
         _plugins = subprocess.run([_srun, "--mpi=list"], capture_output=True, text=True,
                                   timeout=10)
-        if (_up.returncode == 0 and "up" in _up.stdout.split()
-                and "pmix" in _plugins.stdout + _plugins.stderr):
+        _ready = any(line.split()[:1] == ["up"] and
+                     line.split()[1].rstrip("*~#") in ("idle", "mixed", "allocated")
+                     for line in _up.stdout.splitlines() if len(line.split()) >= 2)
+        if _up.returncode == 0 and _ready and "pmix" in _plugins.stdout + _plugins.stderr:
             config.available_features.add("slurm")
             # srun passes its environment on; under ASan, as for %mpirun,
             # MPI's processes do not check leaks.

@@ -228,7 +228,12 @@ public:
                    : int(std::max(1u, std::thread::hardware_concurrency()));
     scheduleName_ = scheduleName();
     const char *side = std::getenv("XLNETC_EMU_SIDE_STREAM");
-    sideEarly_ = side && std::string(side) == "early";
+    const std::string mode = side ? side : "";
+    sideEarly_ = mode == "early";
+    if (!mode.empty() && mode != "early" && mode != "late")
+      sideModeError_ = fmt::format("emulated device: XLNETC_EMU_SIDE_STREAM is '{}'; it takes "
+                                   "early or late",
+                                   mode);
   }
   ~EmuDevice() override {
     for (auto &[ptr, size] : allocations_)
@@ -237,8 +242,9 @@ public:
 
   DeviceKind kind() const override { return DeviceKind::Emu; }
   std::string description() const override {
-    return fmt::format("emulated device ({} thread{}, schedule {})", threads_,
-                       threads_ == 1 ? "" : "s", scheduleName_);
+    return fmt::format("emulated device ({} thread{}, schedule {}{})", threads_,
+                       threads_ == 1 ? "" : "s", scheduleName_,
+                       sideEarly_ ? ", side stream early" : "");
   }
   std::string arch() const override { return "emu"; }
 
@@ -421,6 +427,8 @@ public:
   Status sideWaitsForMain(const std::string &) override { return Status::ok(); }
   Status mainWaitsForSide(const std::string &where) override { return runSide(where); }
   Status hostWorkOnSide(std::function<Status()> work, const std::string &where) override {
+    if (!sideModeError_.empty())
+      return Status::error(sideModeError_);
     if (recording_)
       return Status::error(where + ": host work on the side stream during a graph capture");
     if (sideEarly_)
@@ -468,6 +476,7 @@ private:
   /// The side stream's host work not run yet, and where it was enqueued.
   std::vector<std::pair<std::function<Status()>, std::string>> side_;
   bool sideEarly_ = false;
+  std::string sideModeError_; ///< a bad XLNETC_EMU_SIDE_STREAM, said at first use
 };
 
 Status EmuDevice::loadModule(const ModuleSource &source,

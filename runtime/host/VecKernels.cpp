@@ -184,14 +184,15 @@ void gradRow(GradRow &g) {
     dpc[j] = c;
     dbd[j] = c;
   }
-  // differ is 0 or 1: c·m is c or ±0, c - c·m is ±0 or c (the sums of a
-  // select, without the branch).
+  // A loop of its own (GCC 12 vectorises these selects here, not inside
+  // the loop above).
   double c0 = 0.0, c1 = 0.0;
 #pragma omp simd reduction(+ : c0, c1)
   for (int64_t j = 0; j < K; ++j) {
-    const double c = double(dpc[j]), cm = c * double(differ[j]);
-    c1 += cm;
-    c0 += c - cm;
+    const bool other = differ[j] != 0;
+    const double c = double(dpc[j]);
+    c1 += other ? c : 0.0;
+    c0 += other ? 0.0 : c;
   }
   g.c0 = c0;
   g.c1 = c1;

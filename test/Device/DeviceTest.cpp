@@ -244,7 +244,16 @@ TEST(EmuDevice, SideStreamHostWorkRunsAtTheJoinOrAtOnce) {
     EXPECT_FALSE(dev->hostWorkOnSide(work(5), "test").isOk()) << "during a capture";
     std::unique_ptr<Graph> graph;
     ASSERT_TRUE(dev->endCapture(graph, "test").isOk());
+    EXPECT_EQ(dev->description().find("side stream early") != std::string::npos, early);
   }
+  // Any other mode is refused when the side stream is first used.
+  xlnetc::rt::testing::ScopedEnv env("XLNETC_EMU_SIDE_STREAM", "Early");
+  std::unique_ptr<Device> dev;
+  ASSERT_TRUE(openDevice(DeviceKind::Emu, {}, dev).isOk());
+  Status st = dev->hostWorkOnSide([] { return Status::ok(); }, "test");
+  ASSERT_FALSE(st.isOk());
+  EXPECT_EQ(st.message(), "emulated device: XLNETC_EMU_SIDE_STREAM is 'Early'; it takes early "
+                          "or late");
 }
 
 TEST(EmuDevice, MissingKernelIsNamed) {
