@@ -78,7 +78,7 @@ bool checkShape(const ModelSpec &spec, const StepShape &s, const std::string &wh
 }
 
 bool openExecutor(const std::string &device, bool noKernelCache,
-                  rt::Executor &executor, std::string &error, int ordinal) {
+                  rt::Executor &executor, std::string &error, int ordinal, bool announce) {
   rt::dev::DeviceKind kind;
   if (rt::Status st = rt::dev::parseDeviceKind(device, kind); !st) {
     error = st.message();
@@ -91,6 +91,8 @@ bool openExecutor(const std::string &device, bool noKernelCache,
     error = "--device " + device + ": " + st.message();
     return false;
   }
+  if (!announce)
+    return true;
   std::cerr << "xlnetc: device: " << executor.description();
   if (!executor.autoFallbackReason().empty())
     std::cerr << " (auto: " << executor.autoFallbackReason() << ")";

@@ -53,8 +53,10 @@ bool applyPrecision(const std::string &flag, const rt::Executor &executor, StepS
 /// "xlnetc: device: ..." line to stderr saying what runs the step (and why
 /// auto fell back to the host). On failure `error` is one line.
 /// `ordinal`: which GPU (cuda), e.g. a data-parallel rank's on its node.
+/// `announce`: print the line (data parallel: rank 0 only).
 bool openExecutor(const std::string &device, bool noKernelCache,
-                  rt::Executor &executor, std::string &error, int ordinal = 0);
+                  rt::Executor &executor, std::string &error, int ordinal = 0,
+                  bool announce = true);
 
 /// `run-step`: one forward (or grads) step of `args.model` on a batch file
 /// or a synthetic batch, the plan from `compile`.

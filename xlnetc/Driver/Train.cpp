@@ -185,10 +185,11 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
     spec.trainSteps = totalSteps; // the lr schedule decays over the run
   // The device first: a missing GPU fails before anything is written.
   rt::Executor executor;
-  // One GPU per rank on a node: the rank's local index picks it.
+  // One GPU per rank on a node: the rank's local index picks it. Rank 0
+  // alone says which device (the first exchange refuses ranks whose differ).
   if (!openExecutor(args.device.empty() ? spec.device : args.device,
                     args.noKernelCache, executor, error,
-                    parallel ? rt::dist::launcherLocalRank() : 0))
+                    parallel ? rt::dist::launcherLocalRank() : 0, world.rank() == 0))
     return fail(error);
   StepShape precisionShape = stepShapeFromSpec(spec); // and bf16 needs a device
   if (!applyPrecision(args.precision, executor, precisionShape, error))
