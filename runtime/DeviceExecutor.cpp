@@ -393,21 +393,6 @@ Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
   return Status::ok();
 }
 
-Status DeviceExecutor::runOps(const Prepared &p, const Plan *plan, StepObserver *observer) {
-  if (observer && plan) {
-    // The observer's work is on the side stream; whatever it enqueued has
-    // joined the step's stream when the step ends, and on an error its
-    // queued work (which reads this call's buffers) is dropped.
-    Status st = runOpsObserved(p, *plan, *observer);
-    if (st)
-      st = device_.mainWaitsForSide("the end of the step");
-    if (!st)
-      device_.abandonSide();
-    return st;
-  }
-  return runOpsFrom(p, nullptr);
-}
-
 Status DeviceExecutor::runOpsObserved(const Prepared &p, const Plan &plan,
                                       StepObserver &observer) {
   // The observer's buffers; read and write run as host work on the side
@@ -434,7 +419,7 @@ Status DeviceExecutor::runOpsObserved(const Prepared &p, const Plan &plan,
   // Before the first op of each step it wants (or of a later step, when
   // its own ops were fused away).
   size_t nextStep = 0;
-  const auto observe = [&](size_t upTo) -> Status {
+  const auto before = [&](size_t upTo) -> Status {
     for (; nextStep <= upTo && nextStep < plan.steps.size(); ++nextStep) {
       if (!observer.wantsDeviceStep(nextStep))
         continue;
@@ -444,14 +429,22 @@ Status DeviceExecutor::runOpsObserved(const Prepared &p, const Plan &plan,
     }
     return Status::ok();
   };
-  return runOpsFrom(p, observe);
+  // Whatever the observer enqueued has joined the step's stream when the
+  // step ends; after an error its queued work (which reads this call's
+  // buffers) is dropped.
+  Status st = runOps(p, before);
+  if (st)
+    st = device_.mainWaitsForSide("the end of the step");
+  if (!st)
+    device_.abandonSide();
+  return st;
 }
 
-Status DeviceExecutor::runOpsFrom(const Prepared &p,
-                                  const std::function<Status(size_t step)> &observe) {
+Status DeviceExecutor::runOps(const Prepared &p,
+                              const std::function<Status(size_t step)> &before) {
   for (const Prepared::Op &op : p.ops) {
-    if (observe)
-      XLNETC_RETURN_IF_ERROR(observe(op.step));
+    if (before)
+      XLNETC_RETURN_IF_ERROR(before(op.step));
     switch (op.kind) {
     case Prepared::Op::Memset:
       XLNETC_RETURN_IF_ERROR(device_.memset(op.dst, 0, op.bytes).withPrefix(op.where));
@@ -558,7 +551,7 @@ Status DeviceExecutor::start(const Plan &plan, const DeviceProgram &program,
   //    the second, which every later step replays (docs/Devices.md "The
   //    step as one graph").
   if (opts.observer) { // host work between the launches: no graph
-    XLNETC_RETURN_IF_ERROR(runOps(p, &plan, opts.observer));
+    XLNETC_RETURN_IF_ERROR(runOpsObserved(p, plan, *opts.observer));
     p.warm = true;
   } else if (!opts.deviceGraph || !p.warm) {
     XLNETC_RETURN_IF_ERROR(runOps(p));

@@ -72,14 +72,13 @@ private:
   /// Allocates `program`'s memory and resolves its work (DeviceExecutor.cpp).
   Status prepare(const Plan &plan, const DeviceProgram &program,
                  std::unique_ptr<Prepared> &out);
-  /// Runs (or, during a capture, records) the prepared work in order; with
-  /// an observer (and its plan), calls it before the steps it asks for,
-  /// its work ordered on the device's side stream.
-  Status runOps(const Prepared &p, const Plan *plan = nullptr,
-                StepObserver *observer = nullptr);
+  /// Runs (or, during a capture, records) the prepared work in order;
+  /// `before` (when set) is called before each op with the op's plan step.
+  Status runOps(const Prepared &p, const std::function<Status(size_t step)> &before = {});
+  /// runOps with `observer` called before the steps it asks for, its work
+  /// ordered on the device's side stream, joined at the end of the step
+  /// (dropped after an error).
   Status runOpsObserved(const Prepared &p, const Plan &plan, StepObserver &observer);
-  /// The work in order; `observe` (when set) before each op, with its step.
-  Status runOpsFrom(const Prepared &p, const std::function<Status(size_t step)> &observe);
 
   struct LoadedModule {
     /// The program's source compiled as one module, or its CUBINs compiled

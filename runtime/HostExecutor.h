@@ -20,10 +20,10 @@
 
 namespace xlnetc::rt {
 
-/// Options of one execution.
 struct Step;
 class StepObserver;
 
+/// Options of one execution.
 struct ExecOptions {
   /// Step seed for dropout and dropatt (docs/Plan.md "Step seed").
   uint64_t seed = 0;

@@ -82,7 +82,7 @@ def main(argv):
         print(f"PyTorch: not measured ({why})", flush=True)
 
     env = dict(os.environ, OMP_WAIT_POLICY="passive", OMP_NUM_THREADS=str(args.threads))
-    rows, sgemm = [], None
+    rows = []
     with tempfile.TemporaryDirectory(prefix="xlnetc-cpu-bench-") as tmp:
         for spec in args.specs:
             name = os.path.splitext(os.path.basename(spec))[0]

@@ -394,7 +394,7 @@ public:
       XLNETC_RETURN_IF_ERROR(checkRange(ops.bias, e.bias * cd, "GEMM bias").withPrefix(at));
     return gemmReference(desc, p).withPrefix(at);
   }
-  Status synchronize(const std::string &where) override { return runSide(where); }
+  Status synchronize(const std::string &) override { return runSide(); }
 
   Status beginCapture(const std::string &where) override {
     if (recording_)
@@ -425,7 +425,7 @@ public:
   // at once (early) or at the next join (late, the default: as late as
   // the events allow, so a missing join shows in the numbers).
   Status sideWaitsForMain(const std::string &) override { return Status::ok(); }
-  Status mainWaitsForSide(const std::string &where) override { return runSide(where); }
+  Status mainWaitsForSide(const std::string &) override { return runSide(); }
   Status hostWorkOnSide(std::function<Status()> work, const std::string &where) override {
     if (!sideModeError_.empty())
       return Status::error(sideModeError_);
@@ -440,7 +440,7 @@ public:
 
 private:
   /// Runs the side stream's queued host work, in order.
-  Status runSide(const std::string &) {
+  Status runSide() {
     std::vector<std::pair<std::function<Status()>, std::string>> queued;
     queued.swap(side_);
     for (auto &[work, at] : queued)

@@ -78,19 +78,25 @@ Status GradReducer::create(const Plan &plan, Transport &transport, int64_t bucke
   return Status::ok();
 }
 
-Status GradReducer::beforeStep(size_t index, const Step &) {
-  if (index == 0) { // a new step
-    std::fill(written_.begin(), written_.end(), nullptr);
-    std::fill(reduced_.begin(), reduced_.end(), false);
-    reducedOrder_.clear();
-  }
-  if (index == normStep_)
-    for (size_t b = 0; b < buckets_.size(); ++b)
-      if (!reduced_[b])
-        return Status::error(fmt::format("internal error: gradient bucket {} was not "
-                                         "reduced before the optimizer",
-                                         b));
+void GradReducer::startStep() {
+  std::fill(written_.begin(), written_.end(), nullptr);
+  std::fill(reduced_.begin(), reduced_.end(), false);
+  reducedOrder_.clear();
+}
+
+Status GradReducer::checkAllReduced() const {
+  for (size_t b = 0; b < buckets_.size(); ++b)
+    if (!reduced_[b])
+      return Status::error(fmt::format("internal error: gradient bucket {} was not reduced "
+                                       "before the optimizer",
+                                       b));
   return Status::ok();
+}
+
+Status GradReducer::beforeStep(size_t index, const Step &) {
+  if (index == 0)
+    startStep();
+  return index == normStep_ ? checkAllReduced() : Status::ok();
 }
 
 Status GradReducer::afterStep(size_t index, const Step &step,
@@ -161,10 +167,8 @@ bool GradReducer::wantsDeviceStep(size_t index) const {
 
 Status GradReducer::beforeDeviceStep(size_t index, const Step &,
                                      const DeviceBuffers &buffers) {
-  if (lastDeviceStep_ == SIZE_MAX || index <= lastDeviceStep_) { // a new step
-    std::fill(reduced_.begin(), reduced_.end(), false);
-    reducedOrder_.clear();
-  }
+  if (lastDeviceStep_ == SIZE_MAX || index <= lastDeviceStep_) // a new step
+    startStep();
   lastDeviceStep_ = index;
   // Every bucket whose last launch is enqueued: its all-reduce goes on the
   // side stream after that launch, and the backward of the layers below
@@ -207,11 +211,7 @@ Status GradReducer::beforeDeviceStep(size_t index, const Step &,
   }
   // The norm reads every gradient: the step waits for the side stream.
   if (index == normStep_) {
-    for (size_t b = 0; b < buckets_.size(); ++b)
-      if (!reduced_[b])
-        return Status::error(fmt::format("internal error: gradient bucket {} was not "
-                                         "reduced before the optimizer",
-                                         b));
+    XLNETC_RETURN_IF_ERROR(checkAllReduced());
     XLNETC_RETURN_IF_ERROR(buffers.mainWaitsForSide());
   }
   return Status::ok();

@@ -88,6 +88,10 @@ public:
   Status reduce(float *data, int64_t n);
 
 private:
+  /// Forgets the last step's progress.
+  void startStep();
+  /// An internal error naming a bucket not reduced (or enqueued) yet.
+  Status checkAllReduced() const;
   /// One bucket's tensors packed, reduced and unpacked in place.
   Status reduceTensors(const std::vector<Tensor *> &tensors);
 
