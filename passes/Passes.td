@@ -78,7 +78,9 @@ def DecomposeLayersPass : Pass<"xlnet-decompose-layers", "::mlir::func::FuncOp">
     memory), the head projections of q (both streams), k, v and k_r, two
     `rel_attention` (content stream over all positions with the content mask,
     query stream over the prediction rows with the query mask), two
-    `post_attention` and two `ffn`. (Dropout on pos_emb is applied once per
+    `post_attention` and two `ffn`. A stream whose result has no use is not
+    built (the last layer's content stream in a training step: the loss
+    reads the query stream, and the memory is the layer's input). (Dropout on pos_emb is applied once per
     step by the frontend, not per layer.)
 
     Requires static shapes: the intermediate types (keys `[B, K, N, H]`, ...)

@@ -4,7 +4,7 @@
 // Guarantees: no xlnet.two_stream_layer remains; each became the memory,
 // projection, attention, post-attention and FFN ops of the official layer
 // (semantics.md §4, §5), with the query stream computed only for the
-// prediction rows.
+// prediction rows. A stream whose output is unused is not built.
 //
 //===----------------------------------------------------------------------===//
 
@@ -94,11 +94,14 @@ static void decompose(TwoStreamLayerOp layer) {
                            layer.getActivationAttr(), layer.getEpsAttr(),
                            layer.getDropoutAttr());
   };
-  Value hOut = stream(h, layer.getMaskH(), /*rows=*/Value());
-  Value gOut = stream(g, layer.getMaskG(), layer.getRows());
-
-  layer.getHOut().replaceAllUsesWith(hOut);
-  layer.getGOut().replaceAllUsesWith(gOut);
+  // A stream whose output nothing reads is not built: in a training step
+  // the last layer's content stream (only its input h is cached as memory
+  // and the loss reads the query stream). Not left to CSE's dead-code
+  // removal: the stream ends in dropouts, which are not Pure.
+  if (!layer.getHOut().use_empty())
+    layer.getHOut().replaceAllUsesWith(stream(h, layer.getMaskH(), /*rows=*/Value()));
+  if (!layer.getGOut().use_empty())
+    layer.getGOut().replaceAllUsesWith(stream(g, layer.getMaskG(), layer.getRows()));
   if (newMems)
     layer.getNewMems().replaceAllUsesWith(newMems);
   layer.erase();

@@ -68,3 +68,38 @@ func.func @layer_without_mems(%h: tensor<2x4x4xf32>, %g: tensor<2x2x4xf32>,
       -> (tensor<2x4x4xf32>, tensor<2x2x4xf32>)
   return %h1, %g1 : tensor<2x4x4xf32>, tensor<2x2x4xf32>
 }
+
+// -----
+
+// The content stream's output unused (the last layer of a training step:
+// the loss reads the query stream, the memory is the layer's input): only
+// the memory, k, v, k_r and the query stream are built.
+// CHECK-LABEL: func.func @content_output_unused
+// CHECK-SAME: (%[[H:[^:]+]]: tensor<2x4x4xf32>, %[[G:[^:]+]]: tensor<2x2x4xf32>
+// CHECK: xlnet.mem_cache
+// CHECK-NOT: xlnet.rel_attention
+// CHECK-NOT: xlnet.post_attention
+// CHECK-NOT: xlnet.ffn
+// CHECK: xlnet.head_proj %[[G]]
+// CHECK-NEXT: xlnet.rel_attention {{.*}} rows(
+// CHECK-NEXT: xlnet.post_attention
+// CHECK-NEXT: %[[G_OUT:.+]] = xlnet.ffn
+// CHECK-NOT: xlnet.rel_attention
+// CHECK: return %[[G_OUT]], %{{.+}} : tensor<2x2x4xf32>, tensor<3x2x4xf32>
+func.func @content_output_unused(%h: tensor<2x4x4xf32>, %g: tensor<2x2x4xf32>, %mems: tensor<2x2x4xf32>,
+    %pos: tensor<1x10x4xf32>, %seg: tensor<2x4x6xi1>, %mask_h: tensor<2x4x6xi1>, %mask_g: tensor<2x4x6xi1>,
+    %rows: tensor<2x2xi64>, %wq: tensor<4x2x2xf32>, %wk: tensor<4x2x2xf32>, %wv: tensor<4x2x2xf32>,
+    %wo: tensor<4x2x2xf32>, %wr: tensor<4x2x2xf32>, %rw: tensor<2x2xf32>, %rr: tensor<2x2xf32>,
+    %rs: tensor<2x2xf32>, %se: tensor<2x2x2xf32>, %aw: tensor<4xf32>, %ab: tensor<4xf32>,
+    %w1: tensor<8x4xf32>, %b1: tensor<8xf32>, %w2: tensor<4x8xf32>, %b2: tensor<4xf32>,
+    %fw: tensor<4xf32>, %fb: tensor<4xf32>) -> (tensor<2x2x4xf32>, tensor<3x2x4xf32>) {
+  %h1, %g1, %m1 = xlnet.two_stream_layer h(%h) g(%g) mems(%mems) pos(%pos) seg(%seg) masks(%mask_h, %mask_g) rows(%rows)
+      attn(%wq, %wk, %wv, %wo, %wr) biases(%rw, %rr, %rs) seg_embed(%se) attn_ln(%aw, %ab)
+      ffn(%w1, %b1, %w2, %b2) ffn_ln(%fw, %fb)
+      {activation = #xlnet<activation gelu_tanh>, dropatt = 0.0 : f64, dropout = 0.0 : f64, eps = 1.0e-12 : f64, mem_len = 3 : i64, reuse_len = 2 : i64}
+      : (tensor<2x4x4xf32>, tensor<2x2x4xf32>, tensor<2x2x4xf32>, tensor<1x10x4xf32>, tensor<2x4x6xi1>, tensor<2x4x6xi1>, tensor<2x4x6xi1>, tensor<2x2xi64>,
+         tensor<4x2x2xf32>, tensor<4x2x2xf32>, tensor<4x2x2xf32>, tensor<4x2x2xf32>, tensor<4x2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x2xf32>,
+         tensor<2x2x2xf32>, tensor<4xf32>, tensor<4xf32>, tensor<8x4xf32>, tensor<8xf32>, tensor<4x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+      -> (tensor<2x4x4xf32>, tensor<2x2x4xf32>, tensor<3x2x4xf32>)
+  return %g1, %m1 : tensor<2x2x4xf32>, tensor<3x2x4xf32>
+}

@@ -114,8 +114,11 @@ bool compileStep(const ModelSpec &spec, const StepShape &shape,
     std::function<bool(Pass *, Operation *)> always = [](Pass *, Operation *) {
       return true;
     };
+    // After every pass, also one that changed nothing (as mlir-opt's
+    // --mlir-print-ir-after-all; MLIR's default prints only on change).
     pm.enableIRPrinting(/*shouldPrintBeforePass=*/never,
-                        /*shouldPrintAfterPass=*/always);
+                        /*shouldPrintAfterPass=*/always, /*printModuleScope=*/true,
+                        /*printAfterOnlyOnChange=*/false);
   }
   xlnet::buildLoweringPipeline(pm, stageFor(options), optimizerOptions(spec),
                                shape.precision == Precision::BF16);

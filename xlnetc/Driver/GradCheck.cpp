@@ -89,6 +89,7 @@ int runGradCheck(const GradCheckArgs &args) {
                            "numeric", "rel err");
   int bad = 0;
   double worst = 0;
+  int byResolution = 0; // rows that pass only because the loss cannot resolve them
   for (const rt::Buffer &b : forward.buffers) {
     if (b.role != rt::Buffer::Param)
       continue;
@@ -134,19 +135,29 @@ int runGradCheck(const GradCheckArgs &args) {
     std::copy(saved.begin(), saved.end(), p.f32());
     double numeric = (plus - minus) / (2 * args.eps);
     // Relative to the larger of the two. The fp32 loss resolves differences
-    // of a few ulp only, so a directional derivative below that resolution
-    // is compared against it instead.
-    double resolution = 8 * std::abs(loss0) * 0x1.0p-24 / (2 * args.eps);
-    double scale = std::max({std::abs(analytic), std::abs(numeric), resolution / args.tolerance});
-    double rel = std::abs(analytic - numeric) / scale;
+    // of a few ulp only, so a difference within that resolution passes
+    // whatever the tolerance (and the row says so).
+    const double resolution = 8 * std::abs(loss0) * 0x1.0p-24 / (2 * args.eps);
+    const double diff = std::abs(analytic - numeric);
+    const double larger = std::max(std::abs(analytic), std::abs(numeric));
+    const double rel = larger > 0 ? diff / larger : 0.0;
+    const bool withinTolerance = rel <= args.tolerance;
+    const bool ok = withinTolerance || diff <= resolution;
     worst = std::max(worst, rel);
-    bool ok = rel <= args.tolerance;
     bad += !ok;
+    byResolution += ok && !withinTolerance;
     std::cout << fmt::format("{:<48} {:>13.6e} {:>13.6e} {:>10.2e}{}\n", b.name, analytic,
-                             numeric, rel, ok ? "" : "  FAIL");
+                             numeric, rel,
+                             !ok ? "  FAIL"
+                                 : withinTolerance ? ""
+                                                   : "  (within the fp32 loss's resolution)");
   }
-  std::cout << fmt::format("gradcheck: {} of {} parameters within {} (worst {:.2e})\n",
-                           numParams - bad, numParams, args.tolerance, worst);
+  std::cout << fmt::format("gradcheck: {} of {} parameters within {} (worst {:.2e}", numParams - bad,
+                           numParams, args.tolerance, worst);
+  if (byResolution)
+    std::cout << fmt::format("; {} only by the fp32 loss's resolution, {:.2e}", byResolution,
+                             8 * std::abs(loss0) * 0x1.0p-24 / (2 * args.eps));
+  std::cout << ")\n";
   return bad == 0 ? 0 : 1;
 }
 
