@@ -102,6 +102,8 @@ int runMain(int argc, char **argv) {
                        "fp32 1024 on the host)");
   benchCmd->add_option("--json", bench.json, "Also write the results as JSON");
   benchCmd->add_flag("--no-kernel-cache", bench.noKernelCache, "Compile kernels afresh");
+  benchCmd->add_flag("--profile", bench.profile,
+                     "Host executor: also print the time of every op kind per step");
   xlnetc::addMemoryCheckOptions(benchCmd, bench.memory);
 
   xlnetc::AttentionBenchArgs attn;

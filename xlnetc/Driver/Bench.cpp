@@ -28,6 +28,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <random>
 
 namespace xlnetc {
@@ -40,6 +41,62 @@ double seconds(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
 double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
+
+/// `bench --profile`: the host executor's time in each op kind (steps
+/// are timed from beforeStep to afterStep, so the executor's own
+/// bookkeeping between steps is not in any op's time).
+class OpProfile final : public rt::StepObserver {
+public:
+  /// Only steps while `timing` is set count (the warmup's do not).
+  bool timing = false;
+
+  rt::Status beforeStep(size_t, const rt::Step &) override {
+    start_ = Clock::now();
+    return rt::Status::ok();
+  }
+  rt::Status afterStep(size_t, const rt::Step &step, const std::vector<rt::Tensor *> &) override {
+    if (timing) {
+      Entry &e = byOp_[step.op];
+      e.seconds += seconds(start_, Clock::now());
+      ++e.count;
+    }
+    return rt::Status::ok();
+  }
+  bool wantsDeviceStep(size_t) const override { return false; }
+  rt::Status beforeDeviceStep(size_t, const rt::Step &, const DeviceBuffers &) override {
+    return rt::Status::error("bench --profile times the host executor only");
+  }
+
+  /// The table under a bundle's row (ms per training step of `steps`
+  /// timed ones, largest first) and its JSON.
+  void report(int steps, double stepSeconds, std::string &table, json &out) const {
+    std::vector<std::pair<std::string, Entry>> rows(byOp_.begin(), byOp_.end());
+    std::sort(rows.begin(), rows.end(), [](const auto &a, const auto &b) {
+      return a.second.seconds > b.second.seconds;
+    });
+    double total = 0;
+    out = json::array();
+    table += fmt::format("    {:<22} {:>9} {:>9} {:>7}\n", "op", "per step", "ms/step", "share");
+    for (const auto &[op, e] : rows) {
+      const double ms = e.seconds / steps * 1e3;
+      total += ms;
+      table += fmt::format("    {:<22} {:>9} {:>9.2f} {:>6.1f}%\n", op, e.count / steps, ms,
+                           100.0 * ms / (stepSeconds * 1e3));
+      out.push_back({{"op", op}, {"steps_per_step", e.count / steps}, {"ms_per_step", ms}});
+    }
+    table += fmt::format("    {:<22} {:>9} {:>9.2f} {:>6.1f}%  (the rest: the executor "
+                         "between ops)\n",
+                         "all ops", "", total, 100.0 * total / (stepSeconds * 1e3));
+  }
+
+private:
+  struct Entry {
+    double seconds = 0;
+    int64_t count = 0;
+  };
+  std::map<std::string, Entry> byOp_;
+  Clock::time_point start_;
+};
 
 /// The bf16 GEMM rate of the device (TFLOP/s): `size`³ products with bf16
 /// A, B and D and f32 accumulation, as the training step's GEMMs run.
@@ -186,6 +243,10 @@ int runBench(const BenchArgs &args) {
       return fail(error);
     rt::dev::Device *probeDev = probe.device();
     host = probeDev == nullptr;
+    if (args.profile && !host)
+      return fail(fmt::format("bench: --profile times the host executor's ops; {} runs "
+                              "the step as kernels (use --device host, or nsys/ncu on a GPU)",
+                              probe.description()));
     if (host) {
       gemmSize = args.gemmSize > 0 ? args.gemmSize : 1024;
       gemmTflops = measureHostSgemm(gemmSize, args.threads) / 1e3;
@@ -272,7 +333,11 @@ int runBench(const BenchArgs &args) {
     rt::TensorMap outputs;
     rt::ExecOptions exec;
     exec.threads = args.threads;
+    OpProfile profile;
+    if (args.profile)
+      exec.observer = &profile;
     for (int i = 0; i < args.warmup + args.steps; ++i) {
+      profile.timing = i >= args.warmup;
       bind["step"] = rt::Tensor::fromI64({}, {i});
       exec.seed = uint64_t(i) + 1;
       const auto t0 = Clock::now();
@@ -329,6 +394,13 @@ int runBench(const BenchArgs &args) {
                     {"memory_predicted_bytes", predicted},
                     {"memory_measured_bytes", measured},
                     {"final_loss", outputs.count("loss") ? outputs.at("loss").f32()[0] : NAN}});
+    if (args.profile) {
+      // Every timed step, as the mean over them (the row shows the median).
+      double sum = 0;
+      for (double t : times)
+        sum += t;
+      profile.report(args.steps, sum / double(times.size()), table, rows.back()["profile"]);
+    }
   }
   std::cout << table
             << fmt::format("  {} timed steps after {} untimed (median shown); tokens = batch × "

@@ -33,6 +33,9 @@ struct BenchArgs {
   int threads = 0; ///< host executor threads (0: all cores)
   std::string json; ///< also write the results here
   bool noKernelCache = false;
+  /// Host executor only: also time every plan step and print the time per
+  /// op (ms per training step, share of the step) under each row.
+  bool profile = false;
   MemoryCheckArgs memory;
 };
 
