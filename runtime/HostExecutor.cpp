@@ -30,10 +30,11 @@ HostThreadScope::~HostThreadScope() {
 
 namespace {
 
-/// Runs one verified step on resolved operands (`out` holds one zero-filled
-/// tensor per output; multi-output ops write all of them).
+/// Runs one verified step on resolved operands (`out` holds one tensor per
+/// output; multi-output ops write all of them). `init` (gemm, gemm_wgrad;
+/// may be null): out = init + the product (HostFusion.h).
 Status runStep(const Step &s, const std::vector<const Tensor *> &in,
-               std::vector<Tensor *> &out, uint64_t seed) {
+               std::vector<Tensor *> &out, uint64_t seed, const Tensor *init) {
   const StepAttrs &a = s.attrs;
   switch (s.kind) {
   case OpKind::Embedding:
@@ -61,7 +62,7 @@ Status runStep(const Step &s, const std::vector<const Tensor *> &in,
     return Status::ok();
   case OpKind::Gemm:
     host::gemm(*in[0], *in[1], in.size() == 3 ? in[2] : nullptr, a.kRank,
-               a.transposeW, a.activation, *out[0]);
+               a.transposeW, a.activation, *out[0], init);
     return Status::ok();
   case OpKind::RelAttention: {
     host::RelAttentionArgs args{in[0], in[1], in[2], in[3],
@@ -96,7 +97,7 @@ Status runStep(const Step &s, const std::vector<const Tensor *> &in,
     host::activationGrad(*in[0], *in[1], a.activation, *out[0]);
     return Status::ok();
   case OpKind::GemmWgrad:
-    host::gemmWgrad(*in[0], *in[1], a.kRank, a.transposeW, *out[0]);
+    host::gemmWgrad(*in[0], *in[1], a.kRank, a.transposeW, *out[0], init);
     return Status::ok();
   case OpKind::BiasGrad:
     host::biasGrad(*in[0], *out[0]);
@@ -186,11 +187,13 @@ Status checkBound(const Buffer &b, const Tensor &t, const Tensor *&bound) {
 HostWorkspace::HostWorkspace() = default;
 HostWorkspace::~HostWorkspace() = default;
 
-void HostWorkspace::prepare(const Plan &plan) {
+void HostWorkspace::prepare(const Plan &plan, bool fuse) {
   // What the memory plan depends on: every buffer's type and role, every
-  // step's buffers (a plan at the same address may be another plan).
+  // step's buffers (a plan at the same address may be another plan), and
+  // whether steps are fused.
   std::vector<int64_t> shape;
   shape.reserve(signature_.size());
+  shape.push_back(fuse ? 1 : 0);
   for (const Buffer &b : plan.buffers) {
     shape.push_back(int64_t(b.dtype) * 4 + int64_t(b.role));
     shape.push_back(int64_t(b.shape.size()));
@@ -204,7 +207,15 @@ void HostWorkspace::prepare(const Plan &plan) {
   if (arena_ && shape == signature_)
     return;
   signature_ = std::move(shape);
-  memory_ = planMemory(plan, nullptr);
+  if (fuse) {
+    fusions_ = host::findHostFusions(plan);
+    memory_ = planMemory(plan, fusions_.touched);
+  } else {
+    fusions_ = host::HostFusions{};
+    fusions_.absorbedBy.assign(plan.steps.size(), -1);
+    fusions_.accumulate.assign(plan.steps.size(), {});
+    memory_ = planMemory(plan, nullptr);
+  }
   // 64-byte aligned (a cache line, an AVX-512 vector); never zeroed: every
   // kernel writes all of its outputs (checked by poisonTemps in the tests).
   const size_t bytes = size_t(std::max<int64_t>(memory_.arenaBytes, 64));
@@ -275,15 +286,20 @@ Status executeHost(const Plan &plan, const TensorMap &bindings,
   // (kept from step to step), or one allocation per temp without one.
   HostWorkspace local;
   HostWorkspace &ws = workspace ? *workspace : local;
-  ws.prepare(plan);
+  ws.prepare(plan, opts.fuse && (!opts.observer || opts.observer->acceptsFusedSteps()));
   const MemoryPlan &memory = ws.memory();
+  const host::HostFusions &fusions = ws.fusions();
 
   // 2. Run the steps in order. Plans built in memory may skip parsePlan, so
   //    each step's ids and types are re-checked (cheap next to the kernels).
+  //    An absorbed step (an add a GEMM did) does not run: its result is
+  //    there already.
   std::vector<Tensor> temps(n);
   std::vector<bool> written(n, false);
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const Step &s = plan.steps[i];
+    if (fusions.absorbedBy[i] >= 0)
+      continue;
     std::string where = stepPrefix(i, s);
     for (int id : s.in)
       if (id < 0 || size_t(id) >= n ||
@@ -296,13 +312,24 @@ Status executeHost(const Plan &plan, const TensorMap &bindings,
         return Status::error(where + fmt::format("writes buffer {} which is "
                                                  "not an unwritten temp", id));
     XLNETC_RETURN_IF_ERROR(verifyStepTypes(plan, s).withPrefix(where));
+    // A GEMM that does an add writes the add's result (fusion.into), from
+    // its other operand (fusion.init), instead of its own.
+    const host::HostFusions::Accumulate &fusion = fusions.accumulate[i];
+    const std::vector<int> writes = fusion.into >= 0 ? std::vector<int>{fusion.into} : s.out;
+    if (fusion.into >= 0) {
+      const Step &add = plan.steps[fusion.add];
+      XLNETC_RETURN_IF_ERROR(verifyStepTypes(plan, add).withPrefix(stepPrefix(fusion.add, add)));
+      if (plan.buffers[fusion.init].role == Buffer::Temp && !written[fusion.init])
+        return Status::error(where + fmt::format("adds buffer {} which is not a written buffer",
+                                                 fusion.init));
+    }
 
     std::vector<const Tensor *> in;
     for (int id : s.in)
       in.push_back(bound[id]);
     std::vector<Tensor *> out;
-    for (size_t k = 0; k < s.out.size(); ++k) {
-      const int id = s.out[k];
+    for (size_t k = 0; k < writes.size(); ++k) {
+      const int id = writes[k];
       const Buffer &b = plan.buffers[id];
       size_t inIndex = 0;
       if (!b.outputs.empty()) {
@@ -330,10 +357,12 @@ Status executeHost(const Plan &plan, const TensorMap &bindings,
     }
     if (opts.observer)
       XLNETC_RETURN_IF_ERROR(opts.observer->beforeStep(i, s).withPrefix(where));
-    XLNETC_RETURN_IF_ERROR(runStep(s, in, out, opts.seed).withPrefix(where));
+    XLNETC_RETURN_IF_ERROR(
+        runStep(s, in, out, opts.seed, fusion.into >= 0 ? bound[fusion.init] : nullptr)
+            .withPrefix(where));
     if (opts.observer)
       XLNETC_RETURN_IF_ERROR(opts.observer->afterStep(i, s, out).withPrefix(where));
-    for (int id : s.out) {
+    for (int id : writes) {
       bound[id] = &temps[id];
       written[id] = true;
     }

@@ -13,6 +13,7 @@
 #include "runtime/Plan.h"
 #include "runtime/Status.h"
 #include "runtime/Tensor.h"
+#include "runtime/host/HostFusion.h"
 
 #include <cstdint>
 #include <functional>
@@ -38,6 +39,11 @@ struct ExecOptions {
   /// that writes it, to prove that the kernels write all of their outputs
   /// (the arena is never zeroed). For tests.
   bool poisonTemps = false;
+  /// host: run the fusions of host/HostFusion.h (an `add` of a GEMM's
+  /// result summed inside that GEMM); false: one kernel per plan step. An
+  /// observer that does not accept fused steps
+  /// (StepObserver::acceptsFusedSteps) turns them off.
+  bool fuse = true;
   /// Told about the steps (the data-parallel gradient all-reduce,
   /// dist/GradReducer.h); null: none. The host executor calls beforeStep and
   /// afterStep around every step; the device executors call
@@ -55,6 +61,11 @@ public:
   /// After step `index` wrote `out` (which the observer may change in
   /// place before any later step reads them).
   virtual Status afterStep(size_t index, const Step &step, const std::vector<Tensor *> &out) = 0;
+  /// Whether the host executor may fuse steps while this observer watches.
+  /// It then calls beforeStep and afterStep around a fused GEMM with `out`
+  /// holding the sum it wrote instead of its own result, and not at all for
+  /// the `add` the GEMM did. By default the executor runs every step alone.
+  virtual bool acceptsFusedSteps() const { return false; }
 
   /// A device executor's buffers, by plan buffer id, and its side stream
   /// (dev::Device): the observer's work overlaps the step's.
@@ -84,10 +95,12 @@ public:
                                   const DeviceBuffers &buffers) = 0;
 };
 
-/// What the host executor keeps from one step to the next: the memory plan
-/// of a plan's temps (planMemory, as the device executor's arena) and one
-/// 64-byte aligned arena it places them in, reused by every step of the
-/// same plan (a different plan re-plans). Not thread-safe; one per Executor.
+/// What the host executor keeps from one step to the next: the plan's
+/// fusions (host/HostFusion.h), the memory plan of its temps (planMemory,
+/// as the device executor's arena) and one 64-byte aligned arena it places
+/// them in, reused by every step of the same plan (a different plan, or
+/// the same with fusion switched, re-plans). Not thread-safe; one per
+/// Executor.
 class HostWorkspace {
 public:
   HostWorkspace();
@@ -95,9 +108,11 @@ public:
   HostWorkspace(const HostWorkspace &) = delete;
   HostWorkspace &operator=(const HostWorkspace &) = delete;
 
-  /// Plans and allocates for `plan` unless its buffers and steps are those
-  /// of the last call's plan.
-  void prepare(const Plan &plan);
+  /// Plans and allocates for `plan`, with its fusions when `fuse`, unless
+  /// its buffers and steps and `fuse` are those of the last call.
+  void prepare(const Plan &plan, bool fuse);
+  /// The fusions run (none found when prepare's `fuse` was false).
+  const host::HostFusions &fusions() const { return fusions_; }
   const MemoryPlan &memory() const { return memory_; }
   uint8_t *arena() { return arena_.get(); }
   size_t arenaBytes() const { return arenaBytes_; }
@@ -107,6 +122,7 @@ private:
     void operator()(uint8_t *p) const;
   };
   std::vector<int64_t> signature_; ///< the planned plan's buffers and steps
+  host::HostFusions fusions_;
   MemoryPlan memory_;
   std::unique_ptr<uint8_t[], AlignedDelete> arena_;
   size_t arenaBytes_ = 0;

@@ -34,7 +34,13 @@ bool startsWith(const std::string &s, const char *prefix) {
 /// input, not its never-written result); without one, the plan step's
 /// operands.
 template <class F>
-void forEachTouched(const Plan &plan, const DeviceProgram *program, size_t i, F touch) {
+void forEachTouched(const Plan &plan, const DeviceProgram *program,
+                    const std::vector<std::vector<int>> *touched, size_t i, F touch) {
+  if (touched) {
+    for (int id : (*touched)[i])
+      touch(id);
+    return;
+  }
   if (!program) {
     for (int id : plan.steps[i].in)
       touch(id);
@@ -90,10 +96,17 @@ int64_t planInputBlock(const Plan &plan, std::vector<int64_t> &offset) {
   return at;
 }
 
-MemoryPlan planMemory(const Plan &plan, const DeviceProgram *program) {
+namespace {
+
+/// planMemory with the steps' buffers from `program`, from `touched` or
+/// (both null) from the plan.
+MemoryPlan planMemoryOf(const Plan &plan, const DeviceProgram *program,
+                        const std::vector<std::vector<int>> *touched) {
   const size_t n = plan.buffers.size(), steps = plan.steps.size();
   if (program && program->steps.size() != steps)
     program = nullptr; // not this plan's program: the plan alone
+  if (touched && touched->size() != steps)
+    touched = nullptr;
   MemoryPlan m;
   m.offset.assign(n, -1);
   m.firstTouched.assign(steps, {});
@@ -103,7 +116,7 @@ MemoryPlan planMemory(const Plan &plan, const DeviceProgram *program) {
   //    live to the end.
   std::vector<int64_t> first(n, -1), last(n, -1);
   for (size_t i = 0; i < steps; ++i)
-    forEachTouched(plan, program, i, [&](int id) {
+    forEachTouched(plan, program, touched, i, [&](int id) {
       if (id < 0 || size_t(id) >= n)
         return;
       if (first[size_t(id)] < 0)
@@ -127,9 +140,10 @@ MemoryPlan planMemory(const Plan &plan, const DeviceProgram *program) {
       (isOptimizerState(b) ? m.optimizerBytes : m.inputBytes) += bufferBytes(b);
       continue;
     }
-    // Never touched: with a program, a result a fusion never writes (it
-    // gets no memory); without one, keep it valid for the whole step.
-    if (first[id] < 0 && program && b.outputs.empty())
+    // Never touched: with a program or touches, a result a fusion never
+    // writes (it gets no memory); with the plan alone, keep it valid for the
+    // whole step.
+    if (first[id] < 0 && (program || touched) && b.outputs.empty())
       continue;
     if (first[id] < 0)
       first[id] = 0, last[id] = int64_t(steps) - 1;
@@ -242,6 +256,16 @@ MemoryPlan planMemory(const Plan &plan, const DeviceProgram *program) {
                        alignUp(statusSteps * kStatusWords * int64_t(sizeof(int))) + tables;
   }
   return m;
+}
+
+} // namespace
+
+MemoryPlan planMemory(const Plan &plan, const DeviceProgram *program) {
+  return planMemoryOf(plan, program, nullptr);
+}
+
+MemoryPlan planMemory(const Plan &plan, const std::vector<std::vector<int>> &touched) {
+  return planMemoryOf(plan, nullptr, &touched);
 }
 
 std::string formatMemoryPlan(const MemoryPlan &m, int64_t batchRows) {

@@ -104,6 +104,8 @@ int runMain(int argc, char **argv) {
   benchCmd->add_flag("--no-kernel-cache", bench.noKernelCache, "Compile kernels afresh");
   benchCmd->add_flag("--profile", bench.profile,
                      "Host executor: also print the time of every op kind per step");
+  benchCmd->add_flag("--no-host-fusion", bench.noHostFusion,
+                     "Host executor: run every plan step as its own kernel (no fused adds)");
   xlnetc::addMemoryCheckOptions(benchCmd, bench.memory);
 
   xlnetc::AttentionBenchArgs attn;

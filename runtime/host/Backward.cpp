@@ -157,7 +157,7 @@ void activationGrad(const Tensor &dy, const Tensor &x, Activation act,
 }
 
 void gemmWgrad(const Tensor &x, const Tensor &dy, int kRank, bool transposeW,
-               Tensor &out) {
+               Tensor &out, const Tensor *init) {
   // Plain variables, not a structured binding: the OpenMP region below
   // uses them (C++17 forbids capturing bindings; GCC allows it).
   const GemmView view = gemmView(x, kRank, dy);
@@ -166,7 +166,10 @@ void gemmWgrad(const Tensor &x, const Tensor &dy, int kRank, bool transposeW,
   if (Kx == 0 || Nw == 0)
     return;
   if (Mx == 0) {
-    std::fill(o, o + Kx * Nw, 0.0f);
+    if (init)
+      std::copy(init->f32(), init->f32() + Kx * Nw, o);
+    else
+      std::fill(o, o + Kx * Nw, 0.0f);
     return;
   }
   // out [rowsOut, colsOut] = Aᵀ · Bm with A [Mx, rowsOut], Bm [Mx, colsOut]:
@@ -175,7 +178,7 @@ void gemmWgrad(const Tensor &x, const Tensor &dy, int kRank, bool transposeW,
   const float *A = transposeW ? dy.f32() : x.f32();
   const float *Bm = transposeW ? x.f32() : dy.f32();
   blockedSgemm(true, false, rowsOut, colsOut, Mx, A, rowsOut, Bm, colsOut, o, colsOut,
-               nullptr, Activation::None);
+               nullptr, Activation::None, init ? init->f32() : nullptr);
 }
 
 void biasGrad(const Tensor &dy, Tensor &out) {

@@ -183,7 +183,7 @@ GemmView gemmView(const std::vector<int64_t> &x, int kRank,
 }
 
 void gemm(const Tensor &x, const Tensor &w, const Tensor *bias, int kRank,
-          bool transposeW, Activation act, Tensor &out) {
+          bool transposeW, Activation act, Tensor &out, const Tensor *init) {
   // Plain variables, not a structured binding: the OpenMP region below
   // uses them (C++17 forbids capturing bindings; GCC allows it).
   const GemmView view = gemmView(x, kRank, out);
@@ -192,18 +192,21 @@ void gemm(const Tensor &x, const Tensor &w, const Tensor *bias, int kRank,
   if (Mx == 0 || Nw == 0)
     return;
   if (Kx == 0) {
-    std::fill(y, y + Mx * Nw, 0.0f);
+    if (init)
+      std::copy(init->f32(), init->f32() + Mx * Nw, y);
+    else
+      std::fill(y, y + Mx * Nw, 0.0f);
     if (bias || act != Activation::None)
       vecKernels().biasActivation(y, Mx, Nw, Nw, bias ? bias->f32() : nullptr, act);
     return;
   }
   blockedSgemm(false, transposeW, Mx, Nw, Kx, x.f32(), Kx, w.f32(), transposeW ? Kx : Nw, y,
-               Nw, bias ? bias->f32() : nullptr, act);
+               Nw, bias ? bias->f32() : nullptr, act, init ? init->f32() : nullptr);
 }
 
 void blockedSgemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K,
                   const float *A, int64_t lda, const float *B, int64_t ldb, float *C,
-                  int64_t ldc, const float *bias, Activation act) {
+                  int64_t ldc, const float *bias, Activation act, const float *init) {
   // One threading runtime: OpenMP splits C into blocks and each block is one
   // single-threaded sgemm plus its epilogue (OpenBLAS's own threads would
   // spin against OpenMP's; see HostThreadScope). Every block packs all of
@@ -228,18 +231,24 @@ void blockedSgemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K,
     const float *a = A, *b = B;
     float *c = C;
     int64_t m = M, n = N;
+    const float *c0 = init; // this block's start of init
     if (byRows) {
       a = transA ? A + e0 : A + e0 * lda;
       c = C + e0 * ldc;
+      c0 = init ? init + e0 * ldc : nullptr;
       m = e1 - e0;
     } else {
       b = transB ? B + e0 * ldb : B + e0;
       c = C + e0;
+      c0 = init ? init + e0 : nullptr;
       n = e1 - e0;
     }
+    if (c0)
+      for (int64_t r = 0; r < m; ++r)
+        std::memcpy(c + r * ldc, c0 + r * ldc, sizeof(float) * size_t(n));
     cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,
                 transB ? CblasTrans : CblasNoTrans, blasint(m), blasint(n), blasint(K), 1.0f,
-                a, blasint(lda), b, blasint(ldb), 0.0f, c, blasint(ldc));
+                a, blasint(lda), b, blasint(ldb), c0 ? 1.0f : 0.0f, c, blasint(ldc));
     if (bias || act != Activation::None)
       vec.biasActivation(c, m, n, ldc, bias ? bias + (byRows ? 0 : e0) : nullptr, act);
   }

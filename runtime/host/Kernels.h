@@ -96,16 +96,23 @@ inline GemmView gemmView(const Tensor &x, int kRank, const Tensor &y) {
   return gemmView(x.shape, kRank, y.shape);
 }
 
+/// `init` (may be null; same numel as out): out = init + the product
+/// (plus bias, then act), summed in the GEMM (the host executor's
+/// accumulate fusion, HostFusion.h).
 void gemm(const Tensor &x, const Tensor &w, const Tensor *bias, int kRank,
-          bool transposeW, Activation act, Tensor &out);
+          bool transposeW, Activation act, Tensor &out, const Tensor *init = nullptr);
 
 /// C [M, N] = op(A) · op(B), then C = act(C + bias) (bias [N], may be null),
 /// row-major with leading dimensions lda, ldb, ldc: single-threaded sgemms
 /// on blocks of C split across OpenMP threads (by rows or by columns,
-/// whichever packs less twice). gemm() and gemmWgrad() run on it.
+/// whichever packs less twice). With `init` ([M, N], leading dimension ldc;
+/// may be null) each block of C starts as init's and the sgemm adds to it
+/// (beta 1): C = init + op(A) · op(B), without the zeroing pass OpenBLAS
+/// makes for beta 0. gemm() and gemmWgrad() run on it.
 void blockedSgemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K,
                   const float *A, int64_t lda, const float *B, int64_t ldb, float *C,
-                  int64_t ldc, const float *bias, Activation act);
+                  int64_t ldc, const float *bias, Activation act,
+                  const float *init = nullptr);
 
 /// Applies `act` to one value in double: the float64 reference the kernels'
 /// fp32 activations (VecKernels.h) are tested against.
@@ -179,8 +186,9 @@ void activationGrad(const Tensor &dy, const Tensor &x, Activation act,
 /// transpose_w: with x viewed as [Mx, Kx] and dy as [Mx, Nw], out = xᵀ·dy
 /// ([Kx, Nw]) or, with transpose_w, dyᵀ·x ([Nw, Kx]). Single-threaded sgemms
 /// on blocks of output rows split across OpenMP threads, like gemm().
+/// `init` as gemm()'s: out = init + the product.
 void gemmWgrad(const Tensor &x, const Tensor &dy, int kRank, bool transposeW,
-               Tensor &out);
+               Tensor &out, const Tensor *init = nullptr);
 
 /// out[c] = Σ_r dy[r, c] with dy viewed as [numel / n, n], n = out.numel(),
 /// in double.

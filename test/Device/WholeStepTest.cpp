@@ -21,6 +21,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -296,6 +298,32 @@ TEST(WholeStep, HostKernelsWriteAllOfTheirOutputs) {
     opts.poisonTemps = false;
     ASSERT_TRUE(executeHost(plan, bindings, again, opts));
     EXPECT_TRUE(bitwiseEqual(clean, again));
+  }
+}
+
+/// The host's fusions (runtime/host/HostFusion.h) on whole steps: the adds
+/// of GEMM results that the tiny training step sums inside its GEMMs (the
+/// gradients that meet at residuals, layer inputs and the two streams'
+/// shared weights) and the step's results against one kernel per plan
+/// step, within the tolerances of a device against the host (the GEMM
+/// sums in another order where OpenBLAS splits the inner dimension).
+TEST(WholeStep, HostFusionsMatchOneKernelPerStep) {
+  for (const auto &[planName, batchName, absorbed] :
+       {std::tuple<std::string, std::string, size_t>{"xlnet-tiny.train", "xlnet-tiny", 12},
+        {"tiny-gelu-nodropout.grads", "tiny-gelu-nodropout", 9}}) {
+    SCOPED_TRACE(planName);
+    Plan plan = loadPlan(planName);
+    const TensorMap bindings = bindingsFor(plan, batchName);
+    ExecOptions opts;
+    opts.seed = 42;
+    TensorMap fused, plain;
+    HostWorkspace ws;
+    ASSERT_TRUE(executeHost(plan, bindings, fused, opts, &ws));
+    EXPECT_EQ(ws.fusions().absorbedCount(), absorbed);
+    opts.fuse = false;
+    ASSERT_TRUE(executeHost(plan, bindings, plain, opts, &ws));
+    EXPECT_EQ(ws.fusions().absorbedCount(), 0u);
+    expectMatchesHost(fused, plain, "host with fusions");
   }
 }
 

@@ -127,3 +127,132 @@ TEST(ExecutorTest, RunsATrainingStepWithMultiOutputOps) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Host fusions (runtime/host/HostFusion.h)
+//===----------------------------------------------------------------------===//
+
+namespace host_fusion {
+
+const json kGemmAttrs = {{"k_rank", 1}, {"transpose_w", false}, {"activation", "none"}};
+
+/// y = gemm(x, w); z = add(r, y); o = add(z, r) (returned), with the
+/// variations each negative test names.
+struct AddOfGemm {
+  bool yReadTwice = false; ///< a second step reads y
+  bool xAfterGemm = false; ///< the add's other operand is written after the GEMM
+  bool zReturned = false;  ///< the add's result is returned
+  bool bias = false;       ///< the GEMM has a bias
+
+  Plan build() const {
+    test::PlanBuilder p;
+    int x = p.buffer("f32", {2, 3}, "input", "x");
+    int w = p.buffer("f32", {3, 4}, "param", "w");
+    int b = p.buffer("f32", {4}, "param", "b");
+    int r = p.buffer("f32", {2, 4}, "input", "r");
+    int y = p.buffer("f32", {2, 4}, "temp");
+    int late = p.buffer("f32", {2, 4}, "temp");
+    int z = p.buffer("f32", {2, 4}, "temp", "", zReturned ? std::vector<std::string>{"z"}
+                                                           : std::vector<std::string>{});
+    int o = p.buffer("f32", {2, 4}, "temp", "", {"o"});
+    int extra = p.buffer("f32", {2, 4}, "temp", "", {"extra"});
+    p.step("gemm", bias ? std::vector<int>{x, w, b} : std::vector<int>{x, w}, {y}, kGemmAttrs);
+    p.step("add", {r, r}, {late});
+    p.step("add", {xAfterGemm ? late : r, y}, {z});
+    p.step("add", {z, late}, {o});
+    p.step("add", {yReadTwice ? y : r, r}, {extra});
+    Plan plan;
+    Status s = parsePlan(p.text(), plan);
+    EXPECT_TRUE(s) << s.message();
+    return plan;
+  }
+};
+
+TensorMap bindings() {
+  TensorMap m;
+  m["x"] = Tensor::fromF32({2, 3}, {1, 2, 3, -1, 0.5f, 2});
+  m["w"] = Tensor::fromF32({3, 4}, {1, 0, 2, -1, 0.25f, 1, 0, 3, -2, 1, 1, 0.5f});
+  m["b"] = Tensor::fromF32({4}, {0.5f, -0.5f, 1, 0});
+  m["r"] = Tensor::fromF32({2, 4}, {10, 20, 30, 40, -1, -2, -3, -4});
+  return m;
+}
+
+/// The add of the GEMM's result is summed in the GEMM: the add does not
+/// run, y gets no memory, z lives from the GEMM on, and the results are
+/// the unfused ones.
+TEST(HostFusion, SumsAnAddOfAGemmResultInTheGemm) {
+  const Plan plan = AddOfGemm{}.build();
+  host::HostFusions f = host::findHostFusions(plan);
+  EXPECT_EQ(f.absorbedBy, (std::vector<int>{-1, -1, 0, -1, -1}));
+  EXPECT_EQ(f.accumulate[0].init, 3); // r
+  EXPECT_EQ(f.accumulate[0].into, 6); // z
+  EXPECT_EQ(f.accumulate[0].add, 2u);
+  EXPECT_EQ(f.absorbedCount(), 1u);
+  EXPECT_TRUE(f.touched[2].empty());
+  const MemoryPlan m = planMemory(plan, f.touched);
+  EXPECT_EQ(m.offset[4], -1) << "y is never written";
+  EXPECT_EQ(m.firstTouched[0], std::vector<int>{6}) << "z is written by the GEMM";
+
+  TensorMap fused, plain;
+  ExecOptions opts;
+  opts.poisonTemps = true; // the fused GEMM writes all of z
+  HostWorkspace ws;
+  ASSERT_TRUE(executeHost(plan, bindings(), fused, opts, &ws));
+  EXPECT_EQ(ws.fusions().absorbedCount(), 1u);
+  opts.fuse = false;
+  ASSERT_TRUE(executeHost(plan, bindings(), plain, opts, &ws));
+  EXPECT_EQ(ws.fusions().absorbedCount(), 0u);
+  // o = (r + x·w) + (r + r); row 0, column 0: x·w = 1·1 + 2·0.25 + 3·(-2)
+  // = -4.5, so o = 10 - 4.5 + 20.
+  EXPECT_FLOAT_EQ(fused.at("o").f32()[0], 25.5f);
+  for (const char *name : {"o", "extra"})
+    EXPECT_EQ(values(fused.at(name)), values(plain.at(name))) << name;
+}
+
+/// Each condition of the fusion, broken alone, leaves the add to run.
+TEST(HostFusion, LeavesTheAddWhenTheGemmCannotDoIt) {
+  for (AddOfGemm variant : {AddOfGemm{true, false, false, false},
+                            AddOfGemm{false, true, false, false},
+                            AddOfGemm{false, false, true, false},
+                            AddOfGemm{false, false, false, true}}) {
+    const Plan plan = variant.build();
+    const host::HostFusions f = host::findHostFusions(plan);
+    EXPECT_EQ(f.absorbedCount(), 0u)
+        << "y read twice " << variant.yReadTwice << ", x after the GEMM "
+        << variant.xAfterGemm << ", z returned " << variant.zReturned << ", bias "
+        << variant.bias;
+    TensorMap out;
+    EXPECT_TRUE(executeHost(plan, bindings(), out));
+  }
+}
+
+/// An observer that does not accept fused steps sees every step run.
+TEST(HostFusion, AnObserverSeesEveryStepUnlessItAcceptsFusion) {
+  struct Count final : StepObserver {
+    bool accepts = false;
+    std::vector<size_t> seen;
+    Status beforeStep(size_t, const Step &) override { return Status::ok(); }
+    Status afterStep(size_t i, const Step &, const std::vector<Tensor *> &) override {
+      seen.push_back(i);
+      return Status::ok();
+    }
+    bool acceptsFusedSteps() const override { return accepts; }
+    bool wantsDeviceStep(size_t) const override { return false; }
+    Status beforeDeviceStep(size_t, const Step &, const DeviceBuffers &) override {
+      return Status::ok();
+    }
+  };
+  const Plan plan = AddOfGemm{}.build();
+  for (bool accepts : {false, true}) {
+    Count count;
+    count.accepts = accepts;
+    ExecOptions opts;
+    opts.observer = &count;
+    TensorMap out;
+    ASSERT_TRUE(executeHost(plan, bindings(), out, opts));
+    const std::vector<size_t> all = {0, 1, 2, 3, 4}, fused = {0, 1, 3, 4};
+    EXPECT_EQ(count.seen, accepts ? fused : all);
+  }
+}
+
+} // namespace host_fusion

@@ -36,6 +36,9 @@ struct BenchArgs {
   /// Host executor only: also time every plan step and print the time per
   /// op (ms per training step, share of the step) under each row.
   bool profile = false;
+  /// Host executor: run every plan step as its own kernel (no
+  /// host/HostFusion.h fusions), to measure what they bring.
+  bool noHostFusion = false;
   MemoryCheckArgs memory;
 };
 
