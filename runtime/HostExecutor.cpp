@@ -32,9 +32,12 @@ namespace {
 
 /// Runs one verified step on resolved operands (`out` holds one tensor per
 /// output; multi-output ops write all of them). `init` (gemm, gemm_wgrad;
-/// may be null): out = init + the product (HostFusion.h).
+/// may be null): out = init + the product; `probs` (rel_attention writes,
+/// rel_attention_grad reads; may be null): the kept probabilities
+/// (HostFusion.h).
 Status runStep(const Step &s, const std::vector<const Tensor *> &in,
-               std::vector<Tensor *> &out, uint64_t seed, const Tensor *init) {
+               std::vector<Tensor *> &out, uint64_t seed, const Tensor *init,
+               float *probs) {
   const StepAttrs &a = s.attrs;
   switch (s.kind) {
   case OpKind::Embedding:
@@ -72,7 +75,7 @@ Status runStep(const Step &s, const std::vector<const Tensor *> &in,
     args.dropatt = a.dropatt;
     args.dropoutSite = a.dropoutSite;
     args.seed = seed;
-    return host::relAttention(args, *out[0]);
+    return host::relAttention(args, *out[0], probs);
   }
   case OpKind::AddLayerNorm:
     host::addLayerNorm(*in[0], *in[1], *in[2], *in[3], a.eps, *out[0]);
@@ -113,7 +116,7 @@ Status runStep(const Step &s, const std::vector<const Tensor *> &in,
     args.seed = seed;
     host::RelAttentionGrads grads{out[0], out[1], out[2], out[3],
                                   out[4], out[5], out[6], out[7]};
-    return host::relAttentionGrad(*in[0], args, grads);
+    return host::relAttentionGrad(*in[0], args, grads, probs);
   }
   case OpKind::AddLayerNormGrad:
     host::addLayerNormGrad(*in[0], *in[1], *in[2], *in[3], a.eps, *out[0],
@@ -187,13 +190,13 @@ Status checkBound(const Buffer &b, const Tensor &t, const Tensor *&bound) {
 HostWorkspace::HostWorkspace() = default;
 HostWorkspace::~HostWorkspace() = default;
 
-void HostWorkspace::prepare(const Plan &plan, bool fuse) {
+void HostWorkspace::prepare(const Plan &plan, bool accumulate, bool keepProbs) {
   // What the memory plan depends on: every buffer's type and role, every
   // step's buffers (a plan at the same address may be another plan), and
   // whether steps are fused.
   std::vector<int64_t> shape;
   shape.reserve(signature_.size());
-  shape.push_back(fuse ? 1 : 0);
+  shape.push_back((accumulate ? 1 : 0) + (keepProbs ? 2 : 0));
   for (const Buffer &b : plan.buffers) {
     shape.push_back(int64_t(b.dtype) * 4 + int64_t(b.role));
     shape.push_back(int64_t(b.shape.size()));
@@ -207,15 +210,11 @@ void HostWorkspace::prepare(const Plan &plan, bool fuse) {
   if (arena_ && shape == signature_)
     return;
   signature_ = std::move(shape);
-  if (fuse) {
-    fusions_ = host::findHostFusions(plan);
-    memory_ = planMemory(plan, fusions_.touched);
-  } else {
-    fusions_ = host::HostFusions{};
-    fusions_.absorbedBy.assign(plan.steps.size(), -1);
-    fusions_.accumulate.assign(plan.steps.size(), {});
-    memory_ = planMemory(plan, nullptr);
-  }
+  fusions_ = host::findHostFusions(plan, accumulate, keepProbs);
+  memory_ = planMemory(plan, fusions_.touched);
+  keptProbs_.clear();
+  for (int64_t floats : fusions_.keptProbsFloats)
+    keptProbs_.emplace_back(size_t(floats));
   // 64-byte aligned (a cache line, an AVX-512 vector); never zeroed: every
   // kernel writes all of its outputs (checked by poisonTemps in the tests).
   const size_t bytes = size_t(std::max<int64_t>(memory_.arenaBytes, 64));
@@ -286,7 +285,10 @@ Status executeHost(const Plan &plan, const TensorMap &bindings,
   // (kept from step to step), or one allocation per temp without one.
   HostWorkspace local;
   HostWorkspace &ws = workspace ? *workspace : local;
-  ws.prepare(plan, opts.fuse && (!opts.observer || opts.observer->acceptsFusedSteps()));
+  // Kept probabilities change no step's operands: observers see every step
+  // either way.
+  ws.prepare(plan, opts.fuse && (!opts.observer || opts.observer->acceptsFusedSteps()),
+             opts.fuse);
   const MemoryPlan &memory = ws.memory();
   const host::HostFusions &fusions = ws.fusions();
 
@@ -357,9 +359,11 @@ Status executeHost(const Plan &plan, const TensorMap &bindings,
     }
     if (opts.observer)
       XLNETC_RETURN_IF_ERROR(opts.observer->beforeStep(i, s).withPrefix(where));
-    XLNETC_RETURN_IF_ERROR(
-        runStep(s, in, out, opts.seed, fusion.into >= 0 ? bound[fusion.init] : nullptr)
-            .withPrefix(where));
+    const int probs = fusions.keptProbs[i];
+    XLNETC_RETURN_IF_ERROR(runStep(s, in, out, opts.seed,
+                                   fusion.into >= 0 ? bound[fusion.init] : nullptr,
+                                   probs >= 0 ? ws.keptProbs(probs) : nullptr)
+                               .withPrefix(where));
     if (opts.observer)
       XLNETC_RETURN_IF_ERROR(opts.observer->afterStep(i, s, out).withPrefix(where));
     for (int id : writes) {

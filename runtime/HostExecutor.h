@@ -108,11 +108,14 @@ public:
   HostWorkspace(const HostWorkspace &) = delete;
   HostWorkspace &operator=(const HostWorkspace &) = delete;
 
-  /// Plans and allocates for `plan`, with its fusions when `fuse`, unless
-  /// its buffers and steps and `fuse` are those of the last call.
-  void prepare(const Plan &plan, bool fuse);
-  /// The fusions run (none found when prepare's `fuse` was false).
+  /// Plans and allocates for `plan` with the fusions findHostFusions finds
+  /// with these switches, unless its buffers and steps and the switches are
+  /// those of the last call.
+  void prepare(const Plan &plan, bool accumulate, bool keepProbs);
+  /// The fusions run (none with both switches off).
   const host::HostFusions &fusions() const { return fusions_; }
+  /// Kept probabilities `index` (HostFusions::keptProbs).
+  float *keptProbs(int index) { return keptProbs_[size_t(index)].data(); }
   const MemoryPlan &memory() const { return memory_; }
   uint8_t *arena() { return arena_.get(); }
   size_t arenaBytes() const { return arenaBytes_; }
@@ -123,6 +126,7 @@ private:
   };
   std::vector<int64_t> signature_; ///< the planned plan's buffers and steps
   host::HostFusions fusions_;
+  std::vector<std::vector<float>> keptProbs_;
   MemoryPlan memory_;
   std::unique_ptr<uint8_t[], AlignedDelete> arena_;
   size_t arenaBytes_ = 0;

@@ -5,6 +5,7 @@
 #include "runtime/Executor.h"
 #include "runtime/MemoryPlan.h"
 #include "runtime/Plan.h"
+#include "runtime/host/HostFusion.h"
 
 #include <fmt/format.h>
 
@@ -20,13 +21,19 @@ namespace xlnetc::rt {
 StepMemoryNeed stepMemoryNeed(const Plan &plan, StepMemory where, bool keepsCopy) {
   const bool onDevice = where != StepMemory::HostExecutor;
   MemoryPlan m;
-  if (onDevice && plan.device && plan.device->memory.offset.size() == plan.buffers.size())
+  int64_t keptProbsBytes = 0;
+  if (onDevice && plan.device && plan.device->memory.offset.size() == plan.buffers.size()) {
     m = plan.device->memory;
-  else
-    m = planMemory(plan, onDevice ? plan.device.get() : nullptr);
+  } else if (onDevice) {
+    m = planMemory(plan, plan.device.get());
+  } else { // the host executor as it runs by default: with its fusions
+    const host::HostFusions f = host::findHostFusions(plan, true, true);
+    m = planMemory(plan, f.touched);
+    keptProbsBytes = f.keptProbsBytes();
+  }
   StepMemoryNeed need;
   need.stateBytes = m.parameterBytes + m.optimizerBytes;
-  need.stepBytes = m.inputBytes + m.arenaBytes + m.workspaceBytes;
+  need.stepBytes = m.inputBytes + m.arenaBytes + m.workspaceBytes + keptProbsBytes;
   if (where == StepMemory::Gpu)
     return need;
   // In host RAM also: the returned outputs (the host executor's tensors of

@@ -2,6 +2,7 @@
 
 #include "runtime/host/HostFusion.h"
 
+#include "runtime/MemoryPlan.h"
 #include "runtime/Plan.h"
 #include "runtime/Tensor.h"
 
@@ -16,7 +17,14 @@ size_t HostFusions::absorbedCount() const {
   return n;
 }
 
-HostFusions findHostFusions(const Plan &plan) {
+int64_t HostFusions::keptProbsBytes() const {
+  int64_t floats = 0;
+  for (int64_t n : keptProbsFloats)
+    floats += n;
+  return floats * int64_t(sizeof(float));
+}
+
+HostFusions findHostFusions(const Plan &plan, bool accumulate, bool keepProbs) {
   const std::vector<Step> &steps = plan.steps;
   const size_t n = plan.buffers.size();
   HostFusions f;
@@ -38,7 +46,7 @@ HostFusions findHostFusions(const Plan &plan) {
            buf(id).dtype == DType::F32;
   };
 
-  for (size_t a = 0; a < steps.size(); ++a) {
+  for (size_t a = 0; accumulate && a < steps.size(); ++a) {
     const Step &add = steps[a];
     if (add.kind != OpKind::Add || add.in.size() != 2 || add.out.size() != 1)
       continue;
@@ -82,6 +90,39 @@ HostFusions findHostFusions(const Plan &plan) {
       t.push_back(acc.into);
     } else {
       t.insert(t.end(), steps[i].out.begin(), steps[i].out.end());
+    }
+  }
+
+  // A rel_attention_grad and the rel_attention of its operands: in[0] of
+  // the gradient is dout, the rest are the forward's operands. The
+  // probabilities grow with seq_len × klen, the arena (the step's other
+  // temporaries) with seq_len: they are kept, in plan order, while all kept
+  // together take no more than the arena, so the step's memory at most
+  // doubles; longer sequences recompute.
+  f.keptProbs.assign(steps.size(), -1);
+  const int64_t budget = keepProbs ? planMemory(plan, f.touched).arenaBytes : 0;
+  int64_t keptBytes = 0;
+  for (size_t g = 0; keepProbs && g < steps.size(); ++g) {
+    const Step &grad = steps[g];
+    if (grad.kind != OpKind::RelAttentionGrad || grad.in.empty())
+      continue;
+    const std::vector<int> operands(grad.in.begin() + 1, grad.in.end());
+    for (size_t fw = 0; fw < g; ++fw) {
+      const Step &forward = steps[fw];
+      if (forward.kind != OpKind::RelAttention || forward.in != operands ||
+          forward.attrs.scale != grad.attrs.scale || f.keptProbs[fw] >= 0)
+        continue;
+      // q [B, T, N, H], k [B, K, N, H]: B·T·N·K probabilities.
+      const std::vector<int64_t> &q = buf(forward.in[0]).shape, &k = buf(forward.in[1]).shape;
+      if (q.size() != 4 || k.size() != 4)
+        break;
+      const int64_t floats = q[0] * q[1] * q[2] * k[1];
+      if (keptBytes + floats * int64_t(sizeof(float)) > budget)
+        break;
+      keptBytes += floats * int64_t(sizeof(float));
+      f.keptProbs[fw] = f.keptProbs[g] = int(f.keptProbsFloats.size());
+      f.keptProbsFloats.push_back(floats);
+      break;
     }
   }
   return f;

@@ -17,12 +17,26 @@
 // panels, X joins the first panel's partial sum rather than the whole
 // product, a different (equally fp32) rounding than the add's.
 //
+// And one reuse: a rel_attention_grad whose operands are those of a
+// rel_attention of the same step (and the same scale) reads the softmax
+// probabilities that rel_attention kept ([B, N, T, K] floats, before
+// dropatt, in the workspace beside the arena) instead of recomputing the
+// score products and the softmax, as the device's flash-style backward
+// does: the host has the memory, and that recomputation was a quarter of
+// the backward's sgemm work. The gradient is the same function of the same
+// probabilities; only a score product's rounding could differ, where
+// OpenBLAS would have summed the backward's larger product in another order.
+// The probabilities grow with seq_len × klen: pairs are kept, in plan order,
+// while all kept probabilities together are no larger than the arena (the
+// step's other temporaries); a step with longer sequences recomputes.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef XLNETC_RUNTIME_HOST_HOSTFUSION_H
 #define XLNETC_RUNTIME_HOST_HOSTFUSION_H
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace xlnetc::rt {
@@ -46,12 +60,21 @@ struct HostFusions {
   /// a fused GEMM its operands, init and into, never its own result): the
   /// lifetimes of planMemory(plan, touched).
   std::vector<std::vector<int>> touched;
+  /// Per step: the kept probabilities a rel_attention writes or its
+  /// rel_attention_grad reads (an index into keptProbsFloats), or -1.
+  std::vector<int> keptProbs;
+  /// Per kept probabilities: its size in floats, B·N·T·K.
+  std::vector<int64_t> keptProbsFloats;
 
   size_t absorbedCount() const;
+  /// The bytes of every kept probabilities together.
+  int64_t keptProbsBytes() const;
 };
 
-/// The fusions of `plan` (a plan that parsePlan or verifyPlan accepted).
-HostFusions findHostFusions(const Plan &plan);
+/// The fusions of `plan` (a plan that parsePlan or verifyPlan accepted):
+/// the adds summed in GEMMs when `accumulate`, the probabilities kept for
+/// the attention backward when `keepProbs`.
+HostFusions findHostFusions(const Plan &plan, bool accumulate, bool keepProbs);
 
 } // namespace xlnetc::rt::host
 

@@ -136,7 +136,10 @@ struct RelAttentionArgs {
 /// Two-term relative attention with XLNet's rel_shift (bd uses
 /// k_r[p, S - i + j]). Dropatt index of prob[b,t,n,j] is
 /// ((b*T + t)*N + n)*K + j. A rows entry outside [-1, S) is an error.
-Status relAttention(const RelAttentionArgs &args, Tensor &out);
+/// `keepProbs` (may be null; B·N·T·K floats): also writes the softmax
+/// probabilities before dropatt there, at ((b*N + n)*T + t)*K + j (0 for a
+/// padding row), for relAttentionGrad.
+Status relAttention(const RelAttentionArgs &args, Tensor &out, float *keepProbs = nullptr);
 
 /// out = LayerNorm(x + residual) over the last dim (biased variance).
 void addLayerNorm(const Tensor &x, const Tensor &residual,
@@ -207,9 +210,11 @@ struct RelAttentionGrads {
 /// is indexed by the head, so this is race-free). Padding rows (rows < 0)
 /// contribute nothing. A score whose mask bit is set carries no gradient:
 /// the forward subtracts 1e30, which absorbs it (see RelAttentionGrad.cpp).
-/// A rows entry outside [-1, S) is an error.
+/// A rows entry outside [-1, S) is an error. `keptProbs` (may be null):
+/// what relAttention kept for the same operands, read instead of
+/// recomputing the score products and the softmax.
 Status relAttentionGrad(const Tensor &dout, const RelAttentionArgs &args,
-                        const RelAttentionGrads &grads);
+                        const RelAttentionGrads &grads, const float *keptProbs = nullptr);
 
 /// Gradients of addLayerNorm (statistics recomputed from x + residual):
 /// dsum (the gradient of both x and residual), dgamma and dbeta [D]. The

@@ -32,7 +32,7 @@ constexpr int64_t kBlock = 64;
 
 } // namespace
 
-Status relAttention(const RelAttentionArgs &a, Tensor &out) {
+Status relAttention(const RelAttentionArgs &a, Tensor &out, float *keepProbs) {
   const relattn::Operands o(a);
   // 1. Validate the query rows (they come from data).
   if (Status s = o.checkRows(); !s)
@@ -66,12 +66,17 @@ Status relAttention(const RelAttentionArgs &a, Tensor &out) {
           bool anyPadding = false;
           for (int64_t t = t0; t < t1; ++t) {
             float *aRow = bs.acRow(t);
+            float *kept = keepProbs ? keepProbs + ((b * N + n) * T + t) * K : nullptr;
             if (o.position(b, t) < 0) {
               std::fill(aRow, aRow + K, 0.0f);
+              if (kept)
+                std::fill(kept, kept + K, 0.0f);
               anyPadding = true;
               continue;
             }
             bs.softmaxRow(o, t, qs.data(), masked.data(), differ.data(), prob.data());
+            if (kept)
+              std::copy(prob.begin(), prob.end(), kept);
             if (o.drop)
               vec.dropRow(prob.data(), aRow, K, o.dropKey, o.dropIndex(b, t, n),
                           o.dropRate, float(o.dropScale));

@@ -45,6 +45,23 @@ Status Operands::checkRows() const {
 
 void BlockScores::compute(const Operands &o, int64_t b_, int64_t n_,
                           int64_t t0_, int64_t t1_) {
+  prepare(o, b_, n_, t0_, t1_);
+  const int64_t M = t1 - t0, H = o.H, K = o.K, NH = o.NH;
+  if (W == 0 || M == 0 || K == 0 || H == 0)
+    return;
+  const float *kb = o.k + (b * K * o.N + n) * H; // [K, H], stride NH
+  const float *krw =
+      o.kR + ((o.copy(b) * o.R + r0) * o.N + n) * H; // [W, H], stride NH
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, blasint(M), blasint(K),
+              blasint(H), 1.0f, qw.data(), blasint(H), kb, blasint(NH), 0.0f,
+              ac.data(), blasint(K));
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, blasint(M), blasint(W),
+              blasint(H), 1.0f, qr.data(), blasint(H), krw, blasint(NH), 0.0f,
+              bd.data(), blasint(W));
+}
+
+void BlockScores::prepare(const Operands &o, int64_t b_, int64_t n_,
+                          int64_t t0_, int64_t t1_) {
   b = b_, n = n_, t0 = t0_, t1 = t1_;
   const int64_t M = t1 - t0, H = o.H, K = o.K, NH = o.NH;
   acStride = K;
@@ -73,36 +90,31 @@ void BlockScores::compute(const Operands &o, int64_t b_, int64_t n_,
       qw[size_t(t * H + h)] = qb[t * NH + h] + rw[h];
       qr[size_t(t * H + h)] = qb[t * NH + h] + rr[h];
     }
-  if (W == 0 || M == 0 || K == 0 || H == 0)
-    return;
-  const float *kb = o.k + (b * K * o.N + n) * H; // [K, H], stride NH
-  const float *krw =
-      o.kR + ((o.copy(b) * o.R + r0) * o.N + n) * H; // [W, H], stride NH
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, blasint(M), blasint(K),
-              blasint(H), 1.0f, qw.data(), blasint(H), kb, blasint(NH), 0.0f,
-              ac.data(), blasint(K));
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, blasint(M), blasint(W),
-              blasint(H), 1.0f, qr.data(), blasint(H), krw, blasint(NH), 0.0f,
-              bd.data(), blasint(W));
 }
 
-float *BlockScores::softmaxRow(const Operands &o, int64_t t, double *qs,
-                              uint8_t *masked, uint8_t *differ, float *prob) {
-  const int64_t H = o.H, K = o.K;
+float *BlockScores::rowOperands(const Operands &o, int64_t t, double *qs, uint8_t *masked,
+                               uint8_t *differ, double &ef0, double &ef1) {
+  const int64_t H = o.H;
   const int64_t i = o.position(b, t);
   // ef: two numbers per row, (q + r_s_bias) · seg_embed[0/1, n], in double.
   const float *qv = o.q + ((b * o.T + t) * o.N + n) * H;
   const float *rs = o.rs + n * H;
   const float *se0 = o.segEmb + (0 * o.N + n) * H;
   const float *se1 = o.segEmb + (1 * o.N + n) * H;
-  double ef0 = 0.0, ef1 = 0.0;
+  ef0 = ef1 = 0.0;
   vecKernels().segTermRow(qv, rs, se0, se1, H, qs, ef0, ef1);
   o.maskRow(b, i, masked);
   o.differRow(b, i, differ);
   // bd reads k_r at S - i + j (XLNet's rel_shift).
-  float *bdShifted = bd.data() + (t - t0) * W + (o.S - i - r0);
-  ScoreRow row{ac.data() + (t - t0) * K, bdShifted, differ, masked, float(ef0), float(ef1),
-               float(o.scale), K};
+  return bd.data() + (t - t0) * W + (o.S - i - r0);
+}
+
+float *BlockScores::softmaxRow(const Operands &o, int64_t t, double *qs,
+                              uint8_t *masked, uint8_t *differ, float *prob) {
+  double ef0 = 0.0, ef1 = 0.0;
+  float *bdShifted = rowOperands(o, t, qs, masked, differ, ef0, ef1);
+  ScoreRow row{ac.data() + (t - t0) * o.K, bdShifted, differ, masked, float(ef0),
+               float(ef1), float(o.scale), o.K};
   vecKernels().scoreSoftmax(row, prob);
   return bdShifted;
 }

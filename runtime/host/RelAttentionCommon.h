@@ -91,6 +91,10 @@ struct BlockScores {
   /// slots get qw and qr but their ac/bd rows are unspecified; W = 0 when
   /// every row of the block is padding. Single-threaded sgemms.
   void compute(const Operands &o, int64_t b, int64_t n, int64_t t0, int64_t t1);
+  /// compute() without the two products: qw, qr, the window, and ac and bd
+  /// sized (their contents unspecified), for a backward whose
+  /// probabilities were kept.
+  void prepare(const Operands &o, int64_t b, int64_t n, int64_t t0, int64_t t1);
 
   /// Row t (t0 <= t < t1, position i = o.position(b, t) >= 0): qs = q +
   /// r_s_bias [H] in double, the row's mask and segment bytes [K]
@@ -101,6 +105,10 @@ struct BlockScores {
   /// bd, shifted: bd[t, S - i + j - r0] for j in [0, K).
   float *softmaxRow(const Operands &o, int64_t t, double *qs, uint8_t *masked,
                     uint8_t *differ, float *prob);
+  /// What softmaxRow computes besides the softmax: qs, the mask and segment
+  /// bytes, and the shifted row of bd it returns (ef0 and ef1 as well).
+  float *rowOperands(const Operands &o, int64_t t, double *qs, uint8_t *masked,
+                     uint8_t *differ, double &ef0, double &ef1);
 
   float *acRow(int64_t t) { return ac.data() + (t - t0) * acStride; }
   float *bdRow(int64_t t) { return bd.data() + (t - t0) * W; }

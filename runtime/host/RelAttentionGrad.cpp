@@ -55,7 +55,7 @@
 namespace xlnetc::rt::host {
 
 Status relAttentionGrad(const Tensor &dout, const RelAttentionArgs &a,
-                        const RelAttentionGrads &g) {
+                        const RelAttentionGrads &g, const float *keptProbs) {
   const relattn::Operands o(a);
   // 1. Validate the query rows (they come from data), as the forward does.
   if (Status s = o.checkRows(); !s)
@@ -113,9 +113,13 @@ Status relAttentionGrad(const Tensor &dout, const RelAttentionArgs &a,
         const float *gb = go + (b * T * N + n) * H; // [T, H], stride NH
 
         // 2. The score products of all T rows (shared with the forward):
-        //    qw, qr, AC [T,K] and BD [T,W] over the k_r window [r0, r0+W);
+        //    qw, qr, AC [T,K] and BD [T,W] over the k_r window [r0, r0+W)
+        //    (not the products when the forward kept the probabilities);
         //    then DP = dout · vᵀ.
-        bs.compute(o, b, n, 0, T);
+        if (keptProbs)
+          bs.prepare(o, b, n, 0, T);
+        else
+          bs.compute(o, b, n, 0, T);
         const int64_t r0 = bs.r0, W = bs.W; // r0 = W = 0: all padding
         const float *krw = kR + ((p * R + r0) * N + n) * H; // [W, H]
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, blasint(T),
@@ -139,10 +143,17 @@ Status relAttentionGrad(const Tensor &dout, const RelAttentionArgs &a,
           // The row's softmax again, then A = P·d, C over dp and dBD over
           // the row of BD (the shifted window the forward read), and C's
           // sums per segment class (VecKernels::gradRow).
-          float *bdShift = bs.softmaxRow(o, t, qs.data(), masked.data(),
-                                         differ.data(), prob.data());
+          const float *p = prob.data();
+          float *bdShift;
+          if (keptProbs) {
+            double ef0, ef1; // the forward's, not needed again
+            bdShift = bs.rowOperands(o, t, qs.data(), masked.data(), differ.data(), ef0, ef1);
+            p = keptProbs + ((b * N + n) * T + t) * K;
+          } else {
+            bdShift = bs.softmaxRow(o, t, qs.data(), masked.data(), differ.data(), prob.data());
+          }
           std::fill(bdRow, bdRow + W, 0.0f);
-          GradRow row{prob.data(), scRow, dpRow, bdShift, differ.data(),
+          GradRow row{p, scRow, dpRow, bdShift, differ.data(),
                       masked.data(), float(o.scale), K, o.drop, o.dropKey,
                       o.dropIndex(b, t, n), o.dropRate, float(o.dropScale)};
           vec.gradRow(row);

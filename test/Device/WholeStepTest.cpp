@@ -304,9 +304,10 @@ TEST(WholeStep, HostKernelsWriteAllOfTheirOutputs) {
 /// The host's fusions (runtime/host/HostFusion.h) on whole steps: the adds
 /// of GEMM results that the tiny training step sums inside its GEMMs (the
 /// gradients that meet at residuals, layer inputs and the two streams'
-/// shared weights) and the step's results against one kernel per plan
-/// step, within the tolerances of a device against the host (the GEMM
-/// sums in another order where OpenBLAS splits the inner dimension).
+/// shared weights), the attention probabilities kept for the backward, and
+/// the step's results against one kernel per plan step without either,
+/// within the tolerances of a device against the host (the GEMM sums in
+/// another order where OpenBLAS splits the inner dimension).
 TEST(WholeStep, HostFusionsMatchOneKernelPerStep) {
   for (const auto &[planName, batchName, absorbed] :
        {std::tuple<std::string, std::string, size_t>{"xlnet-tiny.train", "xlnet-tiny", 12},
@@ -320,6 +321,9 @@ TEST(WholeStep, HostFusionsMatchOneKernelPerStep) {
     HostWorkspace ws;
     ASSERT_TRUE(executeHost(plan, bindings, fused, opts, &ws));
     EXPECT_EQ(ws.fusions().absorbedCount(), absorbed);
+    // Every rel_attention_grad (layer 0's two streams, layer 1's query
+    // stream) reads the probabilities its rel_attention kept.
+    EXPECT_EQ(ws.fusions().keptProbsFloats.size(), 3u);
     opts.fuse = false;
     ASSERT_TRUE(executeHost(plan, bindings, plain, opts, &ws));
     EXPECT_EQ(ws.fusions().absorbedCount(), 0u);

@@ -151,6 +151,27 @@ struct AttnCase {
   }
   Grads backward() { return backward(args()); }
 
+  /// The backward reading the probabilities the forward kept (the host
+  /// executor's reuse, runtime/host/HostFusion.h).
+  Grads backwardFromKeptProbs() {
+    std::vector<float> kept(size_t(B * N * T * K), -1.0f);
+    Tensor out = Tensor::zeros(DType::F32, {B, T, N, H});
+    Status s = relAttention(args(), out, kept.data());
+    EXPECT_TRUE(s) << s.message();
+    Grads g{Tensor::zeros(DType::F32, q.shape),
+            Tensor::zeros(DType::F32, k.shape),
+            Tensor::zeros(DType::F32, v.shape),
+            Tensor::zeros(DType::F32, kR.shape),
+            Tensor::zeros(DType::F32, segEmbed.shape),
+            Tensor::zeros(DType::F32, rw.shape),
+            Tensor::zeros(DType::F32, rr.shape),
+            Tensor::zeros(DType::F32, rs.shape)};
+    s = relAttentionGrad(w, args(), {&g.dq, &g.dk, &g.dv, &g.dkR, &g.dse, &g.drw, &g.drr, &g.drs},
+                         kept.data());
+    EXPECT_TRUE(s) << s.message();
+    return g;
+  }
+
   /// FD check of all eight gradients.
   void check() {
     Grads g = backward();
@@ -229,6 +250,53 @@ TEST(BackwardTest, RelAttentionGradDropattUsesTheForwardMask) {
   RelAttentionArgs other = c.args();
   other.seed = c.seed + 1;
   EXPECT_NE(values(c.backward(other).dv), values(c.backward().dv));
+}
+
+/// The gradient from the forward's kept probabilities is the recomputing
+/// one: padding rows, a fully masked row, dropatt, memory, bi_data, rows
+/// blocked by the forward (T > 64) and not by the backward.
+TEST(BackwardTest, RelAttentionGradFromKeptProbabilities) {
+  struct Shape {
+    int64_t B, S, M, P, T, N, H;
+    bool useRows;
+    double dropatt;
+  };
+  for (const Shape &sh : {Shape{2, 4, 1, 1, 3, 2, 2, true, 0.0},
+                          Shape{2, 3, 1, 2, 2, 2, 2, true, 0.4},
+                          Shape{4, 2, 1, 2, 2, 2, 2, false, 0.0},
+                          Shape{1, 3, 1, 1, 3, 2, 2, false, 0.2},
+                          Shape{2, 70, 10, 1, 70, 2, 8, false, 0.1}}) {
+    SCOPED_TRACE(::testing::Message() << "B " << sh.B << " S " << sh.S << " T " << sh.T
+                                      << " rows " << sh.useRows << " dropatt " << sh.dropatt);
+    AttnCase c(sh.B, sh.S, sh.M, sh.P, sh.T, sh.N, sh.H, sh.useRows, 21);
+    c.dropatt = sh.dropatt;
+    if (sh.useRows) {
+      std::vector<int64_t> r(size_t(sh.B * sh.T));
+      for (size_t i = 0; i < r.size(); ++i)
+        r[i] = i % 3 == 1 ? -1 : int64_t(i) % sh.S; // one padding slot in three
+      c.rows = Tensor::fromI64({sh.B, sh.T}, r);
+    } else if (sh.S == 3) {
+      for (int64_t j = 0; j < c.K; ++j)
+        c.mask.b8()[1 * c.K + j] = 1; // query 1 of batch row 0 sees nothing
+    }
+    AttnCase::Grads kept = c.backwardFromKeptProbs(), recomputed = c.backward();
+    const std::pair<const char *, const Tensor *> pairs[] = {
+        {"dq", &kept.dq}, {"dk", &kept.dk}, {"dv", &kept.dv}, {"dk_r", &kept.dkR},
+        {"dseg_embed", &kept.dse}, {"dr_w_bias", &kept.drw}, {"dr_r_bias", &kept.drr},
+        {"dr_s_bias", &kept.drs}};
+    const Tensor *others[] = {&recomputed.dq, &recomputed.dk, &recomputed.dv, &recomputed.dkR,
+                              &recomputed.dse, &recomputed.drw, &recomputed.drr,
+                              &recomputed.drs};
+    for (size_t g = 0; g < 8; ++g) {
+      const Tensor &a = *pairs[g].second, &b = *others[g];
+      double scale = 0, worst = 0;
+      for (int64_t i = 0; i < a.numel(); ++i) {
+        scale = std::max(scale, std::fabs(double(b.f32()[i])));
+        worst = std::max(worst, std::fabs(double(a.f32()[i]) - double(b.f32()[i])));
+      }
+      EXPECT_LE(worst, 1e-6 * std::max(scale, 1.0)) << pairs[g].first;
+    }
+  }
 }
 
 TEST(BackwardTest, RelAttentionGradDoesNotDependOnThreads) {

@@ -182,7 +182,7 @@ TensorMap bindings() {
 /// the unfused ones.
 TEST(HostFusion, SumsAnAddOfAGemmResultInTheGemm) {
   const Plan plan = AddOfGemm{}.build();
-  host::HostFusions f = host::findHostFusions(plan);
+  host::HostFusions f = host::findHostFusions(plan, true, true);
   EXPECT_EQ(f.absorbedBy, (std::vector<int>{-1, -1, 0, -1, -1}));
   EXPECT_EQ(f.accumulate[0].init, 3); // r
   EXPECT_EQ(f.accumulate[0].into, 6); // z
@@ -216,7 +216,7 @@ TEST(HostFusion, LeavesTheAddWhenTheGemmCannotDoIt) {
                             AddOfGemm{false, false, true, false},
                             AddOfGemm{false, false, false, true}}) {
     const Plan plan = variant.build();
-    const host::HostFusions f = host::findHostFusions(plan);
+    const host::HostFusions f = host::findHostFusions(plan, true, true);
     EXPECT_EQ(f.absorbedCount(), 0u)
         << "y read twice " << variant.yReadTwice << ", x after the GEMM "
         << variant.xAfterGemm << ", z returned " << variant.zReturned << ", bias "
