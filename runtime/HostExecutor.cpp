@@ -191,9 +191,9 @@ HostWorkspace::HostWorkspace() = default;
 HostWorkspace::~HostWorkspace() = default;
 
 void HostWorkspace::prepare(const Plan &plan, bool accumulate, bool keepProbs) {
-  // What the memory plan depends on: every buffer's type and role, every
-  // step's buffers (a plan at the same address may be another plan), and
-  // whether steps are fused.
+  // What the memory plan and the fusions depend on: every buffer's type
+  // and role, every step's op and buffers (a plan at the same address may
+  // be another plan), and the fusion switches.
   std::vector<int64_t> shape;
   shape.reserve(signature_.size());
   shape.push_back((accumulate ? 1 : 0) + (keepProbs ? 2 : 0));
@@ -203,6 +203,12 @@ void HostWorkspace::prepare(const Plan &plan, bool accumulate, bool keepProbs) {
     shape.insert(shape.end(), b.shape.begin(), b.shape.end());
   }
   for (const Step &s : plan.steps) {
+    // What the fusions read besides the ids: the op, a GEMM's activation,
+    // the attention's scale.
+    shape.push_back(int64_t(s.kind) * 256 + int64_t(s.attrs.activation));
+    int64_t scaleBits = 0;
+    std::memcpy(&scaleBits, &s.attrs.scale, sizeof(scaleBits));
+    shape.push_back(scaleBits);
     shape.push_back(int64_t(s.in.size()) * 65536 + int64_t(s.out.size()));
     shape.insert(shape.end(), s.in.begin(), s.in.end());
     shape.insert(shape.end(), s.out.begin(), s.out.end());

@@ -40,13 +40,15 @@ struct ExecOptions {
   /// (the arena is never zeroed). For tests.
   bool poisonTemps = false;
   /// host: run the fusions of host/HostFusion.h (an `add` of a GEMM's
-  /// result summed inside that GEMM); false: one kernel per plan step. An
-  /// observer that does not accept fused steps
-  /// (StepObserver::acceptsFusedSteps) turns them off.
+  /// result summed inside that GEMM; the attention backward reading the
+  /// probabilities its forward kept); false: one kernel per plan step,
+  /// each computing all it needs. An observer that does not accept fused
+  /// steps (StepObserver::acceptsFusedSteps) turns the adds in GEMMs off.
   bool fuse = true;
   /// Told about the steps (the data-parallel gradient all-reduce,
   /// dist/GradReducer.h); null: none. The host executor calls beforeStep and
-  /// afterStep around every step; the device executors call
+  /// afterStep around every step (around every step it runs, when the
+  /// observer accepts fused steps: StepObserver::acceptsFusedSteps); the device executors call
   /// beforeDeviceStep at the steps it wants, and run the step piece by
   /// piece (no graph), the observer's work on their side stream.
   StepObserver *observer = nullptr;

@@ -4,6 +4,7 @@
 //   xlnetc-run run-step BUNDLE [--weights W] [--batch B] [--out O] [--device D]
 //   xlnetc-run train BUNDLE --data CORPUS [--out DIR] [--resume] [--device D]
 //   xlnetc-run bench BUNDLE... [--device D] [--threads N] [--steps N] [--warmup N] [--json F]
+//                    [--profile] [--no-host-fusion]
 //   xlnetc-run bench-attention [--batch B --heads N --d-head H --seq-len S
 //                               --mem-len M --num-predict P] [--device D] [--json F]
 //
@@ -105,7 +106,8 @@ int runMain(int argc, char **argv) {
   benchCmd->add_flag("--profile", bench.profile,
                      "Host executor: also print the time of every op kind per step");
   benchCmd->add_flag("--no-host-fusion", bench.noHostFusion,
-                     "Host executor: run every plan step as its own kernel (no fused adds)");
+                     "Host executor: run every plan step as its own kernel (no adds in "
+                     "GEMMs, no kept attention probabilities)");
   xlnetc::addMemoryCheckOptions(benchCmd, bench.memory);
 
   xlnetc::AttentionBenchArgs attn;

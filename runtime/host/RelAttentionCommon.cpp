@@ -82,7 +82,8 @@ void BlockScores::prepare(const Operands &o, int64_t b_, int64_t n_,
   W = iMax < 0 ? 0 : K + iMax - iMin;
   bd.resize(size_t(M * W));
 
-  // 2. Biased queries (float, as GEMM operands), then the two products.
+  // 2. Biased queries (float, as GEMM operands; compute() then forms the
+  //    two products).
   const float *qb = o.q + ((b * o.T + t0) * o.N + n) * H; // [M, H], stride NH
   const float *rw = o.rw + n * H, *rr = o.rr + n * H;
   for (int64_t t = 0; t < M; ++t)

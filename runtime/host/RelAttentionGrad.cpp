@@ -126,8 +126,8 @@ Status relAttentionGrad(const Tensor &dout, const RelAttentionArgs &a,
                     blasint(K), blasint(H), 1.0f, gb, ldNH, vb, ldNH, 0.0f,
                     dp.data(), blasint(K));
 
-        // 3. Per query row: recompute the softmax, turn AC into A = P·d,
-        //    dp into C and the row of BD into dBD.
+        // 3. Per query row: the softmax (recomputed, or the forward's kept
+        //    row), then AC's row becomes A = P·d, dp's C and BD's dBD.
         for (int64_t t = 0; t < T; ++t) {
           float *scRow = bs.acRow(t), *dpRow = dp.data() + t * K;
           float *bdRow = bs.bdRow(t);
@@ -143,17 +143,17 @@ Status relAttentionGrad(const Tensor &dout, const RelAttentionArgs &a,
           // The row's softmax again, then A = P·d, C over dp and dBD over
           // the row of BD (the shifted window the forward read), and C's
           // sums per segment class (VecKernels::gradRow).
-          const float *p = prob.data();
+          const float *probRow = prob.data();
           float *bdShift;
           if (keptProbs) {
             double ef0, ef1; // the forward's, not needed again
             bdShift = bs.rowOperands(o, t, qs.data(), masked.data(), differ.data(), ef0, ef1);
-            p = keptProbs + ((b * N + n) * T + t) * K;
+            probRow = keptProbs + ((b * N + n) * T + t) * K;
           } else {
             bdShift = bs.softmaxRow(o, t, qs.data(), masked.data(), differ.data(), prob.data());
           }
           std::fill(bdRow, bdRow + W, 0.0f);
-          GradRow row{p, scRow, dpRow, bdShift, differ.data(),
+          GradRow row{probRow, scRow, dpRow, bdShift, differ.data(),
                       masked.data(), float(o.scale), K, o.drop, o.dropKey,
                       o.dropIndex(b, t, n), o.dropRate, float(o.dropScale)};
           vec.gradRow(row);

@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <omp.h>
+#include <random>
 
 using namespace xlnetc::rt;
 using namespace xlnetc::rt::host;
@@ -227,6 +229,64 @@ TEST(KernelsTest, DropoutIsDeterministicInvertedAndExactAtRateZero) {
     }
   }
   EXPECT_NEAR(kept / 10000.0, 0.75, 0.02);
+}
+
+} // namespace
+
+namespace {
+
+Tensor uniformF32(std::vector<int64_t> shape, std::mt19937 &rng) {
+  Tensor t = Tensor::zeros(DType::F32, std::move(shape));
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (int64_t i = 0; i < t.numel(); ++i)
+    t.f32()[i] = u(rng);
+  return t;
+}
+
+/// gemm and gemmWgrad with an init operand (the host executor's adds in
+/// GEMMs, host/HostFusion.h): out = init + the product, against a double
+/// reference, on problems large enough to be split across threads by rows
+/// (N <= M) and by columns (N > M), with odd extents, on 1 and 3 threads.
+TEST(KernelsTest, GemmWithInitAddsToEveryBlock) {
+  struct Shape {
+    int64_t M, K, N;
+  };
+  const int saved = omp_get_max_threads();
+  for (int threads : {1, 3})
+    for (const Shape &sh : {Shape{301, 35, 257}, Shape{41, 67, 701}}) {
+      SCOPED_TRACE(::testing::Message() << threads << " threads, M " << sh.M << " K " << sh.K
+                                        << " N " << sh.N);
+      omp_set_num_threads(threads);
+      std::mt19937 rng(unsigned(sh.M + sh.N));
+      Tensor x = uniformF32({sh.M, sh.K}, rng);
+      Tensor w = uniformF32({sh.K, sh.N}, rng);
+      Tensor init = uniformF32({sh.M, sh.N}, rng);
+      Tensor out = Tensor::zeros(DType::F32, {sh.M, sh.N});
+      gemm(x, w, nullptr, 1, false, Activation::None, out, &init);
+      // The weight gradient's layout: dy [M, N] with x [M, K] -> [K, N].
+      Tensor dy = uniformF32({sh.M, sh.N}, rng);
+      Tensor winit = uniformF32({sh.K, sh.N}, rng);
+      Tensor dw = Tensor::zeros(DType::F32, {sh.K, sh.N});
+      gemmWgrad(x, dy, 1, false, dw, &winit);
+      double worst = 0, worstW = 0;
+      for (int64_t m = 0; m < sh.M; ++m)
+        for (int64_t n = 0; n < sh.N; ++n) {
+          double ref = init.f32()[m * sh.N + n];
+          for (int64_t k = 0; k < sh.K; ++k)
+            ref += double(x.f32()[m * sh.K + k]) * w.f32()[k * sh.N + n];
+          worst = std::max(worst, std::fabs(ref - out.f32()[m * sh.N + n]));
+        }
+      for (int64_t k = 0; k < sh.K; ++k)
+        for (int64_t n = 0; n < sh.N; ++n) {
+          double ref = winit.f32()[k * sh.N + n];
+          for (int64_t m = 0; m < sh.M; ++m)
+            ref += double(x.f32()[m * sh.K + k]) * dy.f32()[m * sh.N + n];
+          worstW = std::max(worstW, std::fabs(ref - dw.f32()[k * sh.N + n]));
+        }
+      EXPECT_LT(worst, 1e-4);
+      EXPECT_LT(worstW, 1e-3);
+    }
+  omp_set_num_threads(saved);
 }
 
 } // namespace

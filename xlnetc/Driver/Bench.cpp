@@ -257,6 +257,10 @@ int runBench(const BenchArgs &args) {
       return fail(fmt::format("bench: --profile times the host executor's ops; {} runs "
                               "the step as kernels (use --device host, or nsys/ncu on a GPU)",
                               probe.description()));
+    if (args.noHostFusion && !host)
+      return fail(fmt::format("bench: --no-host-fusion switches off the host executor's "
+                              "fusions; {} runs the device program's (use --device host)",
+                              probe.description()));
     if (host) {
       gemmSize = args.gemmSize > 0 ? args.gemmSize : 1024;
       gemmTflops = measureHostSgemm(gemmSize, args.threads) / 1e3;
