@@ -135,7 +135,8 @@ struct AttnCase {
     Tensor dq, dk, dv, dkR, dse, drw, drr, drs;
   };
 
-  Grads backward(const RelAttentionArgs &a) {
+  /// The gradients of `a`, from the probabilities `keptProbs` when given.
+  Grads backward(const RelAttentionArgs &a, const float *keptProbs = nullptr) {
     Grads g{Tensor::zeros(DType::F32, q.shape),
             Tensor::zeros(DType::F32, k.shape),
             Tensor::zeros(DType::F32, v.shape),
@@ -145,7 +146,7 @@ struct AttnCase {
             Tensor::zeros(DType::F32, rr.shape),
             Tensor::zeros(DType::F32, rs.shape)};
     Status s = relAttentionGrad(
-        w, a, {&g.dq, &g.dk, &g.dv, &g.dkR, &g.dse, &g.drw, &g.drr, &g.drs});
+        w, a, {&g.dq, &g.dk, &g.dv, &g.dkR, &g.dse, &g.drw, &g.drr, &g.drs}, keptProbs);
     EXPECT_TRUE(s) << s.message();
     return g;
   }
@@ -158,18 +159,7 @@ struct AttnCase {
     Tensor out = Tensor::zeros(DType::F32, {B, T, N, H});
     Status s = relAttention(args(), out, kept.data());
     EXPECT_TRUE(s) << s.message();
-    Grads g{Tensor::zeros(DType::F32, q.shape),
-            Tensor::zeros(DType::F32, k.shape),
-            Tensor::zeros(DType::F32, v.shape),
-            Tensor::zeros(DType::F32, kR.shape),
-            Tensor::zeros(DType::F32, segEmbed.shape),
-            Tensor::zeros(DType::F32, rw.shape),
-            Tensor::zeros(DType::F32, rr.shape),
-            Tensor::zeros(DType::F32, rs.shape)};
-    s = relAttentionGrad(w, args(), {&g.dq, &g.dk, &g.dv, &g.dkR, &g.dse, &g.drw, &g.drr, &g.drs},
-                         kept.data());
-    EXPECT_TRUE(s) << s.message();
-    return g;
+    return backward(args(), kept.data());
   }
 
   /// FD check of all eight gradients.

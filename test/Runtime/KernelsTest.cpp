@@ -268,21 +268,25 @@ TEST(KernelsTest, GemmWithInitAddsToEveryBlock) {
       Tensor winit = uniformF32({sh.K, sh.N}, rng);
       Tensor dw = Tensor::zeros(DType::F32, {sh.K, sh.N});
       gemmWgrad(x, dy, 1, false, dw, &winit);
-      double worst = 0, worstW = 0;
-      for (int64_t m = 0; m < sh.M; ++m)
-        for (int64_t n = 0; n < sh.N; ++n) {
-          double ref = init.f32()[m * sh.N + n];
-          for (int64_t k = 0; k < sh.K; ++k)
-            ref += double(x.f32()[m * sh.K + k]) * w.f32()[k * sh.N + n];
-          worst = std::max(worst, std::fabs(ref - out.f32()[m * sh.N + n]));
-        }
-      for (int64_t k = 0; k < sh.K; ++k)
-        for (int64_t n = 0; n < sh.N; ++n) {
-          double ref = winit.f32()[k * sh.N + n];
-          for (int64_t m = 0; m < sh.M; ++m)
-            ref += double(x.f32()[m * sh.K + k]) * dy.f32()[m * sh.N + n];
-          worstW = std::max(worstW, std::fabs(ref - dw.f32()[k * sh.N + n]));
-        }
+      // c [rows, N] = init + Σ_k a(r, k) · b(k, n), in double.
+      auto worstError = [&](const Tensor &c, const Tensor &c0, int64_t rows, int64_t inner,
+                            auto a, auto b) {
+        double worst = 0;
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t n = 0; n < sh.N; ++n) {
+            double ref = c0.f32()[r * sh.N + n];
+            for (int64_t k = 0; k < inner; ++k)
+              ref += double(a(r, k)) * b(k, n);
+            worst = std::max(worst, std::fabs(ref - c.f32()[r * sh.N + n]));
+          }
+        return worst;
+      };
+      const double worst = worstError(
+          out, init, sh.M, sh.K, [&](int64_t m, int64_t k) { return x.f32()[m * sh.K + k]; },
+          [&](int64_t k, int64_t n) { return w.f32()[k * sh.N + n]; });
+      const double worstW = worstError(
+          dw, winit, sh.K, sh.M, [&](int64_t k, int64_t m) { return x.f32()[m * sh.K + k]; },
+          [&](int64_t m, int64_t n) { return dy.f32()[m * sh.N + n]; });
       EXPECT_LT(worst, 1e-4);
       EXPECT_LT(worstW, 1e-3);
     }
