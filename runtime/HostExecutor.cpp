@@ -31,8 +31,8 @@ HostThreadScope::~HostThreadScope() {
 namespace {
 
 /// Runs one verified step on resolved operands (`out` holds one tensor per
-/// output; multi-output ops write all of them). `init` (gemm, gemm_wgrad;
-/// may be null): out = init + the product; `probs` (rel_attention writes,
+/// output; multi-output ops write all of them). `init` (gemm, gemm_wgrad,
+/// embedding_grad; may be null): out = init + the step's result; `probs` (rel_attention writes,
 /// rel_attention_grad reads; may be null): the kept probabilities
 /// (HostFusion.h).
 Status runStep(const Step &s, const std::vector<const Tensor *> &in,
@@ -86,7 +86,7 @@ Status runStep(const Step &s, const std::vector<const Tensor *> &in,
   case OpKind::LmLoss:
     return host::lmLoss(*in[0], *in[1], *in[2], *out[0], *out[1]);
   case OpKind::EmbeddingGrad:
-    return host::embeddingGrad(*in[0], *in[1], *out[0]);
+    return host::embeddingGrad(*in[0], *in[1], *out[0], init);
   case OpKind::MaskEmbeddingGrad:
     host::maskEmbeddingGrad(*in[0], *out[0]);
     return Status::ok();
@@ -320,7 +320,7 @@ Status executeHost(const Plan &plan, const TensorMap &bindings,
         return Status::error(where + fmt::format("writes buffer {} which is "
                                                  "not an unwritten temp", id));
     XLNETC_RETURN_IF_ERROR(verifyStepTypes(plan, s).withPrefix(where));
-    // A GEMM that does an add writes the add's result (fusion.into), from
+    // A step that does an add writes the add's result (fusion.into), from
     // its other operand (fusion.init), instead of its own.
     const host::HostFusions::Accumulate &fusion = fusions.accumulate[i];
     const std::vector<int> writes = fusion.into >= 0 ? std::vector<int>{fusion.into} : s.out;

@@ -49,7 +49,7 @@ void sumRows(const float *in, int64_t rows, int64_t n, float *out) {
 
 } // namespace
 
-Status embeddingGrad(const Tensor &ids, const Tensor &dout, Tensor &out) {
+Status embeddingGrad(const Tensor &ids, const Tensor &dout, Tensor &out, const Tensor *init) {
   int64_t B = ids.shape[0], S = ids.shape[1];
   int64_t V = out.shape[0], D = out.shape[1];
   const int64_t *id = ids.i64();
@@ -60,7 +60,10 @@ Status embeddingGrad(const Tensor &ids, const Tensor &dout, Tensor &out) {
         return Status::error(fmt::format(
             "id {} at b={}, s={} is outside [0, {})", id[b * S + s], b, s, V));
   float *o = out.f32();
-  std::fill(o, o + V * D, 0.0f);
+  if (init)
+    std::copy(init->f32(), init->f32() + V * D, o);
+  else
+    std::fill(o, o + V * D, 0.0f);
   // 2. Group the positions by id (stable: each group in position order), so
   //    every touched table row is owned by one task and summed in double.
   std::vector<int64_t> order(static_cast<size_t>(B * S));
@@ -85,9 +88,10 @@ Status embeddingGrad(const Tensor &ids, const Tensor &dout, Tensor &out) {
         for (int64_t c = 0; c < D; ++c)
           acc[c] += double(row[c]);
       }
+      // Rounded to float, then added to init as the add would (0 without).
       float *dst = o + id[order[groupStart[g]]] * D;
       for (int64_t c = 0; c < D; ++c)
-        dst[c] = float(acc[c]);
+        dst[c] = init ? dst[c] + float(acc[c]) : float(acc[c]);
     }
   }
   return Status::ok();

@@ -63,7 +63,8 @@ HostFusions findHostFusions(const Plan &plan, bool accumulate, bool keepProbs) {
       const Step &gemm = steps[size_t(g)];
       const bool plainGemm = gemm.kind == OpKind::Gemm && gemm.in.size() == 2 &&
                              gemm.attrs.activation == Activation::None;
-      if ((!plainGemm && gemm.kind != OpKind::GemmWgrad) || gemm.out.size() != 1)
+      if ((!plainGemm && gemm.kind != OpKind::GemmWgrad && gemm.kind != OpKind::EmbeddingGrad) ||
+          gemm.out.size() != 1)
         continue;
       if (readers[size_t(y)].size() != 1 || !plainF32Temp(y))
         continue;

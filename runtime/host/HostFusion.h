@@ -1,11 +1,16 @@
 //===- HostFusion.h - Plan steps the host executor runs as one --*- C++ -*-===//
 //
 // The host executor's one fusion, found on the plan (no MLIR), as the CUDA
-// emitter's accumulate fusion (passes/Target/CUDA/CudaEmitter.cpp) is:
+// emitter's accumulate and add-into fusions (passes/Target/CUDA/
+// CudaEmitter.cpp) are:
 //
 //   gemm or gemm_wgrad(...) -> Y;  add(X, Y) (or add(Y, X)) -> Z
 //   => the GEMM writes Z = X + its product (OpenBLAS with beta 1 on a copy
 //      of X); Y is never written and the add does not run
+//   embedding_grad(ids, dout) -> Y;  add(X, Y) -> Z
+//   => the scatter starts from a copy of X: Z = X + its rows' sums, rounded
+//      as the add rounds them (the tied word embedding's two gradients meet
+//      without a dense [V, D] temporary and an add)
 //
 // where the GEMM has no bias and no activation, Y is read by the add alone
 // and not returned, X is there when the GEMM runs (an input or parameter,
@@ -46,15 +51,15 @@ struct Plan;
 namespace xlnetc::rt::host {
 
 struct HostFusions {
-  /// A GEMM step that writes `into` = `init` + its product for the add step
-  /// `add`.
+  /// A GEMM or embedding_grad step that writes `into` = `init` + its
+  /// result for the add step `add`.
   struct Accumulate {
     int init = -1, into = -1;
     size_t add = 0;
   };
-  /// Per step: the GEMM that does its work (an absorbed add), or -1.
+  /// Per step: the step that does its work (an absorbed add), or -1.
   std::vector<int> absorbedBy;
-  /// Per step: its accumulation when it is a fused GEMM (into < 0: none).
+  /// Per step: its accumulation when it does an add (into < 0: none).
   std::vector<Accumulate> accumulate;
   /// Per step: the buffers it reads or writes as run (an absorbed add none,
   /// a fused GEMM its operands, init and into, never its own result): the

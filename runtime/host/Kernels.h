@@ -163,8 +163,10 @@ Status lmLoss(const Tensor &logits, const Tensor &target,
 /// out [V,D] = zeros, then out[ids[b,s]] += dout[b,s]; an id outside [0, V)
 /// is an error (nothing is written then). Each table row is summed in double
 /// over its occurrences in id order, so the result does not depend on the
-/// thread count.
-Status embeddingGrad(const Tensor &ids, const Tensor &dout, Tensor &out);
+/// thread count. `init` (may be null; [V, D]): out starts as init and each
+/// touched row gets init + its float sum (the add it replaces, HostFusion.h).
+Status embeddingGrad(const Tensor &ids, const Tensor &dout, Tensor &out,
+                     const Tensor *init = nullptr);
 
 /// out [1,1,D] = Σ over the rows of dout [B,NP,D], in double.
 void maskEmbeddingGrad(const Tensor &dout, Tensor &out);

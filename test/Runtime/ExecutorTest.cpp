@@ -226,6 +226,45 @@ TEST(HostFusion, LeavesTheAddWhenTheGemmCannotDoIt) {
   }
 }
 
+/// The tied embedding's two gradients: the scatter of embedding_grad starts
+/// from the other gradient (the LM head's, written before it) and rounds as
+/// the add would: the results are the unfused ones bit for bit.
+TEST(HostFusion, EmbeddingGradAddsIntoTheOtherGradient) {
+  test::PlanBuilder p;
+  int ids = p.buffer("i64", {1, 3}, "input", "ids");
+  int dout = p.buffer("f32", {1, 3, 2}, "input", "dout");
+  int head = p.buffer("f32", {4, 2}, "input", "head");
+  int y = p.buffer("f32", {4, 2}, "temp");
+  int z = p.buffer("f32", {4, 2}, "temp");
+  int o = p.buffer("f32", {4, 2}, "temp", "", {"o"});
+  p.step("embedding_grad", {ids, dout}, {y});
+  p.step("add", {head, y}, {z});
+  p.step("add", {z, head}, {o});
+  Plan plan;
+  Status st = parsePlan(p.text(), plan);
+  ASSERT_TRUE(st) << st.message();
+  const host::HostFusions f = host::findHostFusions(plan, true, true);
+  EXPECT_EQ(f.absorbedBy, (std::vector<int>{-1, 0, -1}));
+  EXPECT_EQ(f.accumulate[0].init, head);
+  EXPECT_EQ(f.accumulate[0].into, z);
+
+  TensorMap in;
+  in["ids"] = Tensor::fromI64({1, 3}, {2, 0, 2});
+  in["dout"] = Tensor::fromF32({1, 3, 2}, {0.1f, 0.2f, 1e-8f, 3, 0.3f, -0.4f});
+  in["head"] = Tensor::fromF32({4, 2}, {1, 2, 3, 4, 1e8f, 6, 7, 8});
+  TensorMap fused, plain;
+  ExecOptions opts;
+  opts.poisonTemps = true;
+  ASSERT_TRUE(executeHost(plan, in, fused, opts));
+  opts.fuse = false;
+  ASSERT_TRUE(executeHost(plan, in, plain, opts));
+  EXPECT_EQ(values(fused.at("o")), values(plain.at("o")));
+  // Row 2: (1e8 + float(0.1 + 0.3)) + 1e8, (6 + float(0.2 - 0.4)) + 6.
+  EXPECT_EQ(fused.at("o").f32()[4], (1e8f + float(0.1f + double(0.3f))) + 1e8f);
+  EXPECT_EQ(fused.at("o").f32()[2], 3.0f + 3.0f); // row 1: no id, the head's alone
+  (void)o;
+}
+
 /// An observer that does not accept fused steps sees every step run.
 TEST(HostFusion, AnObserverSeesEveryStepUnlessItAcceptsFusion) {
   struct Count final : StepObserver {

@@ -62,8 +62,8 @@ public:
     }
     return rt::Status::ok();
   }
-  // Timed as run: a GEMM that sums an add's operands in (HostFusion.h)
-  // includes the add, which is not reported on its own.
+  // Timed as run: a GEMM or scatter that sums an add's operands in
+  // (HostFusion.h) includes the add, which is not reported on its own.
   bool acceptsFusedSteps() const override { return true; }
   bool wantsDeviceStep(size_t) const override { return false; }
   rt::Status beforeDeviceStep(size_t, const rt::Step &, const DeviceBuffers &) override {
@@ -95,7 +95,7 @@ public:
                          "all ops", run, total, 100.0 * total / (stepSeconds * 1e3));
     if (int64_t(planSteps) > run)
       table += fmt::format("    {} of the {} plan steps ran inside others (adds summed in "
-                           "their GEMMs)\n",
+                           "their GEMMs and scatters)\n",
                            int64_t(planSteps) - run, planSteps);
   }
 
