@@ -217,13 +217,12 @@ void HostWorkspace::prepare(const Plan &plan, bool accumulate, bool keepProbs) {
     return;
   signature_ = std::move(shape);
   fusions_ = host::findHostFusions(plan, accumulate, keepProbs);
-  memory_ = planMemory(plan, fusions_.touched);
   keptProbs_.clear();
   for (int64_t floats : fusions_.keptProbsFloats)
     keptProbs_.emplace_back(size_t(floats));
   // 64-byte aligned (a cache line, an AVX-512 vector); never zeroed: every
   // kernel writes all of its outputs (checked by poisonTemps in the tests).
-  const size_t bytes = size_t(std::max<int64_t>(memory_.arenaBytes, 64));
+  const size_t bytes = size_t(std::max<int64_t>(fusions_.memory.arenaBytes, 64));
   arena_.reset(static_cast<uint8_t *>(::operator new[](bytes, std::align_val_t(64))));
   arenaBytes_ = bytes;
 }

@@ -118,7 +118,7 @@ public:
   const host::HostFusions &fusions() const { return fusions_; }
   /// Kept probabilities `index` (HostFusions::keptProbs).
   float *keptProbs(int index) { return keptProbs_[size_t(index)].data(); }
-  const MemoryPlan &memory() const { return memory_; }
+  const MemoryPlan &memory() const { return fusions_.memory; }
   uint8_t *arena() { return arena_.get(); }
   size_t arenaBytes() const { return arenaBytes_; }
 
@@ -129,7 +129,6 @@ private:
   std::vector<int64_t> signature_; ///< the planned plan's buffers and steps
   host::HostFusions fusions_;
   std::vector<std::vector<float>> keptProbs_;
-  MemoryPlan memory_;
   std::unique_ptr<uint8_t[], AlignedDelete> arena_;
   size_t arenaBytes_ = 0;
 };

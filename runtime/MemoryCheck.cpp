@@ -28,7 +28,7 @@ StepMemoryNeed stepMemoryNeed(const Plan &plan, StepMemory where, bool keepsCopy
     m = planMemory(plan, plan.device.get());
   } else { // the host executor as it runs by default: with its fusions
     const host::HostFusions f = host::findHostFusions(plan, true, true);
-    m = planMemory(plan, f.touched);
+    m = f.memory;
     keptProbsBytes = f.keptProbsBytes();
   }
   StepMemoryNeed need;

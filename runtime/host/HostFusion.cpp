@@ -6,8 +6,6 @@
 #include "runtime/Plan.h"
 #include "runtime/Tensor.h"
 
-#include <map>
-
 namespace xlnetc::rt::host {
 
 size_t HostFusions::absorbedCount() const {
@@ -60,15 +58,16 @@ HostFusions findHostFusions(const Plan &plan, bool accumulate, bool keepProbs) {
       const int g = writer[size_t(y)];
       if (g < 0 || f.accumulate[size_t(g)].into >= 0)
         continue;
-      const Step &gemm = steps[size_t(g)];
-      const bool plainGemm = gemm.kind == OpKind::Gemm && gemm.in.size() == 2 &&
-                             gemm.attrs.activation == Activation::None;
-      if ((!plainGemm && gemm.kind != OpKind::GemmWgrad && gemm.kind != OpKind::EmbeddingGrad) ||
-          gemm.out.size() != 1)
+      const Step &producer = steps[size_t(g)];
+      const bool plainGemm = producer.kind == OpKind::Gemm && producer.in.size() == 2 &&
+                             producer.attrs.activation == Activation::None;
+      if ((!plainGemm && producer.kind != OpKind::GemmWgrad &&
+           producer.kind != OpKind::EmbeddingGrad) ||
+          producer.out.size() != 1)
         continue;
       if (readers[size_t(y)].size() != 1 || !plainF32Temp(y))
         continue;
-      // X must be there when the GEMM runs.
+      // X must be there when the producer runs.
       if (buf(x).role == Buffer::Temp && !(writer[size_t(x)] >= 0 && writer[size_t(x)] < g))
         continue;
       if (buf(x).dtype != DType::F32 || numelOf(buf(x).shape) != numelOf(buf(y).shape) ||
@@ -100,8 +99,9 @@ HostFusions findHostFusions(const Plan &plan, bool accumulate, bool keepProbs) {
   // temporaries) with seq_len: they are kept, in plan order, while all kept
   // together take no more than the arena, so the step's memory at most
   // doubles; longer sequences recompute.
+  f.memory = planMemory(plan, f.touched);
   f.keptProbs.assign(steps.size(), -1);
-  const int64_t budget = keepProbs ? planMemory(plan, f.touched).arenaBytes : 0;
+  const int64_t budget = f.memory.arenaBytes;
   int64_t keptBytes = 0;
   for (size_t g = 0; keepProbs && g < steps.size(); ++g) {
     const Step &grad = steps[g];

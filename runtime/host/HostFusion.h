@@ -40,6 +40,8 @@
 #ifndef XLNETC_RUNTIME_HOST_HOSTFUSION_H
 #define XLNETC_RUNTIME_HOST_HOSTFUSION_H
 
+#include "runtime/MemoryPlan.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -70,6 +72,8 @@ struct HostFusions {
   std::vector<int> keptProbs;
   /// Per kept probabilities: its size in floats, B·N·T·K.
   std::vector<int64_t> keptProbsFloats;
+  /// The arena of the steps as run: planMemory(plan, touched).
+  MemoryPlan memory;
 
   size_t absorbedCount() const;
   /// The bytes of every kept probabilities together.

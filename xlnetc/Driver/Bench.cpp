@@ -29,6 +29,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <numeric>
 #include <random>
 
 namespace xlnetc {
@@ -84,11 +85,12 @@ public:
     table += fmt::format("    {:<22} {:>9} {:>9} {:>7}\n", "op", "per step", "ms/step", "share");
     for (const auto &[op, e] : rows) {
       const double ms = e.seconds / steps * 1e3;
+      const int64_t perStep = e.count / steps;
       total += ms;
-      run += e.count / steps;
-      table += fmt::format("    {:<22} {:>9} {:>9.2f} {:>6.1f}%\n", op, e.count / steps, ms,
+      run += perStep;
+      table += fmt::format("    {:<22} {:>9} {:>9.2f} {:>6.1f}%\n", op, perStep, ms,
                            100.0 * ms / (stepSeconds * 1e3));
-      out.push_back({{"op", op}, {"steps_per_step", e.count / steps}, {"ms_per_step", ms}});
+      out.push_back({{"op", op}, {"steps_per_step", perStep}, {"ms_per_step", ms}});
     }
     table += fmt::format("    {:<22} {:>9} {:>9.2f} {:>6.1f}%  (the rest: the executor "
                          "between ops)\n",
@@ -411,9 +413,7 @@ int runBench(const BenchArgs &args) {
                     {"final_loss", outputs.count("loss") ? outputs.at("loss").f32()[0] : NAN}});
     if (args.profile) {
       // Every timed step, as the mean over them (the row shows the median).
-      double sum = 0;
-      for (double t : times)
-        sum += t;
+      const double sum = std::accumulate(times.begin(), times.end(), 0.0);
       profile.report(args.steps, plan.steps.size(), sum / double(times.size()), table,
                      rows.back()["profile"]);
     }
