@@ -47,7 +47,9 @@ cat > "$out/run.sh" <<'RUN'
 # On the GPU machine, from the repository root. Output under $OUT when set.
 #   run.sh tests   every device test (GPU tests run, none skips for want of a
 #                  GPU), compute-sanitizer memcheck and racecheck on the whole
-#                  tiny training step, 20 tiny training steps from a bundle;
+#                  tiny training step, 20 tiny training steps from a bundle,
+#                  and the same 20 steps data parallel through NCCL
+#                  (--data-parallel, one GPU), compared bit for bit;
 #   run.sh bench   the benchmarks, both sides (docs/Benchmarks.md): xlnetc's
 #                  bf16 training step of XLNet-Base and -Large at each packed
 #                  batch size, the fused attention kernels alone, HuggingFace
@@ -68,8 +70,26 @@ tests)
       > "$log/sanitizer-$tool.log" 2>&1
     echo "compute-sanitizer $tool: exit $? ($(grep -c 'ERROR SUMMARY: 0 errors' "$log/sanitizer-$tool.log") clean summaries)"
   done
+  rm -rf /tmp/run-tiny /tmp/run-tiny-dp
   "$here/bin/xlnetc-run" train "$here/bundles/tiny-train" --data "$here/demo.txt" \
     --out /tmp/run-tiny --steps 20 --no-plot --device cuda 2>&1 | tail -4
+  # The data-parallel path on one GPU (docs/Distributed.md "One process"):
+  # the same run in 18 gradient buckets, each all-reduced by NCCL on the
+  # side stream (a world of one: a weight of 1), step by step rather than
+  # from the CUDA graph; it must equal the run above bit for bit. NCCL is
+  # the system's, else the one PyTorch's wheels bring.
+  nccl=$(ldconfig -p | awk '$1 == "libnccl.so.2" { print $NF; exit }')
+  [ -n "$nccl" ] || nccl=$(python3 -c 'import glob, site
+print(next(iter(sorted(f for d in site.getsitepackages()
+                       for f in glob.glob(d + "/nvidia/**/libnccl.so.2", recursive=True))), ""))')
+  echo "NCCL: ${nccl:-none found}"
+  [ -n "$nccl" ] && export LD_LIBRARY_PATH="$(dirname "$nccl"):$LD_LIBRARY_PATH"
+  "$here/bin/xlnetc-run" train "$here/bundles/tiny-train" --data "$here/demo.txt" \
+    --tokenizer /tmp/run-tiny/spiece.model --out /tmp/run-tiny-dp --steps 20 --no-plot \
+    --device cuda --data-parallel --bucket-mib 0.02 2>&1 \
+    | grep -E 'data parallel|all-reduce|^step 20/|^done|error' | tee "$log/nccl-one-gpu.log"
+  "$here/bin/xlnetc-run" compare /tmp/run-tiny-dp/checkpoint.safetensors \
+    /tmp/run-tiny/checkpoint.safetensors --rtol 0 | tail -1 | tee -a "$log/nccl-one-gpu.log"
   ;;
 bench)
   mkdir -p /tmp/bench-bundles && tar xzf "$here/bench-bundles.tgz" -C /tmp/bench-bundles

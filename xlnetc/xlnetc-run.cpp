@@ -7,6 +7,7 @@
 //                    [--profile] [--no-host-fusion]
 //   xlnetc-run bench-attention [--batch B --heads N --d-head H --seq-len S
 //                               --mem-len M --num-predict P] [--device D] [--json F]
+//   xlnetc-run compare GOT REF [--only NAME...] [--rtol R] [--min-cosine C]
 //
 // Runs what `xlnetc compile SPEC -o BUNDLE` compiled, with the same runtime,
 // flags and messages as `xlnetc run-step` and `xlnetc train`, but links no
@@ -128,7 +129,12 @@ int runMain(int argc, char **argv) {
   attnCmd->add_option("--json", attn.json, "Also write the results as JSON");
   attnCmd->add_flag("--no-kernel-cache", attn.noKernelCache, "Compile kernels afresh");
 
+  xlnetc::CompareArgs cmp;
+  auto *cmpCmd = xlnetc::addCompareCommand(app, cmp);
+
   CLI11_PARSE(app, argc, argv);
+  if (*cmpCmd)
+    return xlnetc::runCompare(cmp);
   if (*benchCmd)
     return xlnetc::runBench(bench);
   if (*attnCmd)

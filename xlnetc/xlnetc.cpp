@@ -125,18 +125,7 @@ int runMain(int argc, char **argv) {
   xlnetc::addPrecisionOption(kernCmd, kern.precision);
 
   xlnetc::CompareArgs cmp;
-  auto *cmpCmd = app.add_subcommand(
-      "compare", "Compare tensors of two safetensors files: max|got-ref| <= rtol*max|ref|");
-  cmpCmd->add_option("got", cmp.got, "Computed tensors")->required();
-  cmpCmd->add_option("ref", cmp.ref, "Reference tensors")->required();
-  cmpCmd->add_option("--only", cmp.only,
-                     "Names to compare ('*' matches any suffix, e.g. new_mems.*)");
-  cmpCmd->add_option("--rtol", cmp.rtol, "Tolerance relative to max|ref|")
-      ->capture_default_str();
-  cmpCmd->add_option("--min-cosine", cmp.minCosine,
-                     "Pass a tensor when cos(got, ref) >= this instead of by --rtol "
-                     "(bf16 against fp32)")
-      ->check(CLI::Range(0.0, 1.0));
+  auto *cmpCmd = xlnetc::addCompareCommand(app, cmp);
 
   xlnetc::ExportArgs exp;
   auto *expCmd = app.add_subcommand(

@@ -112,16 +112,6 @@ struct GradCheckArgs {
 /// differences of the compiled forward (GradCheck.cpp).
 int runGradCheck(const GradCheckArgs &args);
 
-struct CompareArgs {
-  std::string got, ref;
-  std::vector<std::string> only; ///< name patterns ('*' wildcard); empty: all of ref
-  double rtol = 1e-5;
-  /// > 0: a tensor passes when the cosine similarity of got and ref is at
-  /// least this (the bf16 criterion, docs/Testing.md), instead of rtol.
-  double minCosine = 0;
-};
-int runCompare(const CompareArgs &args);
-
 struct KernelsArgs {
   std::string spec;
   std::string step = "train"; ///< forward, grads or train

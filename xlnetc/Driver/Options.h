@@ -10,6 +10,7 @@
 #define XLNETC_XLNETC_DRIVER_OPTIONS_H
 
 #include "xlnetc/Driver/Commands.h"
+#include "xlnetc/Driver/Compare.h"
 #include "xlnetc/Driver/Train.h"
 
 #include <CLI/CLI.hpp>
@@ -132,6 +133,10 @@ inline void addTrainOptions(CLI::App *cmd, TrainArgs &train) {
                    "the spec's [train] device, default host");
   addPrecisionOption(cmd, train.precision);
   addMemoryCheckOptions(cmd, train.memory);
+  cmd->add_flag("--data-parallel", train.dataParallel,
+                "Take the data-parallel path in one process too: gradient buckets, their "
+                "all-reduce (NCCL on --device cuda), the side stream; a check of that path "
+                "on one GPU (under mpirun or srun it is always taken)");
   cmd->add_option("--check-ranks-every", train.checkRanksEvery,
                   "Under mpirun: compare the processes' parameters every K steps (and "
                   "after the last); a difference stops the run")
@@ -144,10 +149,27 @@ inline void addTrainOptions(CLI::App *cmd, TrainArgs &train) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--bucket-mib", train.bucketMiB,
-                  "Under mpirun: gradients are all-reduced in buckets of about this many "
-                  "MiB, each as soon as the backward has written it")
+                  "Data parallel (mpirun, srun, --data-parallel): gradients are all-reduced "
+                  "in buckets of about this many MiB, each as soon as the backward has "
+                  "written it")
       ->check(CLI::Range(1e-6, 1e6))
       ->capture_default_str();
+}
+
+/// The compare subcommand (xlnetc and xlnetc-run).
+inline CLI::App *addCompareCommand(CLI::App &app, CompareArgs &cmp) {
+  CLI::App *cmd = app.add_subcommand(
+      "compare", "Compare tensors of two safetensors files: max|got-ref| <= rtol*max|ref|");
+  cmd->add_option("got", cmp.got, "Computed tensors")->required();
+  cmd->add_option("ref", cmp.ref, "Reference tensors")->required();
+  cmd->add_option("--only", cmp.only,
+                  "Names to compare ('*' matches any suffix, e.g. new_mems.*)");
+  cmd->add_option("--rtol", cmp.rtol, "Tolerance relative to max|ref|")->capture_default_str();
+  cmd->add_option("--min-cosine", cmp.minCosine,
+                  "Pass a tensor when cos(got, ref) >= this instead of by --rtol "
+                  "(bf16 against fp32)")
+      ->check(CLI::Range(0.0, 1.0));
+  return cmd;
 }
 
 } // namespace xlnetc

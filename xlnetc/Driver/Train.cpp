@@ -166,7 +166,8 @@ struct Bindings {
 
 /// The run on this process of `world` (docs/Distributed.md).
 static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::dist::Transport &world) {
-  const bool parallel = world.size() > 1, lead = world.rank() == 0;
+  // --data-parallel takes this path in one process too (a world of one).
+  const bool parallel = world.size() > 1 || args.dataParallel, lead = world.rank() == 0;
   // 1. Spec, device, the compiled step, run directory, step count.
   ModelSpec spec;
   std::string error;
@@ -201,7 +202,8 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
       !st)
     return fail(st.message());
   if (parallel && !args.dumpBatches.empty())
-    return fail("--dump-batches writes one process's batches: run it without mpirun");
+    return fail("--dump-batches writes one process's batches: run it without mpirun "
+                "(or --data-parallel)");
   // The compiled training step, and whether it fits: before the run
   // directory, the tokenizer, the corpus or the parameters take any space,
   // memory or time.
@@ -439,9 +441,12 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
       args.checkpointEvery > 0 ? std::to_string(args.checkpointEvery) : "run (end only)",
       metricsPath);
   if (parallel)
-    std::cout << fmt::format("  data parallel: {}, {} rows each; parameters compared every "
-                             "{} steps\n",
-                             world.description(), split.localBatch, args.checkRanksEvery);
+    std::cout << (world.size() > 1
+                      ? fmt::format("  data parallel: {}, {} rows each; parameters compared "
+                                    "every {} steps\n",
+                                    world.description(), split.localBatch, args.checkRanksEvery)
+                      : fmt::format("  data parallel: {} (--data-parallel), {} rows\n",
+                                    world.description(), split.localBatch));
 
   // 5. The loop. The parameters, moments and memory go to the executor with
   //    the first step and stay there (on the device for emu and cuda).
@@ -555,8 +560,9 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
     // The device runs step + 1 while the host builds the next step's batch;
     // its loss and gradient norm come back when it ends (finish).
     exec.seed = stepSeed(dropoutSeed, step);
-    if (parallel) { // each rank its own dropout masks
-      exec.seed = rt::host::splitmix64(exec.seed ^ uint64_t(world.rank() + 1));
+    if (parallel) {
+      if (world.size() > 1) // each rank its own dropout masks
+        exec.seed = rt::host::splitmix64(exec.seed ^ uint64_t(world.rank() + 1));
       counts = nextCounts;
       double total = 0;
       for (double c : counts)

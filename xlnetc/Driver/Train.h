@@ -42,6 +42,10 @@ struct TrainArgs {
   std::string precision;
   bool noKernelCache = false;
   MemoryCheckArgs memory;
+  /// Data parallel in one process too (--data-parallel): the gradient
+  /// buckets and their all-reduce (NCCL on cuda) with a world of one, the
+  /// path an mpirun job takes, checked on one device.
+  bool dataParallel = false;
   /// Data parallel: compare the ranks' parameters (a hash) every K steps
   /// and after the last.
   int64_t checkRanksEvery = 50;
