@@ -88,8 +88,13 @@ print(next(iter(sorted(f for d in site.getsitepackages()
     --tokenizer /tmp/run-tiny/spiece.model --out /tmp/run-tiny-dp --steps 20 --no-plot \
     --device cuda --data-parallel --bucket-mib 0.02 2>&1 \
     | grep -E 'data parallel|all-reduce|^step 20/|^done|error' | tee "$log/nccl-one-gpu.log"
-  "$here/bin/xlnetc-run" compare /tmp/run-tiny-dp/checkpoint.safetensors \
-    /tmp/run-tiny/checkpoint.safetensors --rtol 0 | tail -1 | tee -a "$log/nccl-one-gpu.log"
+  if "$here/bin/xlnetc-run" compare /tmp/run-tiny-dp/checkpoint.safetensors \
+       /tmp/run-tiny/checkpoint.safetensors --rtol 0 > "$log/nccl-compare.log" 2>&1; then
+    echo "NCCL on one GPU: bit for bit the plain run ($(tail -1 "$log/nccl-compare.log"))"
+  else
+    echo "NCCL on one GPU: DIFFERS from the plain run or did not run ($log/nccl-compare.log)"
+    exit 1
+  fi
   ;;
 bench)
   mkdir -p /tmp/bench-bundles && tar xzf "$here/bench-bundles.tgz" -C /tmp/bench-bundles

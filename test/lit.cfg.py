@@ -135,3 +135,12 @@ try:
         config.available_features.add("tmpfs")
 except Exception:
     pass
+
+# Features the test command promises (scripts/run-tests.sh sets
+# XLNETC_REQUIRE_FEATURES to what scripts/install-deps.sh installs): one
+# that is missing is an error, not a silently unsupported test.
+for _feature in os.environ.get("XLNETC_REQUIRE_FEATURES", "").split():
+    if _feature not in config.available_features:
+        lit_config.fatal(f"XLNETC_REQUIRE_FEATURES names '{_feature}', which this build and "
+                         f"machine lack (tests needing it would be unsupported): see "
+                         f"docs/Testing.md")

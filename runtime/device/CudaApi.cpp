@@ -257,6 +257,24 @@ Status deviceCount(const Driver &drv, int &count) {
   return XLNETC_CU_CHECK(drv, "counting GPUs", cuDeviceGetCount(&count));
 }
 
+Status processGpu(const Driver &drv, int localRank, int &ordinal) {
+  ordinal = localRank;
+  int count = 0;
+  if (!deviceCount(drv, count) || count == 0)
+    return Status::ok(); // openDevice says why
+  if (count == 1) {
+    ordinal = 0;
+    return Status::ok();
+  }
+  if (localRank < count)
+    return Status::ok();
+  return Status::error(fmt::format(
+      "this process is number {} on its node but the driver sees {} GPUs: run at most {} "
+      "processes per node, or bind one GPU to each (srun --gpus-per-task=1, "
+      "CUDA_VISIBLE_DEVICES)",
+      localRank, count, count));
+}
+
 Status openDevice(const Driver &drv, int ordinal, DeviceInfo &out) {
   const std::string where = "opening CUDA device " + std::to_string(ordinal);
 

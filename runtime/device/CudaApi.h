@@ -304,6 +304,14 @@ struct DeviceInfo {
 /// answers CUDA_ERROR_NO_DEVICE (a driver without a GPU). For `--device auto`.
 Status deviceCount(const Driver &drv, int &count);
 
+/// A data-parallel process's GPU (docs/Distributed.md): with several GPUs
+/// in sight, the one of its index among the processes on its node
+/// (`localRank`); with one, that one (the launcher bound a GPU to each
+/// process: srun --gpus-per-task=1, CUDA_VISIBLE_DEVICES). A local rank
+/// past the GPUs is an error saying how many there are. Without a GPU,
+/// `ordinal` is `localRank` and openDevice says what is missing.
+Status processGpu(const Driver &drv, int localRank, int &ordinal);
+
 /// Initializes the driver and opens GPU `ordinal`: cuInit, the device's
 /// properties, its primary context retained and set current. Errors name the
 /// situation, e.g. "CUDA driver found but no GPU: cuDeviceGetCount returned 0".

@@ -418,8 +418,11 @@ Status createCudaDevice(const DeviceOptions &options,
   XLNETC_RETURN_IF_ERROR(loadNvrtc(nvrtc));
   XLNETC_RETURN_IF_ERROR(
       checkDriverForNvrtc(drv->version, nvrtc->major, nvrtc->minor));
+  int ordinal = options.ordinal;
+  if (options.localRank >= 0)
+    XLNETC_RETURN_IF_ERROR(processGpu(*drv, options.localRank, ordinal));
   DeviceInfo info;
-  XLNETC_RETURN_IF_ERROR(openDevice(*drv, options.ordinal, info));
+  XLNETC_RETURN_IF_ERROR(openDevice(*drv, ordinal, info));
   auto dev = std::make_unique<CudaDevice>(*drv, std::move(info), options);
   XLNETC_RETURN_IF_ERROR(dev->init());
   out = std::move(dev);

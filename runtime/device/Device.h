@@ -105,6 +105,9 @@ struct DeviceOptions {
   int emuThreads = 0;
   /// CUDA: the device ordinal.
   int ordinal = 0;
+  /// CUDA, data parallel: the process's index on its node (>= 0): the GPU
+  /// is chosen by cuda::processGpu instead of `ordinal`.
+  int localRank = -1;
 };
 
 /// The device primitives the CUDA executor needs.

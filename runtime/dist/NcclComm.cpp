@@ -10,15 +10,19 @@ Status NcclComm::create(Transport &world, std::unique_ptr<NcclComm> &out) {
   const cuda::Nccl *nccl = nullptr;
   // Every rank loads NCCL; a rank without it says so, and the job ends.
   XLNETC_RETURN_IF_ERROR(cuda::loadNccl(nccl).withPrefix("data parallel on GPUs: "));
+  return join(*nccl, world, out);
+}
+
+Status NcclComm::join(const cuda::Nccl &nccl, Transport &world, std::unique_ptr<NcclComm> &out) {
   cuda::ncclUniqueId id{};
   if (world.rank() == 0)
     XLNETC_RETURN_IF_ERROR(
-        cuda::checkNccl(*nccl, nccl->ncclGetUniqueId(&id), "ncclGetUniqueId", "rank 0"));
+        cuda::checkNccl(nccl, nccl.ncclGetUniqueId(&id), "ncclGetUniqueId", "rank 0"));
   XLNETC_RETURN_IF_ERROR(world.broadcast(&id, sizeof id, 0));
   std::unique_ptr<NcclComm> comm(new NcclComm);
-  comm->nccl_ = nccl;
+  comm->nccl_ = &nccl;
   XLNETC_RETURN_IF_ERROR(cuda::checkNccl(
-      *nccl, nccl->ncclCommInitRank(&comm->comm_, world.size(), id, world.rank()),
+      nccl, nccl.ncclCommInitRank(&comm->comm_, world.size(), id, world.rank()),
       "ncclCommInitRank", fmt::format("rank {} of {}", world.rank(), world.size())));
   out = std::move(comm);
   return Status::ok();

@@ -5,12 +5,13 @@
 // directly in device memory. The communicator is bootstrapped through the
 // MPI transport: rank 0 makes the unique id, every rank receives it, each
 // joins with its own GPU (its CUDA context current). A bucket is one NCCL
-// group of in-place all-reduces on the step's stream with the PreMulSum
-// operator, so rank r's gradients are multiplied by its weight w_r before
-// the sum (GradReducer.h); NCCL gives every rank the same bits.
+// group of in-place all-reduces on the device's side stream with the
+// PreMulSum operator, so rank r's gradients are multiplied by its weight w_r
+// before the sum (GradReducer.h); NCCL gives every rank the same bits.
 //
-// Built and tested without a GPU up to loading NCCL and making the id; the
-// all-reduce itself has not run on a GPU yet (docs/Distributed.md).
+// Built and tested without a GPU up to loading NCCL and making the id, and
+// with a fake NCCL (join) for the calls a bucket makes; the all-reduce
+// itself has not run on a GPU yet (docs/Distributed.md).
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,8 +31,13 @@ namespace xlnetc::rt::dist {
 
 class NcclComm {
 public:
-  /// Joins every rank of `world` (a collective: all ranks call it).
+  /// Loads NCCL and joins every rank of `world` (a collective: all ranks
+  /// call it).
   static Status create(Transport &world, std::unique_ptr<NcclComm> &out);
+  /// Joins with the entry points of `nccl` (which must outlive the
+  /// communicator; a fake one in tests): rank 0's unique id, broadcast
+  /// through `world`, then ncclCommInitRank.
+  static Status join(const cuda::Nccl &nccl, Transport &world, std::unique_ptr<NcclComm> &out);
   ~NcclComm();
   NcclComm(const NcclComm &) = delete;
   NcclComm &operator=(const NcclComm &) = delete;

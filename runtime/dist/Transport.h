@@ -77,7 +77,8 @@ int launcherLocalRank();
 int launcherLocalSize();
 
 /// The world size a launcher announced in the environment (OMPI_COMM_WORLD_SIZE,
-/// PMIX_SIZE... none: 1), before any MPI call.
+/// PMI_SIZE, MV2_COMM_WORLD_SIZE; inside srun SLURM_NTASKS; none: 1), before
+/// any MPI call.
 int launcherWorldSize();
 
 } // namespace xlnetc::rt::dist

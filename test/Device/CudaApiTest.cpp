@@ -327,6 +327,32 @@ TEST_F(FakeDriverTest, OpenDeviceReadsTheDevice) {
             "CUDA device 1 requested but the driver sees 1 GPU");
 }
 
+TEST_F(FakeDriverTest, ProcessGpuByLocalRankOrTheOneBound) {
+  Driver drv;
+  ASSERT_TRUE(resolveDriver(fake::getProcV2, nullptr, drv));
+  int ordinal = -1;
+  // One GPU in sight (bound to the process by the launcher): that one.
+  ASSERT_TRUE(processGpu(drv, 3, ordinal));
+  EXPECT_EQ(ordinal, 0);
+  // Several: the process's index on its node.
+  fake::deviceCount = 8;
+  ASSERT_TRUE(processGpu(drv, 0, ordinal));
+  EXPECT_EQ(ordinal, 0);
+  ASSERT_TRUE(processGpu(drv, 7, ordinal));
+  EXPECT_EQ(ordinal, 7);
+  EXPECT_EQ(processGpu(drv, 8, ordinal).message(),
+            "this process is number 8 on its node but the driver sees 8 GPUs: run at most 8 "
+            "processes per node, or bind one GPU to each (srun --gpus-per-task=1, "
+            "CUDA_VISIBLE_DEVICES)");
+  // None: openDevice says what is missing.
+  fake::deviceCount = 0;
+  ASSERT_TRUE(processGpu(drv, 2, ordinal));
+  EXPECT_EQ(ordinal, 2);
+  DeviceInfo info;
+  EXPECT_EQ(openDevice(drv, ordinal, info).message(),
+            "CUDA driver found but no GPU: cuDeviceGetCount returned 0");
+}
+
 TEST_F(FakeDriverTest, DriverWithoutGpu) {
   Driver drv;
   ASSERT_TRUE(resolveDriver(fake::getProcV2, nullptr, drv));

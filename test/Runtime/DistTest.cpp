@@ -16,7 +16,9 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <cstring>
+#include <functional>
 
 using namespace xlnetc::rt;
 using namespace xlnetc::rt::dist;
@@ -67,6 +69,28 @@ Plan gradPlan(bool early = false, bool withNorm = true) {
   if (withNorm)
     p.steps.push_back(step(OpKind::GlobalNorm, {0, 1, 2}, {3}));
   return p;
+}
+
+/// gradPlan()'s device program: it writes g2 at step 0 (a kernel), g0 at
+/// step 1 (a GEMM's D) and g1 at step 2; the norm reads them through a
+/// table at step 3.
+DeviceProgram gradProgram() {
+  DeviceProgram program;
+  program.steps.resize(4);
+  DeviceLaunch k2;
+  k2.args = {KernelArg{KernelArg::Buffer, 2, 0}};
+  program.steps[0].launches.push_back(k2);
+  DeviceLaunch g0;
+  g0.kind = DeviceLaunch::Gemm;
+  g0.d = 0;
+  program.steps[1].launches.push_back(g0);
+  DeviceLaunch k1;
+  k1.args = {KernelArg{KernelArg::Buffer, 1, 0}};
+  program.steps[2].launches.push_back(k1);
+  DeviceLaunch norm;
+  norm.args = {KernelArg{KernelArg::Table, 0, 0}};
+  program.steps[3].launches.push_back(norm);
+  return program;
 }
 
 /// What rank r contributes at element i.
@@ -120,6 +144,109 @@ struct FakeDevice {
     return b;
   }
 };
+
+/// A fake NCCL for NcclComm::join: it records the calls a bucket makes, in
+/// order, and its all-reduce is NCCL's PreMulSum done on host memory, the
+/// ranks' contributions gathered through the transport.
+namespace fake_nccl {
+std::vector<std::string> calls;
+cuda::ncclUniqueId joinedWith{};
+int joinedRanks = 0, joinedRank = -1;
+float weight = 0; ///< the PreMulSum scalar of the live operator
+int residence = -1;
+struct AllReduce {
+  const void *send;
+  void *recv;
+  size_t count;
+  int dtype, op;
+  void *stream;
+};
+std::vector<AllReduce> allReduces;
+int commTag = 0;
+cuda::ncclComm_t comm() { return reinterpret_cast<cuda::ncclComm_t>(&commTag); }
+constexpr cuda::ncclRedOp_t kOp = 1234;
+
+cuda::ncclResult_t getVersion(int *v) { return *v = 22809, 0; }
+const char *errorString(cuda::ncclResult_t) { return "fake error"; }
+cuda::ncclResult_t uniqueId(cuda::ncclUniqueId *id) {
+  *id = {};
+  std::snprintf(id->internal, sizeof id->internal, "id made by rank %d", world().rank());
+  calls.push_back("id");
+  return 0;
+}
+cuda::ncclResult_t initRank(cuda::ncclComm_t *c, int n, cuda::ncclUniqueId id, int rank) {
+  joinedWith = id, joinedRanks = n, joinedRank = rank;
+  *c = comm();
+  calls.push_back("init");
+  return 0;
+}
+cuda::ncclResult_t destroy(cuda::ncclComm_t c) {
+  calls.push_back(c == comm() ? "destroy" : "destroy ?");
+  return 0;
+}
+cuda::ncclResult_t abortComm(cuda::ncclComm_t) { return calls.push_back("abort"), 0; }
+cuda::ncclResult_t groupStart() { return calls.push_back("group"), 0; }
+cuda::ncclResult_t groupEnd() { return calls.push_back("end"), 0; }
+cuda::ncclResult_t preMulSum(cuda::ncclRedOp_t *op, void *scalar, cuda::ncclDataType_t dtype,
+                             cuda::ncclScalarResidence_t where, cuda::ncclComm_t c) {
+  if (dtype != cuda::ncclFloat32 || c != comm())
+    return 4; // ncclInvalidArgument
+  std::memcpy(&weight, scalar, sizeof weight);
+  residence = where;
+  *op = kOp;
+  calls.push_back("premul");
+  return 0;
+}
+cuda::ncclResult_t freeOp(cuda::ncclRedOp_t op, cuda::ncclComm_t) {
+  calls.push_back(op == kOp ? "free op" : "free ?");
+  return 0;
+}
+cuda::ncclResult_t allReduce(const void *send, void *recv, size_t count,
+                             cuda::ncclDataType_t dtype, cuda::ncclRedOp_t op,
+                             cuda::ncclComm_t, cuda::cudaStream_t stream) {
+  allReduces.push_back({send, recv, count, dtype, op, stream});
+  calls.push_back("allreduce");
+  // Σ_r weight_r · x_r, in rank order, in float (as NCCL's PreMulSum).
+  Transport &w = world();
+  std::vector<float> mine(count), all(count * size_t(w.size()));
+  const auto *in = static_cast<const float *>(send);
+  for (size_t i = 0; i < count; ++i)
+    mine[i] = weight * in[i];
+  std::vector<int64_t> counts(size_t(w.size()), int64_t(count)), offsets;
+  for (int r = 0; r < w.size(); ++r)
+    offsets.push_back(int64_t(count) * r);
+  if (!w.allGather(mine.data(), counts, offsets, all.data()))
+    return 3; // ncclInternalError
+  auto *out = static_cast<float *>(recv);
+  for (size_t i = 0; i < count; ++i) {
+    float sum = 0;
+    for (int r = 0; r < w.size(); ++r)
+      sum += all[count * size_t(r) + i];
+    out[i] = sum;
+  }
+  return 0;
+}
+
+const cuda::Nccl &table() {
+  static const cuda::Nccl nccl = [] {
+    cuda::Nccl n;
+    n.ncclGetVersion = getVersion;
+    n.ncclGetErrorString = errorString;
+    n.ncclGetUniqueId = uniqueId;
+    n.ncclCommInitRank = initRank;
+    n.ncclCommDestroy = destroy;
+    n.ncclCommAbort = abortComm;
+    n.ncclGroupStart = groupStart;
+    n.ncclGroupEnd = groupEnd;
+    n.ncclAllReduce = allReduce;
+    n.ncclRedOpCreatePreMulSum = preMulSum;
+    n.ncclRedOpDestroy = freeOp;
+    n.library = "fake";
+    return n;
+  }();
+  return nccl;
+}
+} // namespace fake_nccl
 
 } // namespace
 
@@ -245,23 +372,7 @@ TEST(Dist, DeviceBucketsFollowTheProgramsLaunches) {
   GradReducer reducer;
   Plan plan = gradPlan();
   ASSERT_TRUE(GradReducer::create(plan, w, 8 * sizeof(float), reducer));
-  // The program writes g2 at step 0 (a kernel), g0 at step 1 (a GEMM's D)
-  // and g1 at step 2; the norm reads them through a table at step 3.
-  DeviceProgram program;
-  program.steps.resize(4);
-  DeviceLaunch k2;
-  k2.args = {KernelArg{KernelArg::Buffer, 2, 0}};
-  program.steps[0].launches.push_back(k2);
-  DeviceLaunch g0;
-  g0.kind = DeviceLaunch::Gemm;
-  g0.d = 0;
-  program.steps[1].launches.push_back(g0);
-  DeviceLaunch k1;
-  k1.args = {KernelArg{KernelArg::Buffer, 1, 0}};
-  program.steps[2].launches.push_back(k1);
-  DeviceLaunch norm;
-  norm.args = {KernelArg{KernelArg::Table, 0, 0}};
-  program.steps[3].launches.push_back(norm);
+  DeviceProgram program = gradProgram();
   ASSERT_TRUE(reducer.useDeviceProgram(program));
   // Bucket 0 (g2, g0) is ready before step 2, bucket 1 (g1) before the norm.
   EXPECT_FALSE(reducer.wantsDeviceStep(1));
@@ -311,4 +422,82 @@ TEST(Dist, NcclBootstrapsThroughTheTransport) {
   EXPECT_NE(st.message().find(fmt::format("[rank {} of {}]", world().rank(), world().size())),
             std::string::npos)
       << st.message();
+}
+
+TEST(Dist, NcclJoinsWithRankZerosIdAndReducesEachBucketOnTheSideStream) {
+  Transport &w = world();
+  fake_nccl::calls.clear();
+  fake_nccl::allReduces.clear();
+  std::unique_ptr<NcclComm> comm;
+  ASSERT_TRUE(NcclComm::join(fake_nccl::table(), w, comm));
+  // Rank 0 alone makes the id; every rank joins with it.
+  const std::vector<std::string> joinCalls =
+      w.rank() == 0 ? std::vector<std::string>{"id", "init"} : std::vector<std::string>{"init"};
+  EXPECT_EQ(fake_nccl::calls, joinCalls);
+  EXPECT_STREQ(fake_nccl::joinedWith.internal, "id made by rank 0");
+  EXPECT_EQ(fake_nccl::joinedRanks, w.size());
+  EXPECT_EQ(fake_nccl::joinedRank, w.rank());
+
+  GradReducer reducer;
+  Plan plan = gradPlan();
+  ASSERT_TRUE(GradReducer::create(plan, w, 8 * sizeof(float), reducer));
+  ASSERT_TRUE(reducer.useDeviceProgram(gradProgram()));
+  reducer.useNccl(comm.get());
+  std::vector<double> weights;
+  for (int r = 0; r < w.size(); ++r)
+    weights.push_back((r + 2.0) / (w.size() * (w.size() + 3.0) / 2.0)); // sum 1
+  reducer.setWeights(weights);
+  FakeDevice device(w.rank());
+  int mainTag = 0, sideTag = 0;
+  StepObserver::DeviceBuffers buffers = device.buffers();
+  buffers.address = [&](int id) { return uint64_t(uintptr_t(device.tensors[size_t(id)].f32())); };
+  buffers.stream = &mainTag;
+  buffers.sideStream = &sideTag;
+  const auto name = [&](const void *p) {
+    for (size_t id = 0; id < device.tensors.size(); ++id)
+      if (p == device.tensors[id].f32())
+        return "g" + std::to_string(id);
+    return std::string("?");
+  };
+  const auto reduces = [&] {
+    std::vector<std::string> out;
+    for (const auto &a : fake_nccl::allReduces) {
+      EXPECT_EQ(a.send, a.recv); // in place
+      EXPECT_EQ(a.dtype, cuda::ncclFloat32);
+      EXPECT_EQ(a.op, fake_nccl::kOp);
+      EXPECT_EQ(a.stream, &sideTag); // on the side stream, not the step's
+      out.push_back(fmt::format("{} {}", name(a.send), a.count));
+    }
+    return out;
+  };
+  fake_nccl::calls.clear();
+  // Bucket 0 (g2, g0) before step 2: one group, after the fork; the
+  // operator carries this rank's weight and is freed once enqueued.
+  ASSERT_TRUE(reducer.beforeDeviceStep(2, plan.steps[2], buffers));
+  EXPECT_EQ(device.log, (std::vector<std::string>{"fork"}));
+  EXPECT_EQ(fake_nccl::calls, (std::vector<std::string>{"premul", "group", "allreduce",
+                                                         "allreduce", "end", "free op"}));
+  EXPECT_EQ(reduces(), (std::vector<std::string>{"g2 4", "g0 3"}));
+  EXPECT_EQ(fake_nccl::weight, float(weights[size_t(w.rank())]));
+  EXPECT_EQ(fake_nccl::residence, cuda::ncclScalarHostImmediate);
+  // Bucket 1 (g1) at the norm, then the step's stream waits.
+  ASSERT_TRUE(reducer.beforeDeviceStep(3, plan.steps[3], buffers));
+  EXPECT_EQ(device.log, (std::vector<std::string>{"fork", "fork", "join"}));
+  EXPECT_EQ(reduces(), (std::vector<std::string>{"g2 4", "g0 3", "g1 5"}));
+  EXPECT_TRUE(device.written.empty()); // no host copies
+  for (const Tensor &t : device.tensors)
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      float sum = 0;
+      for (int r = 0; r < w.size(); ++r)
+        sum += float(weights[size_t(r)]) * value(r, i);
+      EXPECT_EQ(t.f32()[i], sum) << "element " << i;
+    }
+  // A run that ended well destroys the communicator; one that failed
+  // aborts it.
+  comm->finished();
+  comm.reset();
+  EXPECT_EQ(fake_nccl::calls.back(), "destroy");
+  ASSERT_TRUE(NcclComm::join(fake_nccl::table(), w, comm));
+  comm.reset();
+  EXPECT_EQ(fake_nccl::calls.back(), "abort");
 }

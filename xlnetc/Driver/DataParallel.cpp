@@ -136,17 +136,31 @@ rt::Status checkSameOnEveryRank(rt::dist::Transport &world, uint64_t hash, int64
       step, r, all[size_t(r)], all[0]));
 }
 
-rt::Status checkSameSetup(rt::dist::Transport &world, const std::string &setup) {
+/// Every rank's `mine` must be rank 0's: otherwise "the processes do not
+/// <what>: rank R's differs from rank 0's (this is rank X: <mine>); <hint>".
+static rt::Status checkSame(rt::dist::Transport &world, const std::string &mine,
+                            const char *what, const char *hint) {
   int r = 0;
   std::vector<uint64_t> all;
-  XLNETC_RETURN_IF_ERROR(compareHashes(world, fnv1a(setup.data(), setup.size()), r, all));
+  XLNETC_RETURN_IF_ERROR(compareHashes(world, fnv1a(mine.data(), mine.size()), r, all));
   if (r == 0)
     return rt::Status::ok();
   return rt::Status::error(fmt::format(
-      "the processes do not run the same step: rank {}'s differs from rank 0's (this is "
-      "rank {}: {}); check --device (auto picks per process) and that every process has "
-      "the same spec and bundle",
-      r, world.rank(), setup));
+      "the processes do not {}: rank {}'s differs from rank 0's (this is rank {}: {}); {}",
+      what, r, world.rank(), mine, hint));
+}
+
+rt::Status checkSameSetup(rt::dist::Transport &world, const std::string &setup) {
+  return checkSame(world, setup, "run the same step",
+                   "check --device (auto picks per process) and that every process has the "
+                   "same spec and bundle");
+}
+
+rt::Status checkSameStart(rt::dist::Transport &world, const std::string &start) {
+  return checkSame(world, start, "start from the same data and state",
+                   "every process must read the same corpus and tokenizer and, with "
+                   "--resume, the same checkpoint (on several nodes, --out on a file system "
+                   "they share)");
 }
 
 rt::Status gatherDoubles(rt::dist::Transport &world, double value, std::vector<double> &out) {

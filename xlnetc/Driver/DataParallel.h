@@ -62,6 +62,12 @@ rt::Status checkSameOnEveryRank(rt::dist::Transport &world, uint64_t hash, int64
 /// setup differs from rank 0's and this rank's own.
 rt::Status checkSameSetup(rt::dist::Transport &world, const std::string &setup);
 
+/// Before the first step: every rank must read the same batches and start
+/// from the same parameters. `start` describes this rank's (its corpus's
+/// fingerprint, the step and the parameters' hash); an error, on every
+/// rank, names the first rank that differs from rank 0 and this rank's own.
+rt::Status checkSameStart(rt::dist::Transport &world, const std::string &start);
+
 /// Every rank's `value` (all-gather), by rank.
 rt::Status gatherDoubles(rt::dist::Transport &world, double value, std::vector<double> &out);
 

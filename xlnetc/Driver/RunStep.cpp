@@ -78,7 +78,7 @@ bool checkShape(const ModelSpec &spec, const StepShape &s, const std::string &wh
 }
 
 bool openExecutor(const std::string &device, bool noKernelCache,
-                  rt::Executor &executor, std::string &error, int ordinal, bool announce) {
+                  rt::Executor &executor, std::string &error, int localRank, bool announce) {
   rt::dev::DeviceKind kind;
   if (rt::Status st = rt::dev::parseDeviceKind(device, kind); !st) {
     error = st.message();
@@ -86,7 +86,7 @@ bool openExecutor(const std::string &device, bool noKernelCache,
   }
   rt::dev::DeviceOptions options;
   options.kernelCache = !noKernelCache;
-  options.ordinal = ordinal;
+  options.localRank = localRank;
   if (rt::Status st = rt::Executor::open(kind, options, executor); !st) {
     error = "--device " + device + ": " + st.message();
     return false;

@@ -52,10 +52,11 @@ bool applyPrecision(const std::string &flag, const rt::Executor &executor, StepS
 /// Opens the executor `device` names (host, emu, cuda, auto) and prints one
 /// "xlnetc: device: ..." line to stderr saying what runs the step (and why
 /// auto fell back to the host). On failure `error` is one line.
-/// `ordinal`: which GPU (cuda), e.g. a data-parallel rank's on its node.
+/// `localRank` >= 0: a data-parallel process's index on its node, which
+/// picks its GPU (cuda::processGpu); otherwise the first GPU.
 /// `announce`: print the line (data parallel: rank 0 only).
 bool openExecutor(const std::string &device, bool noKernelCache,
-                  rt::Executor &executor, std::string &error, int ordinal = 0,
+                  rt::Executor &executor, std::string &error, int localRank = -1,
                   bool announce = true);
 
 /// `run-step`: one forward (or grads) step of `args.model` on a batch file

@@ -186,11 +186,12 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
     spec.trainSteps = totalSteps; // the lr schedule decays over the run
   // The device first: a missing GPU fails before anything is written.
   rt::Executor executor;
-  // One GPU per rank on a node: the rank's local index picks it. Rank 0
-  // alone says which device (the first exchange refuses ranks whose differ).
+  // One GPU per rank on a node: the rank's local index picks it (or the
+  // launcher bound one to each). Rank 0 alone says which device (the first
+  // exchange refuses ranks whose differ).
   if (!openExecutor(args.device.empty() ? spec.device : args.device,
                     args.noKernelCache, executor, error,
-                    parallel ? rt::dist::launcherLocalRank() : 0, world.rank() == 0))
+                    parallel ? rt::dist::launcherLocalRank() : -1, world.rank() == 0))
     return fail(error);
   StepShape precisionShape = stepShapeFromSpec(spec); // and bf16 needs a device
   if (!applyPrecision(args.precision, executor, precisionShape, error))
@@ -387,6 +388,22 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
       for (int64_t l = 0; l < spec.nLayer; ++l)
         bind.map["mems." + std::to_string(l)] = rt::Tensor::zeros(
             rt::DType::F32, {spec.memLen, shape.batch, spec.dModel});
+  }
+
+  // The second exchange: the same batches and the same starting state
+  // everywhere (a corpus, tokenizer or checkpoint that differs between
+  // nodes would otherwise go unnoticed until the parameters drift apart).
+  if (parallel) {
+    rt::TensorMap start; // the parameters, shared rather than copied
+    for (const auto &[name, paramShape] : shapes) {
+      rt::Tensor &t = bind.map.at(name);
+      start.emplace(name, rt::Tensor::view(t.dtype, t.shape, t.bytes()));
+    }
+    if (rt::Status st = checkSameStart(
+            world, fmt::format("corpus {:016x} at step {}, parameters {:016x}",
+                               stream.fingerprint(), step, hashTensors(start)));
+        !st)
+      return fail(st.message());
   }
 
   auto saveCheckpoint = [&]() -> rt::Status {
