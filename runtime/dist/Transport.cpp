@@ -94,9 +94,11 @@ public:
     timeout_ = seconds > 0 && seconds < 3.2e7 ? seconds : 0;
   }
   /// Arms the watchdog for collective `what`; disarm() when it returns.
+  /// Nested: inside an armed wait (a phase that makes exchanges of its
+  /// own) the outer deadline holds.
   void arm(const char *what) {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (timeout_ <= 0)
+    if (depth_++ > 0 || timeout_ <= 0)
       return;
     what_ = what;
     deadline_ = std::chrono::steady_clock::now() +
@@ -107,7 +109,8 @@ public:
   }
   void disarm() {
     std::lock_guard<std::mutex> lock(mutex_);
-    armed_ = false;
+    if (depth_ > 0 && --depth_ == 0)
+      armed_ = false;
   }
 
 private:
@@ -121,7 +124,7 @@ private:
       if (wake_.wait_until(lock, deadline_) == std::cv_status::timeout && armed_ &&
           std::chrono::steady_clock::now() >= deadline_) {
         std::fprintf(stderr,
-                     "xlnetc: error: rank %d waited %.0f s in MPI %s for the other "
+                     "xlnetc: error: rank %d waited %.0f s in %s for the other "
                      "processes: one of them stopped responding; ending this process "
                      "(--rank-timeout)\n",
                      rank_, timeout_, what_);
@@ -135,6 +138,7 @@ private:
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stop_ = false, armed_ = false;
+  int depth_ = 0; ///< arm() calls not yet disarmed
   double timeout_ = 0;
   const char *what_ = "";
   std::chrono::steady_clock::time_point deadline_;
@@ -148,6 +152,8 @@ public:
         watchdog_(rank) {}
   ~MpiTransport() override { api_.finalize(); } // the handle stays: MPI may run atexit
   void setTimeout(double seconds) override { watchdog_.setTimeout(seconds); }
+  void beginWait(const char *what) override { watchdog_.arm(what); }
+  void endWait() override { watchdog_.disarm(); }
 
   int rank() const override { return rank_; }
   int size() const override { return size_; }
@@ -163,7 +169,7 @@ public:
     XLNETC_RETURN_IF_ERROR(toInts(sendOffset, so, "all-to-all"));
     XLNETC_RETURN_IF_ERROR(toInts(recvCount, rc, "all-to-all"));
     XLNETC_RETURN_IF_ERROR(toInts(recvOffset, ro, "all-to-all"));
-    Armed armed(watchdog_, "all-to-all");
+    Armed armed(watchdog_, "MPI all-to-all");
     return mpiStatus(api_.alltoallv(send, sc.data(), so.data(), recv, rc.data(), ro.data()),
                      "all-to-all");
   }
@@ -172,19 +178,19 @@ public:
     std::vector<int> c, o;
     XLNETC_RETURN_IF_ERROR(toInts(count, c, "all-gather"));
     XLNETC_RETURN_IF_ERROR(toInts(offset, o, "all-gather"));
-    Armed armed(watchdog_, "all-gather");
+    Armed armed(watchdog_, "MPI all-gather");
     return mpiStatus(api_.allgatherv(send, c[size_t(rank_)], recv, c.data(), o.data()),
                      "all-gather");
   }
   Status allGatherBytes(const void *send, int64_t bytes, void *recv) override {
     if (bytes > INT_MAX)
       return Status::error("all-gather: too many bytes for one MPI transfer");
-    Armed armed(watchdog_, "all-gather");
+    Armed armed(watchdog_, "MPI all-gather");
     return mpiStatus(api_.allgatherBytes(send, int(bytes), recv), "all-gather");
   }
   Status broadcast(void *data, int64_t bytes, int root) override {
     auto *p = static_cast<char *>(data);
-    Armed armed(watchdog_, "broadcast");
+    Armed armed(watchdog_, "MPI broadcast");
     for (int64_t done = 0; done < bytes;) { // in pieces of at most 1 GiB
       const int n = int(std::min<int64_t>(bytes - done, int64_t(1) << 30));
       XLNETC_RETURN_IF_ERROR(mpiStatus(api_.bcast(p + done, n, root), "broadcast"));

@@ -57,6 +57,24 @@ public:
   /// 1; the launcher then ends the job. 0 (or more than a year): wait
   /// forever, the default.
   virtual void setTimeout(double seconds) { (void)seconds; }
+  /// A wait for the other ranks outside the collectives above (joining
+  /// NCCL, a GPU step whose all-reduce needs every rank), `what` naming it
+  /// ("NCCL's all-reduce"): timed as a collective is, until endWait().
+  /// Nested waits keep the outer deadline. `what` must outlive the wait.
+  virtual void beginWait(const char *what) { (void)what; }
+  virtual void endWait() {}
+};
+
+/// beginWait for a scope.
+class WaitingForRanks {
+public:
+  WaitingForRanks(Transport &world, const char *what) : world_(world) { world.beginWait(what); }
+  ~WaitingForRanks() { world_.endWait(); }
+  WaitingForRanks(const WaitingForRanks &) = delete;
+  WaitingForRanks &operator=(const WaitingForRanks &) = delete;
+
+private:
+  Transport &world_;
 };
 
 /// The world of this process: MPI when a launcher started it (Open MPI's

@@ -483,8 +483,11 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
     if (plan.device && executor.kind() != rt::dev::DeviceKind::Host)
       if (rt::Status st = reducer.useDeviceProgram(*plan.device); !st)
         return fail(st.message());
-    // On GPUs the buckets are reduced in device memory by NCCL.
+    // On GPUs the buckets are reduced in device memory by NCCL; joining
+    // waits for every rank.
     if (executor.kind() == rt::dev::DeviceKind::Cuda) {
+      world.setTimeout(args.rankTimeout);
+      rt::dist::WaitingForRanks waiting(world, "joining NCCL");
       if (rt::Status st = rt::dist::NcclComm::create(world, nccl); !st)
         return fail(st.message());
       reducer.useNccl(nccl.get());
@@ -606,8 +609,14 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
     inputsReady = !parallel && !checkpointAfter(step + 1);
     if (inputsReady)
       prepared = prepareInputs(step + 1);
+    // On a GPU the step's NCCL all-reduces wait for every rank inside the
+    // stream: the end of the step is timed as an exchange.
+    std::optional<rt::dist::WaitingForRanks> waiting;
+    if (nccl)
+      waiting.emplace(world, "a GPU step (its NCCL all-reduces)");
     if (rt::Status st = executor.finish(outputs); !st)
       return fail(fmt::format("step {}: {}", step + 1, st.message()));
+    waiting.reset();
     double loss = outputs.at("loss").f32()[0];
     if (parallel) { // the global batch's loss: Σ_r loss_r · count_r / Σ count_r
       std::vector<double> losses;
