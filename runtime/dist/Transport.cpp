@@ -3,15 +3,11 @@
 #include "runtime/dist/Transport.h"
 
 #include "runtime/dist/MpiPlugin.h"
+#include "runtime/dist/Watchdog.h"
 
 #include <fmt/format.h>
 
-#include <chrono>
 #include <climits>
-#include <condition_variable>
-#include <cstdio>
-#include <mutex>
-#include <thread>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
@@ -73,77 +69,6 @@ Status mpiStatus(int rc, const char *what) {
   return rc == 0 ? Status::ok()
                  : Status::error(fmt::format("MPI {} failed (error code {})", what, rc));
 }
-
-/// Ends the process when a collective waits past its deadline. MPI may only
-/// be called from the main thread, so the watchdog does not abort through
-/// MPI: it exits, and the launcher ends the other ranks.
-class Watchdog {
-public:
-  Watchdog(int rank) : rank_(rank), thread_([this] { run(); }) {}
-  ~Watchdog() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
-    }
-    wake_.notify_all();
-    thread_.join();
-  }
-  void setTimeout(double seconds) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    // 0 (or beyond a year, past what a deadline can hold): no limit.
-    timeout_ = seconds > 0 && seconds < 3.2e7 ? seconds : 0;
-  }
-  /// Arms the watchdog for collective `what`; disarm() when it returns.
-  /// Nested: inside an armed wait (a phase that makes exchanges of its
-  /// own) the outer deadline holds.
-  void arm(const char *what) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (depth_++ > 0 || timeout_ <= 0)
-      return;
-    what_ = what;
-    deadline_ = std::chrono::steady_clock::now() +
-                std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                    std::chrono::duration<double>(timeout_));
-    armed_ = true;
-    wake_.notify_all();
-  }
-  void disarm() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (depth_ > 0 && --depth_ == 0)
-      armed_ = false;
-  }
-
-private:
-  void run() {
-    std::unique_lock<std::mutex> lock(mutex_);
-    while (!stop_) {
-      if (!armed_) {
-        wake_.wait(lock);
-        continue;
-      }
-      if (wake_.wait_until(lock, deadline_) == std::cv_status::timeout && armed_ &&
-          std::chrono::steady_clock::now() >= deadline_) {
-        std::fprintf(stderr,
-                     "xlnetc: error: rank %d waited %.0f s in %s for the other "
-                     "processes: one of them stopped responding; ending this process "
-                     "(--rank-timeout)\n",
-                     rank_, timeout_, what_);
-        std::fflush(stderr);
-        std::_Exit(1);
-      }
-    }
-  }
-
-  const int rank_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stop_ = false, armed_ = false;
-  int depth_ = 0; ///< arm() calls not yet disarmed
-  double timeout_ = 0;
-  const char *what_ = "";
-  std::chrono::steady_clock::time_point deadline_;
-  std::thread thread_; // last: starts once the rest is initialized
-};
 
 class MpiTransport final : public Transport {
 public:
