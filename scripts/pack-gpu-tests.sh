@@ -35,7 +35,7 @@ done
 tar czf "$out/bench-bundles.tgz" -C "$bench" .
 rm -rf "$bench"
 "$build/bin/xlnetc" make-corpus demo "$out/demo.txt" --lines 20000 > /dev/null
-cp scripts/hf_xlnet_bench.py scripts/bench_table.py "$out/"
+cp scripts/hf_xlnet_bench.py scripts/bench_table.py test/Training/inputs/metrics.py "$out/"
 cp models/xlnet-base.toml models/xlnet-large.toml "$out/"
 for lib in libfmt.so.9 libopenblas.so.0 libgfortran.so.5 libquadmath.so.0 libgomp.so.1 \
            libsentencepiece.so.0 libsentencepiece_train.so.0 libtomlplusplus.so.3; do
@@ -48,9 +48,10 @@ cat > "$out/run.sh" <<'RUN'
 #   run.sh tests   every device test (GPU tests run, none skips for want of a
 #                  GPU), 20 tiny training steps from a bundle, the same 20
 #                  steps data parallel through NCCL (--data-parallel, one
-#                  GPU) compared bit for bit (exit 1 when they differ), then
+#                  GPU) compared bit for bit and with its weights doubled
+#                  (the first gradient norm exactly twice), then
 #                  compute-sanitizer memcheck and racecheck on the whole tiny
-#                  training step;
+#                  training step; exit 1 when any of them fails;
 #   run.sh bench   the benchmarks, both sides (docs/Benchmarks.md): xlnetc's
 #                  bf16 training step of XLNet-Base and -Large at each packed
 #                  batch size, the fused attention kernels alone, HuggingFace
@@ -65,7 +66,9 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
 case "${1:-tests}" in
 tests)
   status=0
-  "$here/bin/xlnet-device-tests" --gtest_output=xml:"$log/device-tests.xml" 2>&1 | tee "$log/device-tests.log" | grep -E '^\[  (FAILED|PASSED|SKIPPED) |tests ran'
+  "$here/bin/xlnet-device-tests" --gtest_output=xml:"$log/device-tests.xml" > "$log/device-tests.log" 2>&1 ||
+    status=1
+  grep -E '^\[  (FAILED|PASSED|SKIPPED) |tests ran' "$log/device-tests.log"
   rm -rf /tmp/run-tiny /tmp/run-tiny-dp
   "$here/bin/xlnetc-run" train "$here/bundles/tiny-train" --data "$here/demo.txt" \
     --out /tmp/run-tiny --steps 20 --no-plot --device cuda 2>&1 | tail -4
@@ -91,13 +94,23 @@ print(next(iter(sorted(f for d in site.getsitepackages()
     echo "NCCL on one GPU: DIFFERS from the plain run or did not run ($log/nccl-compare.log)"
     status=1
   fi
+  # The step reads what NCCL wrote: with every weight doubled (a test hook)
+  # the first step's gradient norm is exactly twice the plain run's.
+  rm -rf /tmp/run-tiny-dp2
+  XLNETC_FAULT_REDUCE_SCALE=2 "$here/bin/xlnetc-run" train "$here/bundles/tiny-train" \
+    --data "$here/demo.txt" --tokenizer /tmp/run-tiny/spiece.model --out /tmp/run-tiny-dp2 \
+    --steps 1 --no-plot --device cuda --data-parallel --bucket-mib 0.02 > /dev/null 2>&1
+  python3 "$here/metrics.py" scaled /tmp/run-tiny-dp2/metrics.jsonl /tmp/run-tiny/metrics.jsonl \
+    1 2 || { echo "NCCL on one GPU: the doubled all-reduce did not double the norm"; status=1; }
   # Last, as the slowest: each under a time limit (124: it ran out), so a
   # slow one cannot take the call's time from the checks above.
   for tool in memcheck racecheck; do
     timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 \
       "$here/bin/xlnet-device-tests" --gtest_filter='WholeStep.TinyTrainingStep' \
       > "$log/sanitizer-$tool.log" 2>&1
-    echo "compute-sanitizer $tool: exit $? ($(grep -c 'ERROR SUMMARY: 0 errors' "$log/sanitizer-$tool.log") clean summaries)"
+    rc=$?
+    echo "compute-sanitizer $tool: exit $rc ($(grep -c 'ERROR SUMMARY: 0 errors' "$log/sanitizer-$tool.log") clean summaries)"
+    [ $rc = 0 ] || status=1
   done
   exit $status
   ;;

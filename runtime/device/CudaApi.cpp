@@ -269,9 +269,9 @@ Status processGpu(const Driver &drv, int localRank, int &ordinal) {
   if (localRank < count)
     return Status::ok();
   return Status::error(fmt::format(
-      "this process is number {} on its node but the driver sees {} GPUs: run at most {} "
-      "processes per node, or bind one GPU to each (srun --gpus-per-task=1, "
-      "CUDA_VISIBLE_DEVICES)",
+      "this process is local rank {} (counting from 0) on its node but the driver sees {} "
+      "GPUs: run at most {} processes per node, or bind one GPU to each (srun "
+      "--gpus-per-task=1, CUDA_VISIBLE_DEVICES)",
       localRank, count, count));
 }
 
@@ -326,6 +326,11 @@ Status openDevice(const Driver &drv, int ordinal, DeviceInfo &out) {
   XLNETC_RETURN_IF_ERROR(
       attribute(CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
                 info.maxSharedPerSm));
+  int pciDomain = 0, pciBus = 0, pciDevice = 0;
+  XLNETC_RETURN_IF_ERROR(attribute(CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, pciDomain));
+  XLNETC_RETURN_IF_ERROR(attribute(CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, pciBus));
+  XLNETC_RETURN_IF_ERROR(attribute(CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, pciDevice));
+  info.pciAddress = fmt::format("{:04x}:{:02x}:{:02x}", pciDomain, pciBus, pciDevice);
   XLNETC_CU_RETURN_IF_ERROR(drv, where,
                             cuDeviceTotalMem(&info.totalMemory, info.device));
   info.arch =

@@ -113,11 +113,13 @@ using CUgraphExec = ::CUgraphExec_st *;
   X(CUdevice_attribute, CU_DEVICE_ATTRIBUTE_CLOCK_RATE, 13)                    \
   X(CUdevice_attribute, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 16)          \
   X(CUdevice_attribute, CU_DEVICE_ATTRIBUTE_PCI_BUS_ID, 33)                    \
+  X(CUdevice_attribute, CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID, 34)                 \
   X(CUdevice_attribute, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, 36)             \
   X(CUdevice_attribute, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, 37)       \
   X(CUdevice_attribute, CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE, 38)                 \
   X(CUdevice_attribute, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR,    \
     39)                                                                        \
+  X(CUdevice_attribute, CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID, 50)                 \
   X(CUdevice_attribute, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 75)      \
   X(CUdevice_attribute, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, 76)      \
   X(CUdevice_attribute,                                                        \
@@ -295,6 +297,9 @@ struct DeviceInfo {
   int maxSharedPerBlockOptin = 0;
   int maxSharedPerSm = 0;
   int driverVersion = 0;
+  /// Its PCI address, "0000:1b:00": which GPU of the node it is, whatever
+  /// CUDA_VISIBLE_DEVICES renumbered.
+  std::string pciAddress;
   /// The device's primary context, retained and made current on the thread
   /// that called openDevice. Released by closeDevice.
   CUcontext context = nullptr;

@@ -83,6 +83,7 @@ public:
                        info_.smCount, double(info_.totalMemory) / (1ull << 30));
   }
   std::string arch() const override { return info_.arch; }
+  std::string physicalId() const override { return "GPU " + info_.pciAddress; }
 
   Status alloc(size_t bytes, DevPtr &out) override {
     CUdeviceptr p = 0;

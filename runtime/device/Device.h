@@ -121,6 +121,10 @@ public:
   virtual std::string description() const = 0;
   /// The architecture kernels are compiled for ("sm_90"; "emu").
   virtual std::string arch() const = 0;
+  /// Which device of the machine this is, for telling processes that share
+  /// one ("GPU 0000:1b:00", its PCI address); empty where processes do not
+  /// share a device (emu).
+  virtual std::string physicalId() const { return {}; }
 
   virtual Status alloc(size_t bytes, DevPtr &out) = 0;
   virtual void free(DevPtr ptr) = 0;

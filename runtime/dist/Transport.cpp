@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
@@ -192,6 +193,28 @@ int launcherLocalSize() {
     if (int n = envInt("SLURM_STEP_TASKS_PER_NODE"); n > 0)
       return n;
   return 1;
+}
+
+Status checkOwnDevices(Transport &world, const std::string &device) {
+  // Fixed-size records: "<node> <device>", NUL-padded.
+  constexpr size_t kRecord = 256;
+  char host[128] = {};
+  if (gethostname(host, sizeof host - 1) != 0)
+    std::snprintf(host, sizeof host, "?");
+  std::vector<char> mine(kRecord, '\0'), all(kRecord * size_t(world.size()));
+  if (!device.empty())
+    std::snprintf(mine.data(), kRecord, "%s of node %s", device.c_str(), host);
+  XLNETC_RETURN_IF_ERROR(world.allGatherBytes(mine.data(), int64_t(kRecord), all.data()));
+  const auto record = [&](int r) { return std::string(all.data() + kRecord * size_t(r)); };
+  for (int a = 0; a < world.size(); ++a)
+    for (int b = a + 1; b < world.size(); ++b)
+      if (!record(a).empty() && record(a) == record(b))
+        return Status::error(fmt::format(
+            "ranks {} and {} both run on {}: each process needs a device of its own (run at "
+            "most as many processes per node as it has GPUs, or bind one GPU to each: srun "
+            "--gpus-per-task=1, CUDA_VISIBLE_DEVICES)",
+            a, b, record(a)));
+  return Status::ok();
 }
 
 std::unique_ptr<Transport> singleProcess() { return std::make_unique<SingleProcess>(); }

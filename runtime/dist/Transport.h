@@ -59,8 +59,9 @@ public:
   virtual void setTimeout(double seconds) { (void)seconds; }
   /// A wait for the other ranks outside the collectives above (joining
   /// NCCL, a GPU step whose all-reduce needs every rank), `what` naming it
-  /// ("NCCL's all-reduce"): timed as a collective is, until endWait().
-  /// Nested waits keep the outer deadline. `what` must outlive the wait.
+  /// ("joining NCCL"): timed as a collective is, until endWait(). Nested
+  /// waits keep the outer deadline. `what` must be a string literal (the
+  /// watchdog may print it at any time).
   virtual void beginWait(const char *what) { (void)what; }
   virtual void endWait() {}
 };
@@ -82,6 +83,12 @@ private:
 /// else one process. An MPI launch without the plugin or libmpi is an error
 /// saying what is missing.
 Status openTransport(std::unique_ptr<Transport> &out);
+
+/// Every rank's device (`device`: Device::physicalId, with this node's
+/// name) must be its own: an error, on every rank, naming the first two
+/// ranks that share one (two NCCL ranks cannot share a GPU). An empty
+/// `device` (host, emu) is not compared.
+Status checkOwnDevices(Transport &world, const std::string &device);
 
 /// A world of one process (every collective copies).
 std::unique_ptr<Transport> singleProcess();

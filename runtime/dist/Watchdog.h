@@ -24,7 +24,9 @@ class Watchdog {
 public:
   /// What happens when a wait passes its deadline: `what` names the wait,
   /// `seconds` the timeout. The default prints the line and ends the
-  /// process; tests pass their own.
+  /// process; tests pass their own. It runs on the watchdog's thread with
+  /// its lock held: it must be quick, must not call the watchdog and must
+  /// not throw.
   using Expired = std::function<void(int rank, double seconds, const char *what)>;
   explicit Watchdog(int rank, Expired expired = endProcess);
   ~Watchdog();
@@ -34,7 +36,7 @@ public:
   /// 0 (or beyond a year, past what a deadline can hold): no limit, the
   /// default.
   void setTimeout(double seconds);
-  /// A wait for the other ranks begins (`what` must outlive it): the
+  /// A wait for the other ranks begins (`what`: a string literal): the
   /// deadline is the timeout from now. Nested: inside a wait (a phase that
   /// makes exchanges of its own), the outer deadline holds.
   void arm(const char *what);

@@ -167,6 +167,15 @@ CUresult deviceGetAttribute(int *value, CUdevice_attribute attr, CUdevice) {
   case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR:
     *value = 228 * 1024;
     break;
+  case CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID:
+    *value = 0;
+    break;
+  case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID:
+    *value = 0x1b;
+    break;
+  case CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID:
+    *value = 0;
+    break;
   default:
     return CUDA_ERROR_INVALID_VALUE;
   }
@@ -317,6 +326,7 @@ TEST_F(FakeDriverTest, OpenDeviceReadsTheDevice) {
   EXPECT_EQ(info.totalMemory, size_t(80) << 30);
   EXPECT_EQ(info.maxSharedPerBlockOptin, 227 * 1024);
   EXPECT_EQ(info.driverVersion, 13000);
+  EXPECT_EQ(info.pciAddress, "0000:1b:00");
   EXPECT_EQ(info.context, fake::kContext);
   EXPECT_TRUE(closeDevice(drv, info));
   EXPECT_EQ(fake::released, 1);
@@ -341,9 +351,9 @@ TEST_F(FakeDriverTest, ProcessGpuByLocalRankOrTheOneBound) {
   ASSERT_TRUE(processGpu(drv, 7, ordinal));
   EXPECT_EQ(ordinal, 7);
   EXPECT_EQ(processGpu(drv, 8, ordinal).message(),
-            "this process is number 8 on its node but the driver sees 8 GPUs: run at most 8 "
-            "processes per node, or bind one GPU to each (srun --gpus-per-task=1, "
-            "CUDA_VISIBLE_DEVICES)");
+            "this process is local rank 8 (counting from 0) on its node but the driver sees 8 "
+            "GPUs: run at most 8 processes per node, or bind one GPU to each (srun "
+            "--gpus-per-task=1, CUDA_VISIBLE_DEVICES)");
   // None: openDevice says what is missing.
   fake::deviceCount = 0;
   ASSERT_TRUE(processGpu(drv, 2, ordinal));

@@ -501,3 +501,21 @@ TEST(Dist, NcclJoinsWithRankZerosIdAndReducesEachBucketOnTheSideStream) {
   comm.reset();
   EXPECT_EQ(fake_nccl::calls.back(), "abort");
 }
+
+TEST(Dist, RanksThatShareADeviceAreRefused) {
+  Transport &w = world();
+  // Each rank on its own device, or devices not compared (host, emu).
+  EXPECT_TRUE(checkOwnDevices(w, "GPU 0000:1b:0" + std::to_string(w.rank())));
+  EXPECT_TRUE(checkOwnDevices(w, ""));
+  // One device for every rank: refused on every rank (in one process there
+  // is no one to share it with).
+  Status st = checkOwnDevices(w, "GPU 0000:1b:00");
+  if (w.size() == 1) {
+    EXPECT_TRUE(st) << st.message();
+    return;
+  }
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.message().rfind("ranks 0 and 1 both run on GPU 0000:1b:00 of node ", 0), 0u)
+      << st.message();
+  EXPECT_NE(st.message().find("each process needs a device of its own"), std::string::npos);
+}

@@ -203,8 +203,8 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
       !st)
     return fail(st.message());
   if (parallel && !args.dumpBatches.empty())
-    return fail("--dump-batches writes one process's batches: run it without mpirun "
-                "(or --data-parallel)");
+    return fail("--dump-batches writes the batches of a plain run: run it in one process, "
+                "without mpirun or --data-parallel");
   // The compiled training step, and whether it fits: before the run
   // directory, the tokenizer, the corpus or the parameters take any space,
   // memory or time.
@@ -236,6 +236,12 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
                                rt::dev::deviceKindName(executor.kind()), shape.batch,
                                globalShape.batch, precisionName(shape.precision),
                                plan.steps.size(), plan.buffers.size()));
+        !st)
+      return fail(st.message());
+  // ... and each on a device of its own (NCCL ranks cannot share a GPU).
+  if (parallel)
+    if (rt::Status st = rt::dist::checkOwnDevices(
+            world, executor.device() ? executor.device()->physicalId() : std::string());
         !st)
       return fail(st.message());
 
@@ -393,7 +399,7 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
   // The second exchange: the same batches and the same starting state
   // everywhere (a corpus, tokenizer or checkpoint that differs between
   // nodes would otherwise go unnoticed until the parameters drift apart).
-  if (parallel) {
+  if (world.size() > 1) {
     rt::TensorMap start; // the parameters, shared rather than copied
     for (const auto &[name, paramShape] : shapes) {
       rt::Tensor &t = bind.map.at(name);
@@ -471,6 +477,10 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
   executor.setCarry(carry);
   rt::ExecOptions exec;
   exec.threads = args.threads;
+  // From here on every wait for the other ranks is part of training: a rank
+  // that waits too long ends the job (the setup above, rank 0's tokenizer
+  // training above all, may take as long as it takes).
+  world.setTimeout(args.rankTimeout);
   // Data parallel: the gradients are all-reduced before clipping and Adam.
   rt::dist::GradReducer reducer;
   std::unique_ptr<rt::dist::NcclComm> nccl; // outlives the steps, not the executor
@@ -486,7 +496,6 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
     // On GPUs the buckets are reduced in device memory by NCCL; joining
     // waits for every rank.
     if (executor.kind() == rt::dev::DeviceKind::Cuda) {
-      world.setTimeout(args.rankTimeout);
       rt::dist::WaitingForRanks waiting(world, "joining NCCL");
       if (rt::Status st = rt::dist::NcclComm::create(world, nccl); !st)
         return fail(st.message());
@@ -501,10 +510,14 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
   // Per prepared step: every rank's predicted tokens (Σ target_mask), the
   // weights of its loss and gradient in the global batch's.
   std::vector<double> counts(size_t(world.size()), 1.0), nextCounts = counts;
-  // From here on every exchange is part of a step: a rank that waits too
-  // long for the others ends the job (the setup above, rank 0's tokenizer
-  // training above all, may take as long as it takes).
-  world.setTimeout(args.rankTimeout);
+  // XLNETC_FAULT_REDUCE_SCALE=F (a test hook): every weight times F, so the
+  // reduced gradients are F times the global batch's. With F a power of two
+  // the first step's grad_norm is exactly F times a plain run's, which shows
+  // that the step reads what the all-reduce wrote (data-parallel-one.test).
+  const double reduceScale = [] {
+    const char *v = std::getenv("XLNETC_FAULT_REDUCE_SCALE");
+    return v && *v ? std::strtod(v, nullptr) : 1.0;
+  }();
   const std::optional<int64_t> faultStep = nanFaultStep();
   const auto runStart = Clock::now();
   auto intervalStart = runStart;
@@ -589,7 +602,7 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
         total += c;
       std::vector<double> weights;
       for (double c : counts)
-        weights.push_back(total > 0 ? c / total : 1.0 / double(counts.size()));
+        weights.push_back(reduceScale * (total > 0 ? c / total : 1.0 / double(counts.size())));
       reducer.setWeights(weights);
     }
     if (rankFault("XLNETC_FAULT_KILL_RANK", world.rank(), step + 1))
@@ -597,6 +610,11 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
     if (rankFault("XLNETC_FAULT_HANG_RANK", world.rank(), step + 1))
       for (;;)
         std::this_thread::sleep_for(std::chrono::hours(1));
+    // On a GPU the step's NCCL all-reduces wait for every rank, when they
+    // are enqueued and inside the stream: the step is timed as an exchange.
+    std::optional<rt::dist::WaitingForRanks> waiting;
+    if (nccl)
+      waiting.emplace(world, "a GPU step (its NCCL all-reduces)");
     if (rt::Status st = executor.start(plan, bind.map, exec); !st)
       return fail(fmt::format("step {}: {}", step + 1, st.message()));
     // The step's results are the state of the next step: the executor
@@ -609,11 +627,6 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
     inputsReady = !parallel && !checkpointAfter(step + 1);
     if (inputsReady)
       prepared = prepareInputs(step + 1);
-    // On a GPU the step's NCCL all-reduces wait for every rank inside the
-    // stream: the end of the step is timed as an exchange.
-    std::optional<rt::dist::WaitingForRanks> waiting;
-    if (nccl)
-      waiting.emplace(world, "a GPU step (its NCCL all-reduces)");
     if (rt::Status st = executor.finish(outputs); !st)
       return fail(fmt::format("step {}: {}", step + 1, st.message()));
     waiting.reset();
@@ -661,7 +674,7 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
       if (rt::Status st = metrics.log(m); !st)
         return fail(st.message());
     // The ranks must still train one model: their parameters, hashed.
-    if (parallel && (step % args.checkRanksEvery == 0 || step == totalSteps)) {
+    if (world.size() > 1 && (step % args.checkRanksEvery == 0 || step == totalSteps)) {
       rt::TensorMap params;
       for (const auto &[name, paramShape] : shapes)
         if (rt::Status st = bind.get(executor, name, params[name]); !st)

@@ -7,6 +7,8 @@
                                        are bit-identical in A and B
   metrics.py close A B RTOL            A and B have the same steps and every step's loss
                                        agrees within RTOL relative
+  metrics.py scaled A B STEP F         A's grad_norm at STEP is exactly F times B's
+                                       (XLNETC_FAULT_REDUCE_SCALE, F a power of two)
   metrics.py tail A B RTOL             the mean loss of A's last 10% of steps is within
                                        RTOL relative of B's (bf16 against fp32)
 Prints what it measured; exits 1 when the check fails.
@@ -52,6 +54,16 @@ def main(argv):
         diff = [s for s in a if (a[s]["loss"], a[s]["grad_norm"]) != (b[s]["loss"], b[s]["grad_norm"])]
         print(f"same: {len(a)} steps from {first}, {len(diff)} differ")
         return 0 if not diff else 1
+    if cmd == "scaled":
+        step, factor = int(argv[4]), float(argv[5])
+        a = {r["step"]: r["grad_norm"] for r in load(argv[2])}
+        b = {r["step"]: r["grad_norm"] for r in load(argv[3])}
+        if step not in a or step not in b:
+            print(f"scaled: step {step} missing")
+            return 1
+        print(f"scaled: step {step} grad_norm {a[step]!r} vs {b[step]!r}, "
+              f"ratio {a[step] / b[step]!r} (want exactly {factor!r})")
+        return 0 if a[step] == factor * b[step] else 1
     if cmd == "tail":
         a, b = load(argv[2]), load(argv[3])
         k = max(1, len(b) // 10)
