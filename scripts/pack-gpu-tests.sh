@@ -57,6 +57,7 @@ cat > "$out/run.sh" <<'RUN'
 #                  batch size, the fused attention kernels alone, HuggingFace
 #                  XLNetLMHeadModel under bf16 autocast, eager and
 #                  torch.compile, and its largest batch; then the tables.
+#                  Within BENCH_BUDGET_S (480) seconds, most needed first.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 export LD_LIBRARY_PATH="$here/lib:/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
@@ -115,27 +116,54 @@ print(next(iter(sorted(f for d in site.getsitepackages()
   exit $status
   ;;
 bench)
+  # One device call may run 10 minutes: the items run in the order of what
+  # the tables need most, each under its own time limit, and none starts
+  # once BENCH_BUDGET_S (default 480) seconds have gone; skipped ones are
+  # named. The JSON files come back as one archive (a device call returns
+  # at most 8 files), the tables as tables.md and on stdout.
+  budget=${BENCH_BUDGET_S:-480}
+  work=/tmp/xlnetc-bench && rm -rf "$work" && mkdir -p "$work"
   mkdir -p /tmp/bench-bundles && tar xzf "$here/bench-bundles.tgz" -C /tmp/bench-bundles
+  item() {  # item NAME SECONDS CMD...: CMD under a limit, unless the budget is spent
+    local name=$1 limit=$2; shift 2
+    if [ "$SECONDS" -ge "$budget" ]; then echo "$name: skipped (time budget of ${budget} s spent)"; return; fi
+    timeout "$limit" "$@" > "$work/$name.log" 2>&1
+    local rc=$?
+    tail -2 "$work/$name.log"
+    [ $rc = 0 ] || echo "$name: exit $rc$([ $rc = 124 ] && echo " (ran past ${limit} s)")"
+  }
+  ours() {  # ours MODEL-bBATCH: xlnetc-run bench of one bundle
+    item "xlnetc-$1" 150 "$here/bin/xlnetc-run" bench "/tmp/bench-bundles/$1" --device cuda \
+      --steps 5 --warmup 2 --json "$work/xlnetc-$1.json"
+  }
+  hf() {  # hf MODEL BATCH eager|compile
+    item "hf-$1-b$2-$3" "$([ "$3" = compile ] && echo 240 || echo 120)" python3 \
+      "$here/hf_xlnet_bench.py" "$here/xlnet-$1.toml" --batch "$2" --steps 5 --dtype bf16 \
+      --warmup "$([ "$3" = compile ] && echo 3 || echo 2)" $([ "$3" = compile ] && echo --compile) \
+      --json "$work/hf-$1-b$2-$3.json"
+  }
+  # 1. Both sides at the batches they share.
+  for mb in base:16 large:16 base:32 large:32; do
+    ours "${mb%%:*}-b${mb##*:}"; hf "${mb%%:*}" "${mb##*:}" eager
+  done
+  # 2. The attention kernels, then torch.compile.
+  item attn-base 120 "$here/bin/xlnetc-run" bench-attention --device cuda --batch 16 --heads 12 \
+    --d-head 64 --json "$work/attn-base.json"
+  item attn-large 120 "$here/bin/xlnetc-run" bench-attention --device cuda --batch 16 --heads 16 \
+    --d-head 64 --json "$work/attn-large.json"
+  hf base 16 compile; hf large 16 compile
+  # 3. The largest batches: xlnetc's packed sizes, HuggingFace's search.
   for b in /tmp/bench-bundles/*-b*; do
-    name=$(basename "$b")  # MODEL-bBATCH
-    "$here/bin/xlnetc-run" bench "$b" --device cuda --steps 5 --warmup 2 \
-      --json "$log/xlnetc-$name.json" 2>&1 | tail -2 || echo "$name: did not run (see above)"
+    name=$(basename "$b")
+    [ -f "$work/xlnetc-$name.json" ] || [ -f "$work/xlnetc-$name.log" ] || ours "$name"
   done
-  "$here/bin/xlnetc-run" bench-attention --device cuda --batch 16 --heads 12 --d-head 64 \
-    --json "$log/attn-base.json" 2>&1 | tail -8
-  "$here/bin/xlnetc-run" bench-attention --device cuda --batch 16 --heads 16 --d-head 64 \
-    --json "$log/attn-large.json" 2>&1 | tail -8
   for model in base large; do
-    for batch in 16 32; do
-      python3 "$here/hf_xlnet_bench.py" "$here/xlnet-$model.toml" --batch $batch --steps 5 \
-        --warmup 2 --dtype bf16 --json "$log/hf-$model-b$batch-eager.json" 2>&1 | tail -1
-    done
-    python3 "$here/hf_xlnet_bench.py" "$here/xlnet-$model.toml" --batch 16 --steps 5 \
-      --warmup 3 --dtype bf16 --compile --json "$log/hf-$model-b16-compile.json" 2>&1 | tail -1
-    python3 "$here/hf_xlnet_bench.py" "$here/xlnet-$model.toml" --batch 4 --dtype bf16 \
-      --max-batch --json "$log/hf-$model-max-eager.json" 2>&1 | tail -1
+    item "hf-$model-max-eager" 180 python3 "$here/hf_xlnet_bench.py" "$here/xlnet-$model.toml" \
+      --batch 4 --dtype bf16 --max-batch --json "$work/hf-$model-max-eager.json"
   done
-  python3 "$here/bench_table.py" "$log" | tee "$log/tables.md"
+  python3 "$here/bench_table.py" "$work" | tee "$log/tables.md"
+  tar czf "$log/bench-results.tgz" -C "$work" .
+  echo "bench: ${SECONDS} s; JSON and logs in $log/bench-results.tgz"
   ;;
 *)
   echo "usage: run.sh tests|bench" >&2
