@@ -13,6 +13,7 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <filesystem>
+#include <map>
 #include <unistd.h>
 
 namespace xlnetc::rt::dist {
@@ -205,15 +206,20 @@ Status checkOwnDevices(Transport &world, const std::string &device) {
   if (!device.empty())
     std::snprintf(mine.data(), kRecord, "%s of node %s", device.c_str(), host);
   XLNETC_RETURN_IF_ERROR(world.allGatherBytes(mine.data(), int64_t(kRecord), all.data()));
-  const auto record = [&](int r) { return std::string(all.data() + kRecord * size_t(r)); };
-  for (int a = 0; a < world.size(); ++a)
-    for (int b = a + 1; b < world.size(); ++b)
-      if (!record(a).empty() && record(a) == record(b))
-        return Status::error(fmt::format(
-            "ranks {} and {} both run on {}: each process needs a device of its own (run at "
-            "most as many processes per node as it has GPUs, or bind one GPU to each: srun "
-            "--gpus-per-task=1, CUDA_VISIBLE_DEVICES)",
-            a, b, record(a)));
+  // The first rank on each device; a later one on it is the first pair.
+  std::map<std::string, int> first;
+  for (int r = 0; r < world.size(); ++r) {
+    std::string record(all.data() + kRecord * size_t(r));
+    if (record.empty())
+      continue;
+    auto [at, fresh] = first.emplace(record, r);
+    if (!fresh)
+      return Status::error(fmt::format(
+          "ranks {} and {} both run on {}: each process needs a device of its own (run at "
+          "most as many processes per node as it has GPUs, or bind one GPU to each: srun "
+          "--gpus-per-task=1, CUDA_VISIBLE_DEVICES)",
+          at->second, r, record));
+  }
   return Status::ok();
 }
 

@@ -410,8 +410,9 @@ TEST(Dist, NcclBootstrapsThroughTheTransport) {
   const cuda::Nccl *nccl = nullptr;
   if (Status s = cuda::loadNccl(nccl); !s)
     GTEST_SKIP() << s.message();
-  // Rank 0's id reaches every rank through the transport; joining needs a
-  // GPU per rank. Without one the error names the call that needed it.
+  // The real NCCL: joining needs a GPU per rank, and without one the error
+  // names the call and the rank (what the id's broadcast and the calls
+  // per bucket do is checked through the fake NCCL below).
   std::unique_ptr<NcclComm> comm;
   Status st = NcclComm::create(world(), comm);
   if (st) {

@@ -69,6 +69,16 @@ bool rankFault(const char *name, int rank, int64_t step) {
   return end && *end == ':' && r == rank && std::strtoll(end + 1, nullptr, 10) == step;
 }
 
+/// Test hook: XLNETC_FAULT_REDUCE_SCALE=F multiplies every all-reduce
+/// weight by F, so the reduced gradients are F times the global batch's.
+/// With F a power of two the first step's grad_norm is exactly F times a
+/// plain run's, which shows that the step reads what the all-reduce wrote
+/// (data-parallel-one.test). Unset: 1.
+double reduceScaleFault() {
+  const char *v = std::getenv("XLNETC_FAULT_REDUCE_SCALE");
+  return v && *v ? std::strtod(v, nullptr) : 1.0;
+}
+
 /// The SentencePiece model of the run: --tokenizer, else the one this run
 /// directory already has, else one trained on the corpus (text corpora).
 rt::Status prepareTokenizer(const TrainArgs &args, const std::string &outDir,
@@ -166,8 +176,11 @@ struct Bindings {
 
 /// The run on this process of `world` (docs/Distributed.md).
 static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::dist::Transport &world) {
-  // --data-parallel takes this path in one process too (a world of one).
-  const bool parallel = world.size() > 1 || args.dataParallel, lead = world.rank() == 0;
+  // `parallel`: the data-parallel step (buckets, all-reduce), which
+  // --data-parallel takes in one process too; `severalRanks`: there are
+  // other ranks to agree with (the checks and exchanges between them).
+  const bool severalRanks = world.size() > 1, lead = world.rank() == 0;
+  const bool parallel = severalRanks || args.dataParallel;
   // 1. Spec, device, the compiled step, run directory, step count.
   ModelSpec spec;
   std::string error;
@@ -230,7 +243,7 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
                      memoryCheck, compile, error))
     return fail(error);
   // The first exchange: the same step on the same kind of device everywhere.
-  if (parallel)
+  if (severalRanks)
     if (rt::Status st = checkSameSetup(
             world, fmt::format("{}, batch {} of {}, {}, {} plan steps, {} buffers",
                                rt::dev::deviceKindName(executor.kind()), shape.batch,
@@ -239,7 +252,7 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
         !st)
       return fail(st.message());
   // ... and each on a device of its own (NCCL ranks cannot share a GPU).
-  if (parallel)
+  if (severalRanks)
     if (rt::Status st = rt::dist::checkOwnDevices(
             world, executor.device() ? executor.device()->physicalId() : std::string());
         !st)
@@ -296,7 +309,7 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
   if (lead)
     if (rt::Status st = prepareTokenizer(args, outDir, spec, tokenizer); !st)
       return fail(st.message());
-  if (parallel) {
+  if (severalRanks) {
     int ready = 1;
     if (rt::Status st = world.broadcast(&ready, sizeof ready, 0); !st)
       return fail(st.message());
@@ -399,7 +412,7 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
   // The second exchange: the same batches and the same starting state
   // everywhere (a corpus, tokenizer or checkpoint that differs between
   // nodes would otherwise go unnoticed until the parameters drift apart).
-  if (world.size() > 1) {
+  if (severalRanks) {
     rt::TensorMap start; // the parameters, shared rather than copied
     for (const auto &[name, paramShape] : shapes) {
       rt::Tensor &t = bind.map.at(name);
@@ -464,7 +477,7 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
       args.checkpointEvery > 0 ? std::to_string(args.checkpointEvery) : "run (end only)",
       metricsPath);
   if (parallel)
-    std::cout << (world.size() > 1
+    std::cout << (severalRanks
                       ? fmt::format("  data parallel: {}, {} rows each; parameters compared "
                                     "every {} steps\n",
                                     world.description(), split.localBatch, args.checkRanksEvery)
@@ -510,14 +523,7 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
   // Per prepared step: every rank's predicted tokens (Σ target_mask), the
   // weights of its loss and gradient in the global batch's.
   std::vector<double> counts(size_t(world.size()), 1.0), nextCounts = counts;
-  // XLNETC_FAULT_REDUCE_SCALE=F (a test hook): every weight times F, so the
-  // reduced gradients are F times the global batch's. With F a power of two
-  // the first step's grad_norm is exactly F times a plain run's, which shows
-  // that the step reads what the all-reduce wrote (data-parallel-one.test).
-  const double reduceScale = [] {
-    const char *v = std::getenv("XLNETC_FAULT_REDUCE_SCALE");
-    return v && *v ? std::strtod(v, nullptr) : 1.0;
-  }();
+  const double reduceScale = reduceScaleFault();
   const std::optional<int64_t> faultStep = nanFaultStep();
   const auto runStart = Clock::now();
   auto intervalStart = runStart;
@@ -594,7 +600,7 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
     // its loss and gradient norm come back when it ends (finish).
     exec.seed = stepSeed(dropoutSeed, step);
     if (parallel) {
-      if (world.size() > 1) // each rank its own dropout masks
+      if (severalRanks) // each rank its own dropout masks
         exec.seed = rt::host::splitmix64(exec.seed ^ uint64_t(world.rank() + 1));
       counts = nextCounts;
       double total = 0;
@@ -674,7 +680,7 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
       if (rt::Status st = metrics.log(m); !st)
         return fail(st.message());
     // The ranks must still train one model: their parameters, hashed.
-    if (world.size() > 1 && (step % args.checkRanksEvery == 0 || step == totalSteps)) {
+    if (severalRanks && (step % args.checkRanksEvery == 0 || step == totalSteps)) {
       rt::TensorMap params;
       for (const auto &[name, paramShape] : shapes)
         if (rt::Status st = bind.get(executor, name, params[name]); !st)
