@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <set>
 
@@ -110,6 +111,10 @@ std::string statusMessage(const Plan &plan, const Step &step, const int *w) {
 
 } // namespace
 
+bool syncEachOpRequested() {
+  const char *v = std::getenv("XLNETC_CUDA_SYNC");
+  return v && *v && std::string(v) != "0";
+}
 
 Status DeviceExecutor::module(const DeviceProgram &program,
                               LoadedModule *&out) {
@@ -119,7 +124,10 @@ Status DeviceExecutor::module(const DeviceProgram &program,
   auto it = modules_.find(key);
   if (it == modules_.end()) {
     LoadedModule loaded;
-    bool fromCubins = !program.cubins.empty() && program.cubinArch == device_.arch();
+    // With line information asked for (compute-sanitizer), the source is
+    // compiled with -lineinfo instead.
+    bool fromCubins = !program.cubins.empty() && program.cubinArch == device_.arch() &&
+                      !dev::lineInfoRequested();
     if (fromCubins) {
       // CUBINs compiled ahead of time for this architecture: no kernel to
       // compile. One this driver cannot load (a newer NVRTC made it) sends
@@ -205,7 +213,8 @@ struct DeviceExecutor::Pending {
   std::vector<std::pair<int, std::vector<std::string>>> returned;
 };
 
-DeviceExecutor::DeviceExecutor(dev::Device &device) : device_(device) {}
+DeviceExecutor::DeviceExecutor(dev::Device &device)
+    : device_(device), syncEachOp_(syncEachOpRequested()) {}
 DeviceExecutor::~DeviceExecutor() = default;
 
 Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
@@ -445,18 +454,25 @@ Status DeviceExecutor::runOps(const Prepared &p,
   for (const Prepared::Op &op : p.ops) {
     if (before)
       XLNETC_RETURN_IF_ERROR(before(op.step));
+    std::string what; // the op, for the synchronous mode's message
     switch (op.kind) {
     case Prepared::Op::Memset:
       XLNETC_RETURN_IF_ERROR(device_.memset(op.dst, 0, op.bytes).withPrefix(op.where));
+      what = fmt::format("zeroing {} bytes", op.bytes);
       break;
     case Prepared::Op::Gemm:
       XLNETC_RETURN_IF_ERROR(device_.gemm(op.desc, op.ops, op.where));
+      what = dev::describeGemm(op.desc);
       break;
     case Prepared::Op::Launch:
       XLNETC_RETURN_IF_ERROR(device_.launch(
           op.kernel, op.dims, const_cast<void **>(op.params.data()), op.where));
+      what = fmt::format("kernel {} (grid {}, block {}, {} bytes of dynamic shared memory)",
+                         op.kernel.name, op.dims.grid[0], op.dims.block[0], op.dims.dynSmem);
       break;
     }
+    if (syncEachOp_)
+      XLNETC_RETURN_IF_ERROR(device_.synchronize(op.where + what));
   }
   return Status::ok();
 }
@@ -553,7 +569,7 @@ Status DeviceExecutor::start(const Plan &plan, const DeviceProgram &program,
   if (opts.observer) { // host work between the launches: no graph
     XLNETC_RETURN_IF_ERROR(runOpsObserved(p, plan, *opts.observer));
     p.warm = true;
-  } else if (!opts.deviceGraph || !p.warm) {
+  } else if (!opts.deviceGraph || !p.warm || syncEachOp_) {
     XLNETC_RETURN_IF_ERROR(runOps(p));
     p.warm = true;
   } else {

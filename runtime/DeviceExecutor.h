@@ -31,6 +31,10 @@
 
 namespace xlnetc::rt {
 
+/// $XLNETC_CUDA_SYNC is set and not "0": the device executors run every op
+/// synchronously (no graph), so a fault names its op.
+bool syncEachOpRequested();
+
 class DeviceExecutor {
 public:
   explicit DeviceExecutor(dev::Device &device);
@@ -92,6 +96,11 @@ private:
   Status module(const DeviceProgram &program, LoadedModule *&out);
 
   dev::Device &device_;
+  /// $XLNETC_CUDA_SYNC=1 (--sync-each-op): no graph; the host waits after
+  /// every launch, GEMM and memset, so the first asynchronous error names
+  /// its plan step, kernel and MLIR location (docs/Devices.md "Debugging
+  /// on a GPU").
+  bool syncEachOp_ = false;
   /// Loaded modules by the SHA-256 of their source.
   std::map<std::string, LoadedModule> modules_;
   /// The last program run, ready for its next step. Declared after the

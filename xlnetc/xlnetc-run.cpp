@@ -8,6 +8,7 @@
 //   xlnetc-run bench-attention [--batch B --heads N --d-head H --seq-len S
 //                               --mem-len M --num-predict P] [--device D] [--json F]
 //   xlnetc-run compare GOT REF [--only NAME...] [--rtol R] [--min-cosine C]
+//   xlnetc-run devices
 //
 // Runs what `xlnetc compile SPEC -o BUNDLE` compiled, with the same runtime,
 // flags and messages as `xlnetc run-step` and `xlnetc train`, but links no
@@ -18,6 +19,7 @@
 
 #include "xlnetc/Driver/Bench.h"
 #include "xlnetc/Driver/Bundle.h"
+#include "xlnetc/Driver/Commands.h"
 #include "xlnetc/Driver/Options.h"
 #include "xlnetc/Driver/RunStep.h"
 #include "xlnetc/Driver/Train.h"
@@ -132,7 +134,12 @@ int runMain(int argc, char **argv) {
   xlnetc::CompareArgs cmp;
   auto *cmpCmd = xlnetc::addCompareCommand(app, cmp);
 
+  auto *devCmd = app.add_subcommand(
+      "devices", "Show what can run here (host, emu, a GPU) and where CUDA's libraries are");
+
   CLI11_PARSE(app, argc, argv);
+  if (*devCmd)
+    return xlnetc::runDevices();
   if (*cmpCmd)
     return xlnetc::runCompare(cmp);
   if (*benchCmd)

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <dlfcn.h>
+#include <glob.h>
 #include <link.h>
 #include <sys/stat.h>
 
@@ -104,7 +105,62 @@ std::string context(const std::string &where, const char *file, int line) {
   return out;
 }
 
+/// Every path that `pattern` (glob(3)) matches, sorted; none when nothing does.
+std::vector<std::string> globPaths(const std::string &pattern) {
+  std::vector<std::string> out;
+  glob_t g{};
+  if (::glob(pattern.c_str(), 0, nullptr, &g) == 0)
+    for (size_t i = 0; i < g.gl_pathc; ++i)
+      out.push_back(g.gl_pathv[i]);
+  ::globfree(&g);
+  return out;
+}
+
 } // namespace
+
+std::vector<std::string> pythonSiteDirs() {
+  std::vector<std::string> roots;
+  if (const char *env = std::getenv("XLNETC_PYTHON_SITE"); env && *env) {
+    std::string list = env;
+    for (size_t at = 0; at <= list.size();) {
+      size_t colon = list.find(':', at);
+      if (colon == std::string::npos)
+        colon = list.size();
+      if (colon > at)
+        roots.push_back(list.substr(at, colon - at));
+      at = colon + 1;
+    }
+    return roots;
+  }
+  std::vector<std::string> patterns = {
+      "/usr/local/lib/python3*/dist-packages", "/usr/lib/python3/dist-packages",
+      "/usr/local/lib/python3*/site-packages", "/usr/lib/python3*/site-packages",
+      "/opt/*/.venv/lib/python3*/site-packages", "/opt/conda/lib/python3*/site-packages"};
+  for (const char *var : {"VIRTUAL_ENV", "CONDA_PREFIX"})
+    if (const char *prefix = std::getenv(var); prefix && *prefix)
+      patterns.insert(patterns.begin(), std::string(prefix) + "/lib/python3*/site-packages");
+  if (const char *home = std::getenv("HOME"); home && *home)
+    patterns.push_back(std::string(home) + "/.local/lib/python3*/site-packages");
+  for (const std::string &pattern : patterns)
+    for (std::string &dir : globPaths(pattern))
+      roots.push_back(std::move(dir));
+  return roots;
+}
+
+std::vector<std::string> libraryCandidates(const std::vector<std::string> &sonames) {
+  std::vector<std::string> out;
+  const std::vector<std::string> sites = pythonSiteDirs();
+  for (const std::string &soname : sonames) {
+    out.push_back(soname);
+    out.push_back("/usr/local/cuda/lib64/" + soname);
+    // NVIDIA's wheels: nvidia/cu13/lib (CUDA 13's), nvidia/nccl/lib, ...
+    // Only files that exist, so a failure lists what was really there.
+    for (const std::string &site : sites)
+      for (std::string &path : globPaths(site + "/nvidia/*/lib/" + soname))
+        out.push_back(std::move(path));
+  }
+  return out;
+}
 
 std::string versionString(int cudaVersion) {
   return std::to_string(cudaVersion / 1000) + "." +
@@ -381,8 +437,7 @@ std::vector<std::string> nvrtcCandidates() {
     std::string lib = std::string(home) + "/lib64/";
     return {lib + "libnvrtc.so.13", lib + "libnvrtc.so.12"};
   }
-  return {"libnvrtc.so.13", "/usr/local/cuda/lib64/libnvrtc.so.13",
-          "libnvrtc.so.12", "/usr/local/cuda/lib64/libnvrtc.so.12"};
+  return libraryCandidates({"libnvrtc.so.13", "libnvrtc.so.12"});
 }
 
 Status loadNvrtcFrom(const std::vector<std::string> &candidates, Nvrtc &out) {
@@ -449,7 +504,7 @@ std::vector<std::string> cublasLtCandidates() {
   const char *home = std::getenv("XLNETC_CUDA_HOME");
   if (home && *home)
     return {std::string(home) + "/lib64/libcublasLt.so.13"};
-  return {"libcublasLt.so.13", "/usr/local/cuda/lib64/libcublasLt.so.13"};
+  return libraryCandidates({"libcublasLt.so.13"});
 }
 
 Status loadCublasLtFrom(const std::vector<std::string> &candidates,
@@ -495,7 +550,7 @@ std::vector<std::string> ncclCandidates() {
   const char *home = std::getenv("XLNETC_CUDA_HOME");
   if (home && *home)
     return {std::string(home) + "/lib64/libnccl.so.2"};
-  return {"libnccl.so.2", "/usr/local/cuda/lib64/libnccl.so.2"};
+  return libraryCandidates({"libnccl.so.2"});
 }
 
 Status loadNcclFrom(const std::vector<std::string> &candidates, Nccl &out) {

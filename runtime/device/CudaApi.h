@@ -408,10 +408,23 @@ struct Nvrtc {
 ///   - when $XLNETC_CUDA_HOME is set, only $XLNETC_CUDA_HOME/lib64/
 ///     libnvrtc.so.13 then .../libnvrtc.so.12: a toolkit named explicitly is
 ///     never silently replaced by another one;
-///   - otherwise libnvrtc.so.13 on the loader's search path,
-///     /usr/local/cuda/lib64/libnvrtc.so.13, and as a last resort
-///     libnvrtc.so.12 then /usr/local/cuda/lib64/libnvrtc.so.12.
+///   - otherwise libraryCandidates({"libnvrtc.so.13", "libnvrtc.so.12"}):
+///     13 before 12, each on the loader's search path, in
+///     /usr/local/cuda/lib64 and in NVIDIA's pip wheels.
 std::vector<std::string> nvrtcCandidates();
+
+/// The Python package folders searched for NVIDIA's pip wheels: the
+/// ':'-separated $XLNETC_PYTHON_SITE alone when set, else those of
+/// $VIRTUAL_ENV and $CONDA_PREFIX, the system's dist- and site-packages,
+/// /opt/*/.venv (GPU images put PyTorch there) and ~/.local.
+std::vector<std::string> pythonSiteDirs();
+
+/// For each soname in turn: the soname itself (the loader's search path,
+/// LD_LIBRARY_PATH included), /usr/local/cuda/lib64/SONAME, then every
+/// SITE/nvidia/*/lib/SONAME that exists (the wheels' layout: nvidia/cu13/lib
+/// holds CUDA 13's NVRTC and cuBLASLt, nvidia/nccl/lib NCCL) for SITE in
+/// pythonSiteDirs().
+std::vector<std::string> libraryCandidates(const std::vector<std::string> &sonames);
 
 /// Loads NVRTC once per process (thread-safe) from nvrtcCandidates(); the
 /// failure lists every file tried and why it failed.
@@ -530,7 +543,15 @@ using cublasLtMatmulPreference_t = cublasLtMatmulPreferenceOpaque_t *;
   X(cublasLtMatmulPreferenceAttributes_t,                                      \
     CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, 1)                               \
   X(cublasLtMatmulPreferenceAttributes_t,                                      \
-    CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, 3)
+    CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, 3)                             \
+  X(cublasLtMatmulPreferenceAttributes_t,                                      \
+    CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, 5)                             \
+  X(cublasLtMatmulPreferenceAttributes_t,                                      \
+    CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, 6)                             \
+  X(cublasLtMatmulPreferenceAttributes_t,                                      \
+    CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, 7)                             \
+  X(cublasLtMatmulPreferenceAttributes_t,                                      \
+    CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, 8)
 XLNETC_CUBLASLT_CONSTANTS(XLNETC_DECLARE_CONSTANT)
 
 /// X(name, function type) for every cuBLASLt function xlnetc calls.
@@ -597,8 +618,7 @@ struct CublasLt {
 };
 
 /// The files loadCublasLt tries: $XLNETC_CUDA_HOME/lib64/libcublasLt.so.13
-/// alone when that variable is set, else libcublasLt.so.13 on the search
-/// path, then /usr/local/cuda/lib64/libcublasLt.so.13.
+/// alone when that variable is set, else libraryCandidates({"libcublasLt.so.13"}).
 std::vector<std::string> cublasLtCandidates();
 
 /// Loads cuBLASLt once per process (thread-safe), like loadNvrtc.
@@ -670,8 +690,7 @@ struct Nccl {
 };
 
 /// The files loadNccl tries: $XLNETC_CUDA_HOME/lib64/libnccl.so.2 alone when
-/// that variable is set, else libnccl.so.2 on the search path, then
-/// /usr/local/cuda/lib64/libnccl.so.2.
+/// that variable is set, else libraryCandidates({"libnccl.so.2"}).
 std::vector<std::string> ncclCandidates();
 /// Loads NCCL once per process (thread-safe), like loadNvrtc.
 Status loadNccl(const Nccl *&out);

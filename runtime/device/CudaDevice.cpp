@@ -15,6 +15,9 @@
 
 #include <fmt/format.h>
 
+#include <iostream>
+#include <map>
+
 namespace xlnetc::rt::dev {
 
 namespace {
@@ -49,6 +52,10 @@ private:
   CUgraphExec exec_;
 };
 
+namespace { // the cuBLASLt helpers' namespace, below
+struct LtCall;
+} // namespace
+
 class CudaDevice : public Device {
 public:
   CudaDevice(const Driver &drv, DeviceInfo info, const DeviceOptions &options)
@@ -79,8 +86,11 @@ public:
 
   DeviceKind kind() const override { return DeviceKind::Cuda; }
   std::string description() const override {
-    return fmt::format("{} ({}, {} SMs, {:.1f} GiB)", info_.name, info_.arch,
-                       info_.smCount, double(info_.totalMemory) / (1ull << 30));
+    return fmt::format("{} ({}, {} SMs, {:.1f} GiB, {} KiB shared memory per block with "
+                       "opt-in)",
+                       info_.name, info_.arch, info_.smCount,
+                       double(info_.totalMemory) / (1ull << 30),
+                       info_.maxSharedPerBlockOptin / 1024);
   }
   std::string arch() const override { return info_.arch; }
   std::string physicalId() const override { return "GPU " + info_.pciAddress; }
@@ -152,6 +162,7 @@ public:
       src.headers.push_back({h.name, h.text});
     NvrtcOptions opts;
     opts.arch = info_.arch;
+    opts.lineinfo = lineInfoRequested();
     CompiledCubin cubin;
     XLNETC_RETURN_IF_ERROR(compileCubin(src, opts, &cache_, cubin));
     CUmodule mod = nullptr;
@@ -249,6 +260,10 @@ private:
   DeviceInfo info_;
   /// Loads cuBLASLt, creates the handle and the workspace (once).
   Status ensureCublas(const std::string &where);
+  /// cuBLASLt's first algorithm for `call` with operands aligned to
+  /// `align` (A, B, C, D bytes).
+  Status chooseAlgorithm(LtCall &call, const uint32_t align[4], const std::string &at,
+                         cublasLtMatmulHeuristicResult_t &out);
 
   KernelCache cache_;
   CUstream stream_ = nullptr;
@@ -258,6 +273,8 @@ private:
   const CublasLt *lt_ = nullptr;
   cublasLtHandle_t ltHandle_ = nullptr;
   CUdeviceptr workspace_ = 0;
+  /// The algorithm chosen for each descriptor and alignment (chooseAlgorithm).
+  std::map<std::string, cublasLtMatmulAlgo_t> algorithms_;
 };
 
 /// cuBLASLt's workspace: 32 MiB, what NVIDIA recommends for Hopper.
@@ -315,7 +332,60 @@ cublasLtEpilogue_t ltEpilogue(GemmEpilogue e) {
   return CUBLASLT_EPILOGUE_DEFAULT;
 }
 
+/// The alignment cuBLASLt may assume of an operand: the largest power of
+/// two up to 256 bytes that divides its address and, when batched, its
+/// batch stride in bytes (every entry's address).
+uint32_t operandAlignment(const void *ptr, int64_t stride, GemmType type, int64_t batch) {
+  uint64_t bits = reinterpret_cast<uint64_t>(ptr) | 256;
+  if (batch > 1 && stride != 0)
+    bits |= uint64_t(stride) * uint64_t(gemmTypeSize(type));
+  return uint32_t(bits & (~bits + 1)); // the lowest set bit
+}
+
 } // namespace
+
+Status CudaDevice::chooseAlgorithm(LtCall &call, const uint32_t align[4],
+                                   const std::string &at,
+                                   cublasLtMatmulHeuristicResult_t &out) {
+  const CublasLt &lt = *lt_;
+  XLNETC_CUBLAS_RETURN_IF_ERROR(lt, at, cublasLtMatmulPreferenceCreate(&call.pref));
+  auto pref = [&](cublasLtMatmulPreferenceAttributes_t attr, const void *v, size_t n) {
+    return XLNETC_CUBLAS_CHECK(lt, at,
+                               cublasLtMatmulPreferenceSetAttribute(call.pref, attr, v, n));
+  };
+  size_t ws = kCublasWorkspaceBytes;
+  XLNETC_RETURN_IF_ERROR(pref(CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws)));
+  // What the operands' addresses allow (the default, 256, would pick
+  // algorithms that fail on an operand inside the arena).
+  const cublasLtMatmulPreferenceAttributes_t alignAttr[4] = {
+      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+      CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES};
+  for (int i = 0; i < 4; ++i)
+    XLNETC_RETURN_IF_ERROR(pref(alignAttr[i], &align[i], sizeof(align[i])));
+  // No split-K reduction schemes (CUBLASLT_REDUCTION_SCHEME_NONE = 0) first:
+  // a step must be bitwise reproducible. Where none exists, the default
+  // mask (every scheme; cuBLASLt keeps their order fixed through counters
+  // in the workspace) with one warning.
+  int found = 0;
+  for (uint32_t mask : {0u, 7u}) {
+    XLNETC_RETURN_IF_ERROR(pref(CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &mask, sizeof(mask)));
+    XLNETC_CUBLAS_RETURN_IF_ERROR(
+        lt, at,
+        cublasLtMatmulAlgoGetHeuristic(ltHandle_, call.op, call.a, call.b, call.c, call.c,
+                                       call.pref, 1, &out, &found));
+    if (found > 0) {
+      if (mask != 0)
+        std::cerr << "xlnetc: warning: cuBLASLt has no algorithm without split-K reduction "
+                     "for "
+                  << at << "; using one with it\n";
+      return Status::ok();
+    }
+  }
+  return Status::error(fmt::format(
+      "cuBLASLt has no algorithm for {} (operand alignments {}, {}, {}, {} bytes; with and "
+      "without split-K reduction)",
+      at, align[0], align[1], align[2], align[3]));
+}
 
 Status CudaDevice::gemm(const GemmDesc &d, const GemmOperands &ops,
                         const std::string &where) {
@@ -375,34 +445,29 @@ Status CudaDevice::gemm(const GemmDesc &d, const GemmOperands &ops,
   XLNETC_RETURN_IF_ERROR(layout(call.b, d.ab, d.transB ? d.n : d.k,
                                 d.transB ? d.k : d.n, d.ldb, d.strideB));
   XLNETC_RETURN_IF_ERROR(layout(call.c, d.cd, d.m, d.n, d.ldc, d.strideC));
-  XLNETC_CUBLAS_RETURN_IF_ERROR(lt, at, cublasLtMatmulPreferenceCreate(&call.pref));
-  size_t ws = kCublasWorkspaceBytes;
-  XLNETC_CUBLAS_RETURN_IF_ERROR(
-      lt, at,
-      cublasLtMatmulPreferenceSetAttribute(
-          call.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws)));
-  // No split-K reduction schemes (CUBLASLT_REDUCTION_SCHEME_NONE = 0): the
-  // in-place scheme may accumulate in any order, and a step must be bitwise
-  // reproducible.
-  uint32_t reductionSchemes = 0;
-  XLNETC_CUBLAS_RETURN_IF_ERROR(
-      lt, at,
-      cublasLtMatmulPreferenceSetAttribute(
-          call.pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK,
-          &reductionSchemes, sizeof(reductionSchemes)));
-  cublasLtMatmulHeuristicResult_t heuristic{};
-  int found = 0;
-  XLNETC_CUBLAS_RETURN_IF_ERROR(
-      lt, at,
-      cublasLtMatmulAlgoGetHeuristic(ltHandle_, call.op, call.a, call.b, call.c,
-                                     call.c, call.pref, 1, &heuristic, &found));
-  if (found == 0)
-    return Status::error("cuBLASLt has no algorithm for " + at);
+  // The algorithm: chosen once per descriptor and operand alignment, at
+  // the first call (the executor's first step runs outside a graph).
+  const uint32_t align[4] = {operandAlignment(p.a, d.strideA, d.ab, d.batch),
+                             operandAlignment(p.b, d.strideB, d.ab, d.batch),
+                             operandAlignment(d.beta != 0.0f ? p.c : p.d, d.strideC, d.cd,
+                                              d.batch),
+                             operandAlignment(p.d, d.strideC, d.cd, d.batch)};
+  const std::string key = fmt::format("{} lda={} ldb={} ldc={} sA={} sB={} sC={} beta={} "
+                                      "ab={} cd={} align={},{},{},{}",
+                                      describeGemm(d), d.lda, d.ldb, d.ldc, d.strideA,
+                                      d.strideB, d.strideC, d.beta != 0.0f, int(d.ab),
+                                      int(d.cd), align[0], align[1], align[2], align[3]);
+  auto chosen = algorithms_.find(key);
+  if (chosen == algorithms_.end()) {
+    cublasLtMatmulHeuristicResult_t heuristic{};
+    XLNETC_RETURN_IF_ERROR(chooseAlgorithm(call, align, at, heuristic));
+    chosen = algorithms_.emplace(key, heuristic.algo).first;
+  }
   const void *c = d.beta != 0.0f ? p.c : p.d;
   return XLNETC_CUBLAS_CHECK(
       lt, at,
       cublasLtMatmul(ltHandle_, call.op, &d.alpha, p.a, call.a, p.b, call.b,
-                     &d.beta, c, call.c, p.d, call.c, &heuristic.algo,
+                     &d.beta, c, call.c, p.d, call.c, &chosen->second,
                      reinterpret_cast<void *>(workspace_), kCublasWorkspaceBytes,
                      stream_));
 }

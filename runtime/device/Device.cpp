@@ -2,6 +2,8 @@
 
 #include "runtime/device/Device.h"
 
+#include <cstdlib>
+
 #include "runtime/device/CudaDevice.h"
 #include "runtime/device/EmuDevice.h"
 
@@ -49,6 +51,11 @@ DeviceKind resolveDeviceKind(DeviceKind kind, std::string *why) {
   if (kind != DeviceKind::Auto)
     return kind;
   return cudaDeviceAvailable(why) ? DeviceKind::Cuda : DeviceKind::Host;
+}
+
+bool lineInfoRequested() {
+  const char *v = std::getenv("XLNETC_CUDA_LINEINFO");
+  return v && *v && std::string(v) != "0";
 }
 
 Status openDevice(DeviceKind kind, const DeviceOptions &options,

@@ -217,6 +217,11 @@ DeviceKind resolveDeviceKind(DeviceKind kind, std::string *why = nullptr);
 Status openDevice(DeviceKind kind, const DeviceOptions &options,
                   std::unique_ptr<Device> &out);
 
+/// $XLNETC_CUDA_LINEINFO is set and not "0": NVRTC compiles kernels with
+/// -lineinfo (compute-sanitizer and profilers show source lines) and the
+/// executor does not use a bundle's CUBINs compiled ahead of time.
+bool lineInfoRequested();
+
 /// The prelude and hand-written device templates, embedded at build time
 /// (runtime/device/prelude/*, by file name).
 const std::vector<SourceFile> &embeddedDeviceFiles();

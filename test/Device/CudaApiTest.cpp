@@ -20,6 +20,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <unistd.h>
 #include <map>
 #include <optional>
 
@@ -469,14 +471,30 @@ TEST(NvrtcLoadTest, CandidatesFollowTheRule) {
         (std::vector<std::string>{"/opt/cuda-13.0/lib64/libcublasLt.so.13"}));
   }
   ScopedEnv home("XLNETC_CUDA_HOME", nullptr);
+  // NVIDIA's pip wheels under the Python package folders named.
+  namespace fs = std::filesystem;
+  fs::path site = fs::temp_directory_path() / ("xlnetc-site-" + std::to_string(::getpid()));
+  fs::create_directories(site / "nvidia/cu13/lib");
+  fs::create_directories(site / "nvidia/nccl/lib");
+  std::ofstream(site / "nvidia/cu13/lib/libnvrtc.so.13") << "";
+  std::ofstream(site / "nvidia/cu13/lib/libcublasLt.so.13") << "";
+  std::ofstream(site / "nvidia/nccl/lib/libnccl.so.2") << "";
+  ScopedEnv sites("XLNETC_PYTHON_SITE", ("/nonexistent:" + site.string()).c_str());
+  EXPECT_EQ(pythonSiteDirs(), (std::vector<std::string>{"/nonexistent", site.string()}));
+  const std::string wheels = site.string() + "/nvidia/";
   EXPECT_EQ(nvrtcCandidates(),
             (std::vector<std::string>{
                 "libnvrtc.so.13", "/usr/local/cuda/lib64/libnvrtc.so.13",
-                "libnvrtc.so.12", "/usr/local/cuda/lib64/libnvrtc.so.12"}));
-  EXPECT_EQ(
-      cublasLtCandidates(),
-      (std::vector<std::string>{"libcublasLt.so.13",
-                                "/usr/local/cuda/lib64/libcublasLt.so.13"}));
+                wheels + "cu13/lib/libnvrtc.so.13", "libnvrtc.so.12",
+                "/usr/local/cuda/lib64/libnvrtc.so.12"}));
+  EXPECT_EQ(cublasLtCandidates(),
+            (std::vector<std::string>{"libcublasLt.so.13",
+                                      "/usr/local/cuda/lib64/libcublasLt.so.13",
+                                      wheels + "cu13/lib/libcublasLt.so.13"}));
+  EXPECT_EQ(ncclCandidates(),
+            (std::vector<std::string>{"libnccl.so.2", "/usr/local/cuda/lib64/libnccl.so.2",
+                                      wheels + "nccl/lib/libnccl.so.2"}));
+  fs::remove_all(site);
 }
 
 TEST(NvrtcLoadTest, FailureListsWhatWasTried) {

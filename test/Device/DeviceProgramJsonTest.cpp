@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Target/CUDA/CudaEmitter.h"
+#include "test/Device/DeviceTestUtil.h"
 #include "runtime/DeviceProgramJson.h"
 
 #include <gtest/gtest.h>
@@ -29,7 +30,7 @@ struct Loaded {
 
 Loaded tinyTrain() {
   Loaded l;
-  std::ifstream in(std::string(XLNETC_DEVICE_TEST_PLANS) + "/xlnet-tiny.train.plan.json");
+  std::ifstream in(xlnetc::rt::testing::testPlansDir() + "/xlnet-tiny.train.plan.json");
   std::stringstream text;
   text << in.rdbuf();
   Status st = parsePlan(text.str(), l.plan);

@@ -31,10 +31,11 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string smokeSource() {
-  std::ifstream in(XLNETC_DEVICE_TEST_KERNELS "/device_smoke.cu");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  for (const SourceFile &f : embeddedTestKernels())
+    if (f.name == "device_smoke.cu")
+      return f.text;
+  ADD_FAILURE() << "device_smoke.cu is not among the embedded test kernels";
+  return {};
 }
 
 ModuleSource smokeModule() {
@@ -354,16 +355,11 @@ TEST(Sm90, EveryTestKernelCompilesWithoutSpills) {
   if (!cuda::loadNvrtc(nvrtc).isOk())
     GTEST_SKIP() << "no NVRTC on this machine";
   int files = 0, entries = 0;
-  for (auto &e : fs::directory_iterator(XLNETC_DEVICE_TEST_KERNELS)) {
-    if (e.path().extension() != ".cu")
-      continue;
+  for (const SourceFile &f : embeddedTestKernels()) {
     ++files;
-    std::ifstream in(e.path());
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string name = e.path().filename().string();
+    const std::string &name = f.name;
     CompiledCubin out;
-    Status st = compileForSm90(name, ss.str(), out);
+    Status st = compileForSm90(name, f.text, out);
     ASSERT_TRUE(st.isOk()) << st.message();
     for (const KernelResourceUsage &u : parsePtxasLog(out.log)) {
       entries += u.entry;

@@ -19,7 +19,24 @@
 #include <string>
 #include <vector>
 
+namespace xlnetc::rt::dev {
+/// test/Device/kernels/*.cu by file name, embedded at build time
+/// (cmake/EmbedFiles.cmake), so the tests read no file of the source tree.
+const std::vector<SourceFile> &embeddedTestKernels();
+} // namespace xlnetc::rt::dev
+
 namespace xlnetc::rt::testing {
+
+/// The whole-step plans compiled at build time: $XLNETC_TEST_PLANS (ctest
+/// sets it to the build's test/Device/plans; the GPU package to its own
+/// copy). No path of the build machine is compiled into the tests.
+inline std::string testPlansDir() {
+  const char *env = std::getenv("XLNETC_TEST_PLANS");
+  if (!env || !*env)
+    ADD_FAILURE() << "XLNETC_TEST_PLANS is not set: it names the directory of the "
+                     "plans the build compiled (build/test/Device/plans)";
+  return env ? env : "";
+}
 
 /// Sets (or, with a null value, unsets) an environment variable for the life
 /// of the object.

@@ -27,8 +27,11 @@ struct Case {
 };
 
 /// A case with random operands of the right spans (values in [-1, 1]).
+/// `aligned`: every leading dimension and batch stride a multiple of 8
+/// elements, as the model's are (else odd paddings).
 Case makeCase(bool ta, bool tb, int64_t m, int64_t n, int64_t k,
-              int64_t batch, float beta, GemmEpilogue epi, uint32_t seed) {
+              int64_t batch, float beta, GemmEpilogue epi, uint32_t seed,
+              bool aligned = false) {
   Case c;
   GemmDesc &d = c.desc;
   d.transA = ta;
@@ -36,14 +39,15 @@ Case makeCase(bool ta, bool tb, int64_t m, int64_t n, int64_t k,
   d.m = m;
   d.n = n;
   d.k = k;
-  d.lda = (ta ? k : m) + 1; // padded leading dimensions
-  d.ldb = (tb ? n : k) + 2;
+  auto up8 = [](int64_t x) { return (x + 7) / 8 * 8; };
+  d.lda = aligned ? up8(ta ? k : m) : (ta ? k : m) + 1; // padded leading dimensions
+  d.ldb = aligned ? up8(tb ? n : k) : (tb ? n : k) + 2;
   d.ldc = (m + 3 + 7) / 8 * 8; // padded, a multiple of 8 (cuBLASLt's aux rule)
   d.batch = batch;
   GemmExtents probe = gemmExtents(d); // strides 0 here: one entry's span
-  d.strideA = probe.a + 5;
-  d.strideB = probe.b + 7;
-  d.strideC = probe.cd + 1;
+  d.strideA = aligned ? up8(probe.a + 5) : probe.a + 5;
+  d.strideB = aligned ? up8(probe.b + 7) : probe.b + 7;
+  d.strideC = aligned ? up8(probe.cd + 1) : probe.cd + 1;
   d.alpha = 0.75f;
   d.beta = beta;
   d.epilogue = epi;
@@ -319,6 +323,116 @@ void runOnDevice(Device &dev, double tol) {
       if (p)
         dev.free(p);
   }
+}
+
+/// Device::gemm with bf16 storage on `dev`, what --precision bf16 runs:
+/// every epilogue with a bf16 D; weight gradients (bf16 A and B, an f32 D
+/// accumulated with beta 1); batches whose B has stride 0 (one operand for
+/// every entry). Leading dimensions are multiples of 8, as the model's are.
+void runBf16OnDevice(Device &dev) {
+  struct Bf16Variant {
+    Variant v;
+    GemmType cd;
+    bool strideZeroB;
+  };
+  std::vector<Bf16Variant> all;
+  for (const Variant &v : variants())
+    all.push_back({v, GemmType::BF16, false});
+  all.push_back({{false, true, 1, 1.0f, GemmEpilogue::Default}, GemmType::F32, false});
+  all.push_back({{true, false, 1, 1.0f, GemmEpilogue::Default}, GemmType::F32, false});
+  all.push_back({{false, false, 3, 0.0f, GemmEpilogue::Default}, GemmType::BF16, true});
+  all.push_back({{true, true, 3, 0.0f, GemmEpilogue::Default}, GemmType::BF16, true});
+  uint32_t seed = 500;
+  for (const Bf16Variant &bv : all) {
+    const Variant &v = bv.v;
+    Case c = makeCase(v.ta, v.tb, 40, 24, 64, v.batch, v.beta, v.epi, seed++,
+                      /*aligned=*/true);
+    c.desc.ab = GemmType::BF16;
+    c.desc.cd = bv.cd;
+    if (bv.strideZeroB)
+      c.desc.strideB = 0;
+    SCOPED_TRACE(describeGemm(c.desc) + (bv.strideZeroB ? " strideB=0" : "") +
+                 (bv.cd == GemmType::F32 ? " D f32" : " D bf16"));
+    // The operands rounded to bf16; the expectation reads the rounded values.
+    auto toBf16 = [](std::vector<float> &x) {
+      std::vector<uint16_t> h(x.size());
+      for (size_t i = 0; i < x.size(); ++i) {
+        h[i] = bf16FromFloat(x[i]);
+        x[i] = floatFromBf16(h[i]);
+      }
+      return h;
+    };
+    std::vector<uint16_t> a = toBf16(c.a), b = toBf16(c.b), cH, biasH, auxH;
+    const bool bf16D = bv.cd == GemmType::BF16;
+    if (bf16D)
+      cH = toBf16(c.c), biasH = toBf16(c.bias), auxH = toBf16(c.aux);
+    std::vector<float> wantD, wantBias, wantAux;
+    expected(c, wantD, wantBias, wantAux);
+    auto put = [&](const void *h, size_t bytes, DevPtr &p) {
+      ASSERT_TRUE(dev.alloc(bytes, p).isOk());
+      ASSERT_TRUE(dev.upload(p, h, bytes).isOk());
+    };
+    GemmOperands ops;
+    put(a.data(), a.size() * 2, ops.a);
+    put(b.data(), b.size() * 2, ops.b);
+    if (bf16D) {
+      put(cH.data(), cH.size() * 2, ops.c);
+      put(cH.data(), cH.size() * 2, ops.d);
+      if (v.epi != GemmEpilogue::Default)
+        put(biasH.data(), biasH.size() * 2, ops.bias);
+      if (v.epi == GemmEpilogue::GeluAuxBias || v.epi == GemmEpilogue::DGeluBGrad)
+        put(auxH.data(), auxH.size() * 2, ops.aux);
+    } else {
+      put(c.c.data(), c.c.size() * 4, ops.c);
+      ops.d = ops.c; // accumulated in place, as the weight gradients are
+    }
+    Status st = dev.gemm(c.desc, ops, "bf16 gemm test");
+    ASSERT_TRUE(st.isOk()) << st.message();
+    ASSERT_TRUE(dev.synchronize("bf16 gemm test").isOk());
+    // A bf16 result is rounded once: within 2^-8 of max |D|, and a GPU's
+    // other summation order may round the other way (2^-7 covers both).
+    auto widened = [&](DevPtr p, size_t n) {
+      std::vector<uint16_t> h(n);
+      EXPECT_TRUE(dev.download(h.data(), p, n * 2).isOk());
+      std::vector<float> f(n);
+      for (size_t i = 0; i < n; ++i)
+        f[i] = floatFromBf16(h[i]);
+      return f;
+    };
+    if (bf16D) {
+      EXPECT_LT(relError(c.desc, widened(ops.d, c.c.size()), wantD), 1.0 / 128);
+      if (v.epi == GemmEpilogue::GeluAuxBias)
+        EXPECT_LT(relError(c.desc, widened(ops.aux, c.aux.size()), wantAux), 1.0 / 128);
+      if (v.epi == GemmEpilogue::DGeluBGrad) {
+        std::vector<float> bias = widened(ops.bias, c.bias.size());
+        for (int64_t r = 0; r < c.desc.m; ++r)
+          EXPECT_NEAR(bias[size_t(r)], wantBias[size_t(r)],
+                      std::fabs(wantBias[size_t(r)]) / 64 + 1e-3)
+              << "bias row " << r;
+      }
+    } else {
+      std::vector<float> D(c.c.size());
+      ASSERT_TRUE(dev.download(D.data(), ops.d, D.size() * 4).isOk());
+      EXPECT_LT(relError(c.desc, D, wantD), 1e-5);
+    }
+    for (DevPtr p : {ops.a, ops.b, ops.c, bf16D ? ops.d : 0, ops.bias, ops.aux})
+      if (p)
+        dev.free(p);
+  }
+}
+
+TEST(GemmOnDevice, Bf16Emulated) {
+  std::unique_ptr<Device> dev;
+  ASSERT_TRUE(openDevice(DeviceKind::Emu, {}, dev).isOk());
+  runBf16OnDevice(*dev);
+}
+
+TEST(GemmOnDevice, Bf16CublasLtOnAGpu) {
+  std::unique_ptr<Device> dev;
+  Status st = openDevice(DeviceKind::Cuda, {}, dev);
+  if (!st.isOk())
+    GTEST_SKIP() << "no GPU: " << st.message();
+  runBf16OnDevice(*dev);
 }
 
 TEST(GemmOnDevice, Emulated) {

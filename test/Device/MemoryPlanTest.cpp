@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Target/CUDA/CudaEmitter.h"
+#include "test/Device/DeviceTestUtil.h"
 #include "runtime/MemoryPlan.h"
 #include "test/Runtime/TestUtil.h"
 
@@ -57,7 +58,7 @@ TEST(MemoryPlan, ChainReusesWhatIsDeadAndKeepsOutputs) {
 
 /// The build-time plan `name` (WholeStepTest's) with its device program.
 bool loadProgram(const std::string &name, Plan &plan, DeviceProgram &program) {
-  std::ifstream in(std::string(XLNETC_DEVICE_TEST_PLANS) + "/" + name + ".plan.json");
+  std::ifstream in(xlnetc::rt::testing::testPlansDir() + "/" + name + ".plan.json");
   if (!in.good())
     return false;
   std::stringstream text;

@@ -18,6 +18,7 @@
 #include "passes/Target/CUDA/CudaEmitter.h"
 #include "runtime/Executor.h"
 #include "runtime/Safetensors.h"
+#include "test/Device/DeviceTestUtil.h"
 
 #include <gtest/gtest.h>
 
@@ -36,11 +37,7 @@ using namespace xlnetc::rt;
 
 namespace {
 
-std::string planDir() {
-  if (const char *env = std::getenv("XLNETC_TEST_PLANS"))
-    return env;
-  return XLNETC_DEVICE_TEST_PLANS;
-}
+std::string planDir() { return xlnetc::rt::testing::testPlansDir(); }
 
 bool startsWith(const std::string &s, const char *p) {
   return s.rfind(p, 0) == 0;

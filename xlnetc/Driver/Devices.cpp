@@ -2,9 +2,11 @@
 //
 // Says what this machine can run: the host executor always; the emulated
 // device when the host C++ compiler builds and runs a kernel; a GPU when the
-// CUDA driver loads and reports one. Also the NVRTC and cuBLASLt found and
-// the kernel cache directory. Exit code 0 whatever is missing: this is a
-// report, not a check.
+// CUDA driver loads and reports one. Also where the driver, NVRTC, cuBLASLt
+// and NCCL were loaded from (the loader's search path, /usr/local/cuda or
+// NVIDIA's pip wheels: CudaApi.h libraryCandidates) and the kernel cache
+// directory. In xlnetc and xlnetc-run. Exit code 0 whatever is missing:
+// this is a report, not a check.
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,6 +72,12 @@ int runDevices() {
   std::unique_ptr<rt::dev::Device> gpu;
   rt::Status cuda = rt::dev::openDevice(rt::dev::DeviceKind::Cuda, {}, gpu);
   row("cuda", cuda.isOk(), cuda ? gpu->description() : cuda.message());
+  const rt::cuda::Driver *drv = nullptr;
+  if (rt::Status st = rt::cuda::loadDriver(drv); !st)
+    row("driver", false, st.message());
+  else
+    row("driver", true, fmt::format("CUDA {} ({})", rt::cuda::versionString(drv->version),
+                                    drv->library));
 
   const rt::cuda::Nvrtc *nvrtc = nullptr;
   if (rt::Status st = rt::cuda::loadNvrtc(nvrtc); !st) {
@@ -88,6 +96,11 @@ int runDevices() {
     row("cublasLt", false, st.message());
   else
     row("cublasLt", true, fmt::format("{} ({})", lt->version, lt->library));
+  const rt::cuda::Nccl *nccl = nullptr;
+  if (rt::Status st = rt::cuda::loadNccl(nccl); !st)
+    row("nccl", false, st.message());
+  else
+    row("nccl", true, fmt::format("{} ({})", nccl->version, nccl->library));
 
   std::string dir = rt::KernelCache::defaultDirectory();
   std::cout << "kernel cache: " << (dir.empty() ? "(none: no HOME)" : dir)

@@ -46,6 +46,10 @@ inline void addDeviceOptions(CLI::App *cmd, std::string &device, bool &noCache,
   cmd->add_flag("--no-kernel-cache", noCache,
                 "Compile every kernel afresh instead of using the on-disk "
                 "kernel cache ($XLNETC_KERNEL_CACHE)");
+  cmd->add_flag_callback(
+      "--sync-each-op", [] { setenv("XLNETC_CUDA_SYNC", "1", /*overwrite=*/1); },
+      "emu and cuda: no graph; wait after every kernel, GEMM and memset, so the first "
+      "fault names its plan step, kernel and MLIR location (as XLNETC_CUDA_SYNC=1)");
 }
 
 /// --precision, shared by compile, run-step and train.
