@@ -6,14 +6,17 @@
 //  - bf16/f16 conversions against independent rounding references;
 //  - register fragments of mma.m16n8k16 and ldmatrix against the PTX ISA
 //    layouts, written out here independently of the emulator;
-//  - cp.async commit/wait_group semantics;
+//  - cp.async commit/wait_group semantics, where each schedule lands a copy
+//    between its issue and its wait, and a pipeline whose every classic bug
+//    gives a wrong result under some schedule;
 //  - shuffles (all variants, widths, partial masks), votes, redux, match,
 //    __syncwarp, and value exchange when lanes run ahead (random schedules);
 //  - block barriers, dynamic shared memory, atomics across OS threads;
 //  - schedule modes: the same result for correct kernels, a different one
 //    for a missing __syncthreads, and the XLNETC_EMU_SCHEDULE override;
-//  - deadlocks, divergent barriers and kernel faults as launch errors (exact
-//    messages), after which the emulator keeps working;
+//  - deadlocks, divergent barriers, collectives reached from two call sites,
+//    misaligned vector loads/stores and other kernel faults as launch errors
+//    (exact messages), after which the emulator keeps working;
 //  - the C ABI launcher, and an FA2-style tile against float64.
 //
 //===----------------------------------------------------------------------===//
@@ -35,6 +38,7 @@
 #include <thread>
 #include <vector>
 
+#include "kernels/async_copy.cu"
 #include "kernels/block.cu"
 #include "kernels/collectives.cu"
 #include "kernels/fa_tile.cu"
@@ -412,6 +416,7 @@ TEST(Ldmatrix, AllShapesMatchPtxLayout) {
 //===----------------------------------------------------------------------===//
 
 TEST(CpAsync, WaitGroupRetiresAllButTheNewestGroups) {
+  ScheduleEnv env(nullptr); // forward: every copy lands at its wait
   std::vector<int> src(16), snap(64, 0);
   for (int i = 0; i < 16; ++i)
     src[i] = 0x01010101 * (i + 1);
@@ -440,6 +445,124 @@ TEST(CpAsync, WaitGroupRetiresAllButTheNewestGroups) {
   EXPECT_EQ(slot(2, 3), stale);
   // After its commit, wait_group 0 performs it.
   EXPECT_EQ(slot(3, 3), copied(3));
+}
+
+TEST(CpAsync, LandingPointFollowsTheSchedule) {
+  ScheduleEnv env(nullptr);
+  std::vector<int> src(16);
+  for (int i = 0; i < 16; ++i)
+    src[i] = 0x01010101 * (i + 1);
+  auto run = [&](int mode, unsigned long long seed) {
+    std::vector<int> snap(64, 0);
+    EXPECT_EQ(XL_EMU_LAUNCH(cp_async_groups, dim3(1), dim3(32), 0,
+                            options(mode, seed), src.data(), snap.data()),
+              "");
+    return snap;
+  };
+  auto slot = [](const std::vector<int> &snap, int snapshot, int s) {
+    return std::vector<int>(snap.begin() + 16 * snapshot + 4 * s,
+                            snap.begin() + 16 * snapshot + 4 * s + 4);
+  };
+  const std::vector<int> stale(4, -1);
+  // What each slot holds once its copy has landed (slot 2: zfill of 5 bytes).
+  const std::vector<int> landed[4] = {
+      {src[0], src[1], src[2], src[3]},
+      {src[4], src[5], src[6], src[7]},
+      {src[8], static_cast<int>(src[9] & 0xff), 0, 0},
+      {src[12], src[13], src[14], src[15]}};
+  // Slots whose copy a wait has retired by snapshot k, and slots issued.
+  const int retired[4] = {1, 2, 3, 4}, issued[4] = {3, 3, 4, 4};
+
+  // reverse: every copy lands at its issue, even the uncommitted one.
+  std::vector<int> snap = run(XLNETC_EMU_REVERSE, 0);
+  for (int k = 0; k < 4; ++k)
+    for (int s = 0; s < 4; ++s)
+      EXPECT_EQ(slot(snap, k, s), s < issued[k] ? landed[s] : stale)
+          << "snapshot " << k << ", slot " << s;
+
+  // random: a retired copy has landed; one in flight has or has not, as the
+  // seed decides (reproducibly), and once landed it stays.
+  int early[4] = {}, late[4] = {};
+  for (unsigned long long seed = 1; seed <= 32; ++seed) {
+    snap = run(XLNETC_EMU_RANDOM, seed);
+    EXPECT_EQ(snap, run(XLNETC_EMU_RANDOM, seed)) << "seed " << seed;
+    for (int s = 0; s < 4; ++s) {
+      bool wasLanded = false;
+      for (int k = 0; k < 4; ++k) {
+        std::vector<int> v = slot(snap, k, s);
+        if (s >= issued[k]) {
+          EXPECT_EQ(v, stale);
+        } else if (s < retired[k]) {
+          EXPECT_EQ(v, landed[s]) << "seed " << seed << ", slot " << s;
+        } else {
+          EXPECT_TRUE(v == stale || v == landed[s]);
+          EXPECT_FALSE(wasLanded && v == stale);
+          // The last snapshot before the retiring wait (k = s - 1): has
+          // the copy landed early, or will it land at the wait?
+          if (k == s - 1)
+            ++(v == landed[s] ? early[s] : late[s]);
+        }
+        wasLanded = v == landed[s];
+      }
+    }
+  }
+  for (int s = 1; s < 4; ++s) {
+    EXPECT_GT(early[s], 0) << "slot " << s;
+    EXPECT_GT(late[s], 0) << "slot " << s;
+  }
+}
+
+/// Mutation test of the landing points: the correct cp.async pipeline is
+/// right under every schedule; each bug gives a wrong result under the
+/// schedule that lands copies where the bug shows (forward: at the wait,
+/// reverse: at the issue) and under every random seed.
+TEST(CpAsync, EachPipelineBugIsCaughtBySomeSchedule) {
+  ScheduleEnv env(nullptr);
+  constexpr int kTiles = 4;
+  std::vector<int> original(kTiles * 32 * 4);
+  std::mt19937 rng(7);
+  for (int &v : original)
+    v = static_cast<int>(rng() >> 1);
+  std::vector<unsigned> expected(32, 0);
+  for (int t = 0; t < 32; ++t)
+    for (int i = 0; i < kTiles; ++i)
+      for (int k = 0; k < 4; ++k)
+        expected[t] = expected[t] * 31u +
+                      static_cast<unsigned>(original[(32 * i + t) * 4 + k]);
+  auto right = [&](int variant, int mode, unsigned long long seed) {
+    std::vector<int> src = original;
+    std::vector<unsigned> out(32, 0);
+    EXPECT_EQ(XL_EMU_LAUNCH(cp_async_pipeline, dim3(1), dim3(32), 2 * 32 * 16,
+                            options(mode, seed), src.data(), out.data(), kTiles,
+                            variant),
+              "");
+    EXPECT_EQ(src, std::vector<int>(src.size(), 0)); // all consumed
+    return out == expected;
+  };
+  struct Case {
+    int variant;
+    const char *name;
+    bool rightForward, rightReverse;
+  };
+  const Case cases[] = {
+      {kPipelineCorrect, "correct", true, true},
+      // At the wait, a read before it sees the poison and a source freed
+      // before it is copied as zeros; at the issue, both go unnoticed.
+      {kReadBeforeWait, "read before wait", false, true},
+      {kSourceFreedEarly, "source freed early", false, true},
+      // At the issue, the prefetch overwrites the tile before it is read;
+      // at the wait, after.
+      {kPrefetchIntoBufferInUse, "prefetch into buffer in use", true, false}};
+  for (const Case &c : cases) {
+    EXPECT_EQ(right(c.variant, XLNETC_EMU_FORWARD, 0), c.rightForward)
+        << c.name;
+    EXPECT_EQ(right(c.variant, XLNETC_EMU_REVERSE, 0), c.rightReverse)
+        << c.name;
+    for (unsigned long long seed = 1; seed <= 8; ++seed)
+      EXPECT_EQ(right(c.variant, XLNETC_EMU_RANDOM, seed),
+                c.variant == kPipelineCorrect)
+          << c.name << ", seed " << seed;
+  }
 }
 
 TEST(CpAsync, WarpGemmThroughCpAsyncLdmatrixMma) {
@@ -1052,6 +1175,103 @@ TEST(Faults, AlignedCollectivesNeedTheWholeWarp) {
                 ", threads 16-31 wait at __shfl_sync with mask 0xffffffff " +
                 faultLoc(fault_line::kShfl));
   expectHealthy();
+}
+
+/// Mutation test: the same collective reached from two call sites (a
+/// divergent branch) is an error; the same kernel with the warp together is
+/// right. __syncwarp is exempt (legal on sm_70+).
+TEST(Faults, CollectivesFromTwoCallSitesAreDivergent) {
+  std::vector<int> out(32);
+  for (int split : {0, 32}) {
+    ASSERT_EQ(XL_EMU_LAUNCH(fault_shfl_two_sites, dim3(1), dim3(32), 0,
+                            options(XLNETC_EMU_FORWARD), out.data(), split),
+              "");
+    for (int lane = 0; lane < 32; ++lane)
+      EXPECT_EQ(out[lane], lane ^ 1);
+  }
+  std::vector<float> fout(32);
+  ASSERT_EQ(XL_EMU_LAUNCH(fault_mma_two_sites, dim3(1), dim3(32), 0,
+                          options(XLNETC_EMU_FORWARD), fout.data(), 32),
+            "");
+  EXPECT_EQ(fout, std::vector<float>(32, 1.0f));
+  for (int mode : kModes) {
+    EXPECT_EQ(XL_EMU_LAUNCH(fault_shfl_two_sites, dim3(1), dim3(32), 0,
+                            options(mode), out.data(), 16),
+              "emulated kernel 'fault_shfl_two_sites': divergent warp "
+              "collective in block (0,0,0), warp 0: threads 0-15 wait at "
+              "__shfl_xor_sync with mask 0xffffffff " +
+                  faultLoc(fault_line::kShflSiteA) +
+                  ", threads 16-31 wait at __shfl_xor_sync with mask "
+                  "0xffffffff " +
+                  faultLoc(fault_line::kShflSiteB));
+    expectHealthy();
+    EXPECT_EQ(XL_EMU_LAUNCH(fault_mma_two_sites, dim3(1), dim3(32), 0,
+                            options(mode), fout.data(), 8),
+              "emulated kernel 'fault_mma_two_sites': divergent warp "
+              "collective in block (0,0,0), warp 0: threads 0-7 wait at "
+              "xl_mma_m16n8k16_bf16 with mask 0xffffffff " +
+                  faultLoc(fault_line::kMmaSiteA) +
+                  ", threads 8-31 wait at xl_mma_m16n8k16_bf16 with mask "
+                  "0xffffffff " +
+                  faultLoc(fault_line::kMmaSiteB));
+    expectHealthy();
+    ASSERT_EQ(XL_EMU_LAUNCH(syncwarp_two_sites, dim3(1), dim3(32), 0,
+                            options(mode), out.data()),
+              "");
+    for (int lane = 0; lane < 32; ++lane)
+      EXPECT_EQ(out[lane], (lane ^ 16) * 10);
+  }
+}
+
+/// Mutation test: float4/int2/uchar4 loads and stores at size-aligned
+/// addresses copy exactly; at an address off by half the size they fail
+/// like the GPU's misaligned-address fault (a load names its line).
+TEST(Faults, MisalignedVectorLoadsAndStores) {
+  ScheduleEnv env(nullptr); // forward: thread 0 faults first
+  alignas(16) unsigned char src[32 * 16 + 16], dst[32 * 16 + 16];
+  for (size_t i = 0; i < sizeof src; ++i)
+    src[i] = static_cast<unsigned char>(i * 7 + 1);
+  struct Width {
+    int bytes;
+    const char *type;
+    int loadLine;
+  };
+  const Width widths[] = {{16, "float4", fault_line::kLoad16},
+                          {8, "int2", fault_line::kLoad8},
+                          {4, "uchar4", fault_line::kLoad4}};
+  for (const Width &w : widths) {
+    for (int offset : {0, w.bytes}) {
+      std::memset(dst, 0, sizeof dst);
+      ASSERT_EQ(XL_EMU_LAUNCH(vector_copy, dim3(1), dim3(32), 0,
+                              options(XLNETC_EMU_FORWARD), src, dst, w.bytes,
+                              offset, offset),
+                "")
+          << w.type;
+      EXPECT_EQ(std::memcmp(dst + offset, src + offset, 32 * w.bytes), 0)
+          << w.type;
+    }
+    const int bad = w.bytes / 2;
+    char expected[256];
+    std::snprintf(expected, sizeof expected,
+                  "emulated kernel 'vector_copy': misaligned address: %s load "
+                  "from %p (needs %d-byte alignment) in block (0,0,0), thread "
+                  "0 (faults.cu:%d)",
+                  w.type, static_cast<void *>(src + bad), w.bytes, w.loadLine);
+    EXPECT_EQ(XL_EMU_LAUNCH(vector_copy, dim3(1), dim3(32), 0,
+                            options(XLNETC_EMU_FORWARD), src, dst, w.bytes, bad,
+                            0),
+              expected);
+    expectHealthy();
+    std::snprintf(expected, sizeof expected,
+                  "emulated kernel 'vector_copy': misaligned address: %s store "
+                  "to %p (needs %d-byte alignment) in block (0,0,0), thread 0",
+                  w.type, static_cast<void *>(dst + bad), w.bytes);
+    EXPECT_EQ(XL_EMU_LAUNCH(vector_copy, dim3(1), dim3(32), 0,
+                            options(XLNETC_EMU_FORWARD), src, dst, w.bytes, 0,
+                            bad),
+              expected);
+    expectHealthy();
+  }
 }
 
 // Host-only kernels: faults that valid CUDA cannot express or that NVRTC

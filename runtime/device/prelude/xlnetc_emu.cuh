@@ -36,7 +36,10 @@
 //     A resumed thread runs until it waits or exits; the thread whose
 //     arrival completes a barrier waits like the others, so the round after
 //     a barrier starts in schedule order too. Blocks are taken in the same
-//     order (forward, reverse, or a seeded permutation of the grid).
+//     order (forward, reverse, or a seeded permutation of the grid). The
+//     schedule also picks where each cp.async lands between its issue and
+//     its wait (xlnetc_emu_tensor.cuh): forward at the wait, reverse at the
+//     issue, random at seeded coin flips in between.
 //     The environment variable
 //       XLNETC_EMU_SCHEDULE=forward|reverse|random[:SEED]
 //     (SEED decimal or 0x-hex, default 0) OVERRIDES cfg->schedule and
@@ -56,9 +59,14 @@
 //     mask M completes when every non-exited lane of M waits at a collective
 //     with exactly mask M (PTX: "all non-exited threads corresponding to
 //     membermask"); lanes that do not exist (a partial last warp) count as
-//     exited. All lanes of the group must be at the same operation (different
-//     call sites are fine, as for bar.warp.sync), otherwise "divergent warp
-//     collective". A caller outside its own mask is an error. A shuffle that
+//     exited. All lanes of the group must be at the same operation and, for
+//     every operation but __syncwarp, at the same call site (file:line),
+//     otherwise "divergent warp collective": lanes at two shuffle sites are a
+//     divergent branch whose values the GPU pairs across instructions, and
+//     .aligned ops require one instruction. __syncwarp may be reached from
+//     different sites, as bar.warp.sync on sm_70+. Two call paths into one
+//     helper are one site (the site is where the collective is spelled).
+//     A caller outside its own mask is an error. A shuffle that
 //     reads a lane that is not in the group (exited, absent, not in the mask)
 //     gets all-ones bits (NaN for floats): undefined on a GPU, loud here.
 //     ldmatrix and mma.sync are .aligned: all 32 lanes must take part.
@@ -73,8 +81,8 @@
 //     are abandoned and their stacks reused (objects on them are not
 //     destroyed); the process and later launches are unaffected.
 //     __trap(), a failed assert() in kernel code, a misaligned cp.async or
-//     ldmatrix address and a C++ exception escaping a kernel end the launch
-//     the same way.
+//     ldmatrix address, a misaligned vector load or store (rule 7) and a C++
+//     exception escaping a kernel end the launch the same way.
 //  6. Cooperative scheduling. A fiber runs until it waits at a barrier or
 //     exits: a spin loop on shared or global memory that another thread must
 //     change never ends unless it calls __nanosleep() (a yield here). Blocks
@@ -85,7 +93,10 @@
 //     as on a GPU). Fiber stacks are XLNETC_EMU_STACK_KB KiB (default 64;
 //     256 under sanitizers; the FA-style test kernel peaks at ~6.5 KiB, at
 //     -O0 too) with a guard page: an overflow is a SIGSEGV at a guard-page
-//     address, not a launch error.
+//     address, not a launch error. CUDA's 2- and 4-element vector types
+//     (float4, int2, uchar4, ...; xlnetc_emu_builtins.cuh) check that each
+//     load and store through them is size-aligned, the GPU's "misaligned
+//     address" fault; scalar accesses are not checked.
 //  8. Sanitizers. Under -fsanitize=thread each CUDA thread is a TSan fiber;
 //     barriers order exactly the threads they synchronize, so a missing
 //     __syncthreads is reported as a data race between the two source lines.

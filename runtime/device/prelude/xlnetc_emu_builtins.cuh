@@ -96,13 +96,13 @@ bool completeShfl(Warp &warp, unsigned lanes, std::string &) {
   return true;
 }
 
-inline constexpr CollectiveOp kShflIdx{"__shfl_sync", false,
+inline constexpr CollectiveOp kShflIdx{"__shfl_sync", false, true,
                                        &completeShfl<Shfl::Idx>};
-inline constexpr CollectiveOp kShflUp{"__shfl_up_sync", false,
+inline constexpr CollectiveOp kShflUp{"__shfl_up_sync", false, true,
                                       &completeShfl<Shfl::Up>};
-inline constexpr CollectiveOp kShflDown{"__shfl_down_sync", false,
+inline constexpr CollectiveOp kShflDown{"__shfl_down_sync", false, true,
                                         &completeShfl<Shfl::Down>};
-inline constexpr CollectiveOp kShflXor{"__shfl_xor_sync", false,
+inline constexpr CollectiveOp kShflXor{"__shfl_xor_sync", false, true,
                                        &completeShfl<Shfl::Bfly>};
 
 template <class T>
@@ -248,7 +248,7 @@ inline constexpr CollectiveOp kReduceOp{
     : R == Reduce::Xor       ? "__reduce_xor_sync"
     : R == Reduce::MatchAny  ? "__match_any_sync"
                              : "__match_all_sync",
-    false, &completeReduce<R>};
+    false, R != Reduce::Sync, &completeReduce<R>};
 
 template <Reduce R>
 uint64_t reduceCollective(unsigned mask, uint64_t value, SrcLoc loc) {
@@ -269,13 +269,20 @@ template <class T> uint64_t matchKey(T value) {
 }
 
 /// Records "<what> in block (x,y,z), thread t (file:line)" as the launch's
-/// error; follow it with abandonCurrent() in a separate statement.
+/// error, without the location when `loc` is null; follow it with
+/// abandonCurrent() in a separate statement.
 __attribute__((noinline, cold)) inline void
-recordKernelError(const std::string &what, SrcLoc loc) {
+recordKernelError(const std::string &what, const SrcLoc *loc) {
   Thread &self = current();
-  self.worker->recordError(format(
-      "%s in block %s, thread %u (%s)", what.c_str(),
-      self.worker->blockName().c_str(), self.linear, formatLoc(loc).c_str()));
+  std::string message = format("%s in block %s, thread %u", what.c_str(),
+                               self.worker->blockName().c_str(), self.linear);
+  if (loc)
+    message += " (" + formatLoc(*loc) + ")";
+  self.worker->recordError(message);
+}
+
+inline void recordKernelError(const std::string &what, SrcLoc loc) {
+  recordKernelError(what, &loc);
 }
 
 [[noreturn]] inline void abandonCurrent() {
@@ -560,6 +567,116 @@ inline unsigned atomicDec(unsigned *a, unsigned limit) {
   return ::xl::emu::atomicUpdate(
       a, [limit](unsigned o) { return (o == 0 || o > limit) ? limit : o - 1; });
 }
+
+//===----------------------------------------------------------------------===//
+// Vector types: loads and stores fault on misaligned addresses
+//===----------------------------------------------------------------------===//
+
+// CUDA's vector types (NVRTC predefines them; the prelude's GPU half needs
+// nothing): the 2- and 4-element ones, whose alignment is their size. On the
+// GPU, a load or store of one (`*reinterpret_cast<const float4 *>(p)`) is a
+// single vector access, and an address that is not a multiple of the size is
+// a "misaligned address" fault that kills the context. Here the copy
+// constructor (a load) and the copy assignment (a load and a store) check the
+// alignment and fail the launch the same way. A load names its call site; a
+// store cannot (an assignment operator takes no defaulted location argument),
+// so its message names the block, thread and address only. Unlike CUDA's
+// aggregates these have constructors: `float4 v = {a, b, c, d}`, `float4{}`
+// and make_float4 work, partial braces `{a}` do not.
+
+namespace xl::emu {
+
+/// Fails the launch for a load (or store) of the vector type `type` at the
+/// misaligned address `p`, naming the call site when `loc` is given. Outside
+/// a kernel (host code copying vectors) there is no fault to report.
+__attribute__((noinline, cold)) inline void
+misalignedVector(const char *type, size_t bytes, bool store, const void *p,
+                 const SrcLoc *loc) {
+  if (!tCurrent)
+    return;
+  { // the message must be destroyed before the fiber is abandoned
+    std::string what =
+        format("misaligned address: %s %s %p (needs %zu-byte alignment)", type,
+               store ? "store to" : "load from", p, bytes);
+    recordKernelError(what, loc);
+  }
+  abandonCurrent();
+}
+
+template <class V>
+inline void checkVectorAddress(const V *p, const char *type, bool store,
+                               const SrcLoc *loc = nullptr) {
+  if (__builtin_expect(reinterpret_cast<uintptr_t>(p) % sizeof(V) != 0, 0))
+    misalignedVector(type, sizeof(V), store, p, loc);
+}
+
+} // namespace xl::emu
+
+#define XLNETC_EMU_VECTOR2(V, E)                                               \
+  struct alignas(2 * sizeof(E)) V {                                            \
+    E x, y;                                                                    \
+    V() = default;                                                             \
+    constexpr V(E x_, E y_) : x(x_), y(y_) {}                                  \
+    V(const V &o, XLNETC_EMU_LOC) {                                            \
+      const ::xl::emu::SrcLoc loc = XLNETC_EMU_HERE;                           \
+      ::xl::emu::checkVectorAddress(&o, #V, false, &loc);                      \
+      x = o.x;                                                                 \
+      y = o.y;                                                                 \
+    }                                                                          \
+    V &operator=(const V &o) {                                                 \
+      ::xl::emu::checkVectorAddress(&o, #V, false);                            \
+      ::xl::emu::checkVectorAddress(this, #V, true);                           \
+      x = o.x;                                                                 \
+      y = o.y;                                                                 \
+      return *this;                                                            \
+    }                                                                          \
+  };                                                                           \
+  static_assert(alignof(V) == sizeof(V), #V " is not size-aligned");           \
+  inline V make_##V(E x, E y) { return V(x, y); }
+#define XLNETC_EMU_VECTOR4(V, E)                                               \
+  struct alignas(4 * sizeof(E)) V {                                            \
+    E x, y, z, w;                                                              \
+    V() = default;                                                             \
+    constexpr V(E x_, E y_, E z_, E w_) : x(x_), y(y_), z(z_), w(w_) {}        \
+    V(const V &o, XLNETC_EMU_LOC) {                                            \
+      const ::xl::emu::SrcLoc loc = XLNETC_EMU_HERE;                           \
+      ::xl::emu::checkVectorAddress(&o, #V, false, &loc);                      \
+      x = o.x;                                                                 \
+      y = o.y;                                                                 \
+      z = o.z;                                                                 \
+      w = o.w;                                                                 \
+    }                                                                          \
+    V &operator=(const V &o) {                                                 \
+      ::xl::emu::checkVectorAddress(&o, #V, false);                            \
+      ::xl::emu::checkVectorAddress(this, #V, true);                           \
+      x = o.x;                                                                 \
+      y = o.y;                                                                 \
+      z = o.z;                                                                 \
+      w = o.w;                                                                 \
+      return *this;                                                            \
+    }                                                                          \
+  };                                                                           \
+  static_assert(alignof(V) == sizeof(V), #V " is not size-aligned");           \
+  inline V make_##V(E x, E y, E z, E w) { return V(x, y, z, w); }
+XLNETC_EMU_VECTOR2(char2, signed char)
+XLNETC_EMU_VECTOR2(uchar2, unsigned char)
+XLNETC_EMU_VECTOR2(short2, short)
+XLNETC_EMU_VECTOR2(ushort2, unsigned short)
+XLNETC_EMU_VECTOR2(int2, int)
+XLNETC_EMU_VECTOR2(uint2, unsigned)
+XLNETC_EMU_VECTOR2(float2, float)
+XLNETC_EMU_VECTOR2(longlong2, long long)
+XLNETC_EMU_VECTOR2(ulonglong2, unsigned long long)
+XLNETC_EMU_VECTOR2(double2, double)
+XLNETC_EMU_VECTOR4(char4, signed char)
+XLNETC_EMU_VECTOR4(uchar4, unsigned char)
+XLNETC_EMU_VECTOR4(short4, short)
+XLNETC_EMU_VECTOR4(ushort4, unsigned short)
+XLNETC_EMU_VECTOR4(int4, int)
+XLNETC_EMU_VECTOR4(uint4, unsigned)
+XLNETC_EMU_VECTOR4(float4, float)
+#undef XLNETC_EMU_VECTOR2
+#undef XLNETC_EMU_VECTOR4
 
 //===----------------------------------------------------------------------===//
 // Arithmetic and bit built-ins

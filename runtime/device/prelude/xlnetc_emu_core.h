@@ -6,8 +6,9 @@
 //  - `Warp`: 32 lanes and the bit sets of the warp barrier (waiting, exited);
 //  - `Worker`: one OS thread's share of a launch. It owns the fibers of one
 //    block (reused block after block), resumes them round by round in the
-//    schedule's order, completes block and warp barriers, and turns deadlocks
-//    and kernel faults into error messages;
+//    schedule's order, completes block and warp barriers, lands the threads'
+//    cp.async copies, and turns deadlocks and kernel faults into error
+//    messages;
 //  - `runGrid`: validates a launch, runs its blocks on cfg->threads workers
 //    and reports (the XL_EXPORT launchers and xl::emu::launch end here).
 //
@@ -140,12 +141,18 @@ struct CollectiveOp {
   const char *name;
   /// .aligned instructions (mma.sync, ldmatrix): all 32 lanes must take part.
   bool fullWarp;
+  /// All lanes of a group must wait at the same call site (file:line). True
+  /// for every op but __syncwarp, which sm_70+ explicitly lets lanes reach
+  /// at different sites (bar.warp.sync); for the others, lanes at two sites
+  /// of one op are a divergent branch whose lanes the GPU pairs wrongly (or,
+  /// for .aligned ops, undefined behaviour).
+  bool sameSite;
   /// Returns false with a complete message (block, thread, source line; the
   /// launcher adds the kernel) on a kernel error, e.g. a misaligned address.
   bool (*complete)(Warp &warp, unsigned lanes, std::string &error);
 };
 
-/// One deferred cp.async (xlnetc_emu_tensor.cuh).
+/// One cp.async in flight (xlnetc_emu_tensor.cuh says when it lands).
 struct AsyncCopy {
   void *dst;
   const void *src;
@@ -153,6 +160,17 @@ struct AsyncCopy {
   unsigned group;    // commit-group index, kUncommitted before the commit
 };
 inline constexpr unsigned kUncommitted = ~0u;
+
+/// Performs a cp.async: reads its source and writes all 16 bytes of its
+/// destination. Out of line and instrumented (never XLNETC_EMU_NO_TSAN), so
+/// that under TSan the copy is an access of the issuing thread wherever the
+/// scheduler lands it.
+__attribute__((noinline)) inline void landCopy(const AsyncCopy &copy) {
+  unsigned char bytes[16] = {};
+  if (copy.srcBytes)
+    std::memcpy(bytes, copy.src, copy.srcBytes);
+  std::memcpy(copy.dst, bytes, 16);
+}
 
 /// Bytes a lane can hand to a collective (mma: A 16 + B 8 + C 16).
 inline constexpr size_t kPayloadBytes = 48;
@@ -181,7 +199,7 @@ struct Thread {
   alignas(16) unsigned char in[kPayloadBytes];
   alignas(16) unsigned char out[16];
 
-  std::vector<AsyncCopy> copies; // issue order
+  std::vector<AsyncCopy> copies; // in flight, in issue order
   unsigned committedGroups = 0;
 
   // Addresses used as TSan synchronization objects: released when the thread
@@ -322,6 +340,12 @@ struct Worker {
   void warpCollective(Thread &self, const CollectiveOp &op, unsigned mask,
                       SrcLoc loc);
   void exitThread(Thread &self);
+  /// cp.async of `self`: lands at once or joins `self.copies`.
+  void issueCopy(Thread &self, const AsyncCopy &copy);
+  /// A landing point of `self`'s copies in flight: lands every copy of a
+  /// committed group before `retire` and, under the random schedule, each
+  /// other copy with probability 1/2.
+  void landCopies(Thread &self, unsigned retire);
   /// The first error of the block wins.
   void recordError(const std::string &message);
   /// Ends `self` after an error was recorded; runBlock resets the fiber. Call
@@ -593,6 +617,9 @@ XLNETC_EMU_NO_TSAN inline bool Worker::runBlock(uint64_t linearBlock) {
 /// Suspends `self` (whose state says why) and resumes the next runnable
 /// fiber of the round, or the worker's main context when none is left.
 XLNETC_EMU_NO_TSAN inline void Worker::switchAway(Thread &self) {
+  // Every switch point is a landing point of the thread's copies in flight.
+  if (launch.schedule == XLNETC_EMU_RANDOM && !self.copies.empty())
+    landCopies(self, 0);
   Thread *next = pickNext();
   if (next == &self) {
     self.state = State::Running;
@@ -628,6 +655,44 @@ XLNETC_EMU_NO_TSAN inline void Worker::yield(Thread &self) {
   self.state = State::Runnable;
   ++runnable;
   switchAway(self);
+}
+
+//===----------------------------------------------------------------------===//
+// cp.async landing points
+//===----------------------------------------------------------------------===//
+
+// A cp.async may land at any moment between its issue and the wait that
+// retires it. Where the emulator lands it depends on the schedule (the rules
+// are in xlnetc_emu_tensor.cuh): forward at the wait, reverse at the issue,
+// random at a seeded coin flip at the issue, at every switch point of the
+// issuing thread and at every wait.
+
+XLNETC_EMU_NO_TSAN inline void Worker::issueCopy(Thread &self,
+                                                 const AsyncCopy &copy) {
+  if (launch.schedule == XLNETC_EMU_REVERSE ||
+      (launch.schedule == XLNETC_EMU_RANDOM && (splitmix64(rng) & 1))) {
+    landCopy(copy);
+    return;
+  }
+  self.copies.push_back(copy);
+}
+
+XLNETC_EMU_NO_TSAN __attribute__((noinline)) inline void
+Worker::landCopies(Thread &self, unsigned retire) {
+  const bool random = launch.schedule == XLNETC_EMU_RANDOM;
+  std::vector<AsyncCopy> &copies = self.copies;
+  size_t kept = 0;
+  uint64_t coins = 0; // one random bit per copy
+  for (size_t i = 0; i < copies.size(); ++i) {
+    if (random && i % 64 == 0)
+      coins = splitmix64(rng);
+    bool retired = copies[i].group < retire; // never for kUncommitted
+    if (retired || (random && ((coins >> (i % 64)) & 1)))
+      landCopy(copies[i]);
+    else
+      copies[kept++] = copies[i];
+  }
+  copies.resize(kept);
 }
 
 //===----------------------------------------------------------------------===//
@@ -728,16 +793,18 @@ Worker::tryCompleteGroup(Warp &warp, unsigned mask, Thread &executor) {
   if (((warp.waiting | warp.exited) & mask) != mask)
     return Group::NotReady;
   unsigned lanes = warp.waiting & mask;
-  const CollectiveOp *op = nullptr;
-  bool mixed = false;
+  const Thread *leader = nullptr;
+  bool mixed = false; // different ops, or one op at different call sites
   for (unsigned rest = lanes; rest; rest &= rest - 1) {
     Thread &t = *warp.lanes[__builtin_ctz(rest)];
     if (t.mask != mask)
       return Group::NotReady; // that lane waits for a group of its own
-    if (!op)
-      op = t.op;
-    mixed |= t.op != op;
+    if (!leader)
+      leader = &t;
+    mixed |=
+        t.op != leader->op || (t.op->sameSite && !sameLoc(t.loc, leader->loc));
   }
+  const CollectiveOp *op = leader->op;
   unsigned first = warp.index * 32;
   unsigned end = std::min(numThreads, first + 32);
   if (mixed) {
@@ -793,7 +860,8 @@ XLNETC_EMU_NO_TSAN inline void Worker::completeGroupsAfterExit(Thread &self) {
 }
 
 XLNETC_EMU_NO_TSAN inline void Worker::exitThread(Thread &self) {
-  // cp.async copies never waited for are dropped: nothing can observe them.
+  // cp.async copies still in flight are dropped: no wait orders them before
+  // anything another thread does, so a kernel may not rely on them.
   self.copies.clear();
   self.inKernel = false;
   self.state = State::Exited;

@@ -26,14 +26,25 @@
 //   each lane: M_i[g][2t..2t+1]; with .trans: M_i[2t][g], M_i[2t+1][g].
 //
 // cp.async.cg.shared.global [dst], [src], 16 (, src_size)
-//   Deferred: a copy is performed when a cp.async.wait_group<N> of the issuing
-//   thread retires its group, i.e. all but the N most recently committed
-//   groups; a missing wait or barrier therefore shows stale shared memory, as
-//   it may on the GPU. Copies issued after the last commit_group belong to no
-//   group: wait_group does not perform them (a later commit adds them to the
-//   next group). commit_group with nothing pending makes an empty group, as in
-//   PTX. Copies still pending when the thread exits are dropped. Source bytes
-//   are read when the copy is performed.
+//   A copy lands (reads its source and writes its destination, all at once)
+//   at some point between its issue and the cp.async.wait_group<N> of the
+//   issuing thread that retires its group, i.e. all but the N most recently
+//   committed groups. As on the GPU, nothing else bounds it, and the schedule
+//   picks the point:
+//     forward  at the wait: as late as possible, so a read of the
+//              destination or a write of the source before the wait sees
+//              stale shared memory / changes what is copied;
+//     reverse  at the issue: as early as possible, so the destination changes
+//              under a kernel still reading it (a prefetch into a buffer in
+//              use) and later writes of the source are not copied;
+//     random   at a seeded coin flip (probability 1/2) at the issue, at every
+//              switch point of the issuing thread (barrier, warp collective,
+//              __nanosleep) and at every wait_group, and at the retiring wait
+//              at the latest. Copies of one thread land in any order.
+//   Copies issued after the last commit_group belong to no group: wait_group
+//   does not retire them (a later commit adds them to the next group).
+//   commit_group with nothing pending makes an empty group, as in PTX. Copies
+//   still in flight when the thread exits are dropped.
 //
 //===----------------------------------------------------------------------===//
 
@@ -107,9 +118,9 @@ template <bool IsBf16> bool completeMma(Warp &warp, unsigned, std::string &) {
   return true;
 }
 
-inline constexpr CollectiveOp kMmaBf16{"xl_mma_m16n8k16_bf16", true,
+inline constexpr CollectiveOp kMmaBf16{"xl_mma_m16n8k16_bf16", true, true,
                                        &completeMma<true>};
-inline constexpr CollectiveOp kMmaF16{"xl_mma_m16n8k16_f16", true,
+inline constexpr CollectiveOp kMmaF16{"xl_mma_m16n8k16_f16", true, true,
                                       &completeMma<false>};
 
 inline void mma(const CollectiveOp &op, float d[4], const u32 a[4],
@@ -169,7 +180,7 @@ inline constexpr CollectiveOp kLdmatrix{
     NUM == 1   ? (TRANS ? "ldmatrix.x1.trans" : "ldmatrix.x1")
     : NUM == 2 ? (TRANS ? "ldmatrix.x2.trans" : "ldmatrix.x2")
                : (TRANS ? "ldmatrix.x4.trans" : "ldmatrix.x4"),
-    true, &completeLdmatrix<NUM, TRANS>};
+    true, true, &completeLdmatrix<NUM, TRANS>};
 
 //===----------------------------------------------------------------------===//
 // cp.async
@@ -188,7 +199,8 @@ inline void cpAsync(void *dst, const void *src, unsigned srcBytes, SrcLoc loc) {
         loc);
     abandonCurrent();
   }
-  current().copies.push_back(AsyncCopy{dst, src, srcBytes, kUncommitted});
+  Thread &self = current();
+  self.worker->issueCopy(self, AsyncCopy{dst, src, srcBytes, kUncommitted});
 }
 
 inline void cpAsyncCommit() {
@@ -199,26 +211,15 @@ inline void cpAsyncCommit() {
   ++self.committedGroups;
 }
 
-/// Performs the copies of every committed group except the `pending` most
-/// recent ones, in issue order.
+/// Lands the copies of every committed group except the `pending` most
+/// recent ones (in issue order); the wait is a landing point for the others.
 inline void cpAsyncWait(unsigned pending) {
   Thread &self = current();
-  if (self.committedGroups <= pending)
-    return;
-  unsigned retire = self.committedGroups - pending; // groups [0, retire)
-  size_t kept = 0;
-  for (size_t i = 0; i < self.copies.size(); ++i) {
-    AsyncCopy &copy = self.copies[i];
-    if (copy.group != kUncommitted && copy.group < retire) {
-      unsigned char bytes[16] = {};
-      if (copy.srcBytes)
-        std::memcpy(bytes, copy.src, copy.srcBytes);
-      std::memcpy(copy.dst, bytes, 16);
-    } else {
-      self.copies[kept++] = copy;
-    }
-  }
-  self.copies.resize(kept);
+  unsigned retire = self.committedGroups > pending
+                        ? self.committedGroups - pending // groups [0, retire)
+                        : 0;
+  if (!self.copies.empty())
+    self.worker->landCopies(self, retire);
 }
 
 } // namespace xl::emu

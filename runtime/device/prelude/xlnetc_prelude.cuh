@@ -30,8 +30,9 @@
 //   xl_cp_async_commit(), xl_cp_async_wait<N>(), xl_cp_async_wait_all()
 //
 // plus the CUDA built-ins themselves (threadIdx, __syncthreads,
-// __shfl_xor_sync, atomicAdd, __expf, ...), which the host side provides
-// under their CUDA names, and `#pragma unroll` (ignored on the host; g++
+// __shfl_xor_sync, atomicAdd, __expf, the vector types float4, int2, ...
+// with make_float4, ...), which the host side provides under their CUDA
+// names, and `#pragma unroll` (ignored on the host; g++
 // warns about it unless -Wno-unknown-pragmas). The fragment layouts are
 // documented in xlnetc_emu_tensor.cuh; the emulator's rules in
 // xlnetc_emu.cuh.
