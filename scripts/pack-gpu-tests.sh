@@ -16,18 +16,24 @@
 #   golden/     ../shared/golden's cases
 #   bench-bundles.tgz   XLNet-Large and -Base bf16 training steps (sm_90)
 #   run.sh      scripts/gpu/run.sh: the staged, time-boxed runner
-# Usage: scripts/pack-gpu-tests.sh [DIR] (default .gpu/, ignored by git).
+# Usage: scripts/pack-gpu-tests.sh [DIR] (default .gpu/, ignored by git);
+# GPU_ARCH (sm_90; none), GPU_PACK_BENCH (below), BUILD_DIR and
+# XLNETC_GOLDEN_DIR change what it packs; GPU_PACK_NO_BUILD=1 packs the
+# build as it is (the dry-run test, inside a test run).
 # Prints the package's size and the device call to make.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-.gpu}
 build=${BUILD_DIR:-build}
 golden=${XLNETC_GOLDEN_DIR:-../shared/golden}
-arch=${GPU_ARCH:-sm_90}
+arch=${GPU_ARCH:-sm_90} # "none": no CUBINs (the emulated dry run)
+archArgs=()
+[ "$arch" = none ] || archArgs=(--arch "$arch")
 xlnetc=$build/bin/xlnetc
 step() { echo "pack: $*" >&2; }
 
-cmake --build "$build" --target xlnet-device-tests xlnetc xlnetc-run > /dev/null
+[ "${GPU_PACK_NO_BUILD:-0}" = 1 ] ||
+  cmake --build "$build" --target xlnet-device-tests xlnetc xlnetc-run > /dev/null
 rm -rf "$out" && mkdir -p "$out/bin" "$out/plans" "$out/bundles" "$out/refs" \
   "$out/golden"
 cp "$build/bin/xlnet-device-tests" "$build/bin/xlnetc-run" "$out/bin/"
@@ -54,11 +60,11 @@ step "$(ls "$libdir" | wc -l) libraries: $(ls "$libdir" | tr '\n' ' ')"
 rm -rf "$libdir"
 
 # 2. The bundles, each with CUBINs for $arch.
-step "bundles (kernels for $arch)"
+step "bundles$([ "$arch" = none ] || echo " (kernels for $arch)")"
 bundle() { # bundle NAME SPEC ARGS...
   local name=$1 spec=$2
   shift 2
-  "$xlnetc" compile "$spec" --arch "$arch" -o "$out/bundles/$name" "$@" > /dev/null
+  "$xlnetc" compile "$spec" "${archArgs[@]}" -o "$out/bundles/$name" "$@" > /dev/null
 }
 # xlnet-small's layers (d_head 64: the tensor-core attention's geometry
 # and shared memory are XLNet-Large's) without dropout, so the bf16 step and
@@ -91,21 +97,25 @@ step "xlnet-small's fp32 host reference"
 rm -rf "$specs"
 
 # 4. The benchmark's bundles: bf16 training steps of the paper's shapes
-#    (seq 512, mem 384, reuse 256, num_predict 85, bi_data) at batch 16 and
-#    32, compressed; the HuggingFace side and the table maker.
+#    (seq 512, mem 384, reuse 256, num_predict 85, bi_data), compressed, in
+#    the order run.sh runs them (bench-order.txt); the HuggingFace side and
+#    the table maker. GPU_PACK_BENCH="MODEL:BATCH ..." packs others (the
+#    emulated dry run packs the tiny model).
 step "benchmark bundles"
 bench=$(mktemp -d)
-for mb in large:16 base:16 large:32; do
+order=${GPU_PACK_BENCH:-large:16 base:16 large:32}
+for mb in $order; do
   model=${mb%%:*} batch=${mb##*:}
   "$xlnetc" compile "models/xlnet-$model.toml" --precision bf16 --batch-size "$batch" \
-    --arch "$arch" -o "$bench/$model-b$batch" > /dev/null
+    "${archArgs[@]}" -o "$bench/$model-b$batch" > /dev/null
+  cp "models/xlnet-$model.toml" "$out/"
 done
+echo "$order" > "$out/bench-order.txt"
 tar czf "$out/bench-bundles.tgz" -C "$bench" .
 rm -rf "$bench"
 
 "$xlnetc" make-corpus demo "$out/demo.txt" --lines 20000 > /dev/null
 cp scripts/hf_xlnet_bench.py scripts/bench_table.py test/Training/inputs/metrics.py "$out/"
-cp models/xlnet-base.toml models/xlnet-large.toml "$out/"
 cp scripts/gpu/run.sh "$out/run.sh"
 chmod +x "$out/run.sh"
 

@@ -22,7 +22,10 @@
 #
 # XLNETC_RUN_DEVICE (default cuda) is the device every stage runs on; the
 # emulated dry run (test/Tools/gpu-package-dry-run.test) sets emu and puts
-# stand-ins for nvidia-smi and compute-sanitizer first on PATH.
+# stand-ins for nvidia-smi and compute-sanitizer first on PATH. Also:
+# GPU_TESTS_FILTER (the gpu-tests stage's gtest filter), GPU_BENCH_COMPILE=0
+# (no torch.compile item), GPU_HF_PYTHON (the Python of the HuggingFace
+# side, default python3), GPU_WORK_DIR (scratch, default /tmp/xlnetc-gpu-work).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-/tmp/xlnetc-gpu-out}
@@ -34,12 +37,17 @@ export here out dev work
 # xlnetc's binaries find the libraries packed beside them; the Python side
 # (HuggingFace, the table maker) keeps its own environment.
 export XLNETC_TEST_PLANS="$here/plans" XLNETC_KERNEL_CACHE="$work/kernel-cache"
-export CUBLASLT_LOG_LEVEL=${CUBLASLT_LOG_LEVEL:-3} CUBLASLT_LOG_FILE="$work/cublaslt-%i.log"
+export CUBLASLT_LOG_MASK=${CUBLASLT_LOG_MASK:-5} CUBLASLT_LOG_FILE="$work/cublaslt-%i.log"
 export lib="$work/lib"
-mkdir -p "$lib" && tar xJf "$here/lib.tar.xz" -C "$lib"
-xr() { LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$here/bin/xlnetc-run" "$@"; }
-xt() { LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$here/bin/xlnet-device-tests" "$@"; }
-export -f xr xt
+mkdir -p "$lib" "$work/bin" && tar xJf "$here/lib.tar.xz" -C "$lib"
+# xr (xlnetc-run) and xt (xlnet-device-tests): commands on PATH, so
+# timeout can run them too, that set LD_LIBRARY_PATH for themselves alone.
+for pair in xr:xlnetc-run xt:xlnet-device-tests; do
+  printf '#!/bin/sh\nLD_LIBRARY_PATH="%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "%s" "$@"\n' \
+    "$lib" "$here/bin/${pair#*:}" > "$work/bin/${pair%%:*}"
+  chmod +x "$work/bin/${pair%%:*}"
+done
+export PATH="$work/bin:$PATH"
 
 #===----------------------------------------------------------------------===#
 # The stages. Each is a function that prints what it did and exits non-zero
@@ -68,10 +76,10 @@ stage_preflight() {
 # The device tests that need a GPU: the driver, the smoke kernels, cuBLASLt
 # in f32 and bf16 with every epilogue and a stride-0 batch, whole steps.
 stage_gpu_tests() {
-  xt --gtest_filter='CudaDriverTest.*:CudaDevice.*:GemmOnDevice.*:WholeStep.*:NvrtcLoadTest.*:CublasLtLoadTest.*:NcclLoadTest.*' \
-    --gtest_brief=1
+  local filter=${GPU_TESTS_FILTER:-CudaDriverTest.*:CudaDevice.*:GemmOnDevice.*:WholeStep.*:NvrtcLoadTest.*:CublasLtLoadTest.*:NcclLoadTest.*}
+  xt --gtest_filter="$filter" --gtest_brief=1
   local rc=$?
-  echo "summary: $(xt --gtest_filter='CudaDriverTest.*:CudaDevice.*:GemmOnDevice.*:WholeStep.*:NvrtcLoadTest.*:CublasLtLoadTest.*:NcclLoadTest.*' --gtest_list_tests | grep -c '^  ') tests, exit $rc"
+  echo "summary: $(xt --gtest_filter="$filter" --gtest_list_tests | grep -c '^  ') tests, exit $rc"
   return $rc
 }
 
@@ -192,14 +200,17 @@ sanitize() {
       "$here/bin/xlnetc-run" $args > "$work/san.log" 2>&1
     local rc=$?
     tail -25 "$work/san.log"
-    errors+=" $(grep -o 'ERROR SUMMARY: [0-9]* errors*' "$work/san.log" | tail -1)"
+    # memcheck and synccheck print "ERROR SUMMARY: N errors", racecheck
+    # "RACECHECK SUMMARY: N hazards displayed (E errors, W warnings)".
+    errors+=" $(grep -o '[A-Z]* SUMMARY: .*' "$work/san.log" | tail -1);"
     [ $rc = 0 ] || status=1
   done
   echo "summary: $tool:$errors"
   return $status
 }
 stage_memcheck() { sanitize memcheck; }
-stage_racecheck() { sanitize racecheck; }
+# Kernels compiled with -lineinfo, so a hazard names its source line.
+stage_racecheck() { XLNETC_CUDA_LINEINFO=1 sanitize racecheck; }
 stage_synccheck() { sanitize synccheck; }
 
 # The benchmarks (docs/Benchmarks.md): the fused attention kernels, then
@@ -207,39 +218,55 @@ stage_synccheck() { sanitize synccheck; }
 # (eager, then torch.compile), each item under its own limit inside the
 # stage's; the tables and the JSON come back.
 stage_bench() {
-  local b="$work/bench" items=0
+  local b="$work/bench" items=0 skipped=""
+  # Items start only while they fit before the stage's own limit (less 20 s
+  # for the tables), so the tables are always written.
+  local deadline=$((SECONDS + ${STAGE_LIMIT:-400} - 20))
   mkdir -p "$b" "$work/bench-bundles"
   tar xzf "$here/bench-bundles.tgz" -C "$work/bench-bundles"
+  local failed=""
   item() { # item NAME SECONDS CMD...
     local name=$1 limit=$2; shift 2
+    if [ $((SECONDS + limit)) -gt $deadline ]; then skipped+=" $name"; return; fi
     timeout -k 5 "$limit" "$@" > "$b/$name.log" 2>&1
     local rc=$?
     echo "$name: exit $rc; $(tail -1 "$b/$name.log")"
     items=$((items + 1))
+    [ $rc = 0 ] || failed+=" $name (exit $rc)"
   }
-  item attn-large 60 xr bench-attention --device "$dev" --batch 16 --heads 16 --d-head 64 \
-    --json "$b/attn-large.json"
-  for bundle in "$work"/bench-bundles/*; do
-    local name
-    name=$(basename "$bundle")
-    item "xlnetc-$name" 90 xr bench "$bundle" --device "$dev" --steps 5 --warmup 2 \
-      --json "$b/xlnetc-$name.json"
-    local model=${name%%-b*} batch=${name##*-b}
-    item "hf-$model-b$batch-eager" 90 python3 "$here/hf_xlnet_bench.py" \
-      "$here/xlnet-$model.toml" --batch "$batch" --steps 5 --warmup 2 --dtype bf16 \
-      --json "$b/hf-$model-b$batch-eager.json"
-  done
-  for bundle in "$work"/bench-bundles/*; do
-    local name model batch
-    name=$(basename "$bundle") model=${name%%-b*} batch=${name##*-b}
-    item "hf-$model-b$batch-compile" 150 python3 "$here/hf_xlnet_bench.py" \
-      "$here/xlnet-$model.toml" --batch "$batch" --steps 5 --warmup 3 --dtype bf16 --compile \
-      --json "$b/hf-$model-b$batch-compile.json"
+  hf() { # hf MODEL BATCH eager|compile
+    item "hf-$1-b$2-$3" "$([ "$3" = compile ] && echo 150 || echo 90)" "${GPU_HF_PYTHON:-python3}" \
+      "$here/hf_xlnet_bench.py" "$here/xlnet-$1.toml" --batch "$2" --steps 5 --dtype bf16 \
+      --warmup "$([ "$3" = compile ] && echo 3 || echo 2)" $([ "$3" = compile ] && echo --compile) \
+      --json "$b/hf-$1-b$2-$3.json"
+  }
+  ours() { # ours MODEL BATCH
+    item "xlnetc-$1-b$2" 90 xr bench "$work/bench-bundles/$1-b$2" --device "$dev" --steps 5 \
+      --warmup 2 --json "$b/xlnetc-$1-b$2.json"
+  }
+  # Most needed first (bench-order.txt, the pack's order: XLNet-Large at
+  # batch 16 first): xlnetc beside HuggingFace eager, then for the first
+  # model the attention kernels and torch.compile.
+  local first=1 mb model batch
+  for mb in $(cat "$here/bench-order.txt"); do
+    model=${mb%%:*} batch=${mb##*:}
+    ours "$model" "$batch"
+    hf "$model" "$batch" eager
+    if [ $first = 1 ]; then
+      key() { awk -F'[= ]+' -v k="$1" '$1 == k { print $2 }' "$here/xlnet-$model.toml"; }
+      item "attn-$model" 60 xr bench-attention --device "$dev" --batch "$batch" \
+        --heads "$(key n_head)" --d-head "$(key d_head)" --seq-len "$(key seq_len)" \
+        --mem-len "$(key mem_len)" --num-predict "$(key num_predict)" --json "$b/attn-$model.json"
+      # torch.compile takes minutes on XLNet-Large: GPU_BENCH_COMPILE=0 leaves it out.
+      [ "${GPU_BENCH_COMPILE:-1}" = 0 ] || hf "$model" "$batch" compile
+      first=0
+    fi
   done
   python3 "$here/bench_table.py" "$b" > "$out/tables.md"
   cat "$out/tables.md"
   tar czf "$out/bench-results.tgz" -C "$b" .
-  echo "summary: $items items; tables.md, bench-results.tgz"
+  echo "summary: $items items run${failed:+, failed:$failed}${skipped:+, skipped for time:$skipped}; tables.md, bench-results.tgz"
+  [ -z "$failed" ] && [ $items -gt 0 ]
 }
 export -f stage_preflight stage_gpu_tests stage_bf16_small stage_bitwise stage_golden \
   stage_tiny_train stage_nccl sanitize stage_memcheck stage_racecheck stage_synccheck stage_bench
@@ -250,7 +277,7 @@ export -f stage_preflight stage_gpu_tests stage_bf16_small stage_bitwise stage_g
 
 # name:limit, in order of value.
 all=(preflight:60 gpu-tests:120 bf16-small:60 bitwise:45 golden:60 tiny-train:60 nccl:45
-     memcheck:90 racecheck:90 synccheck:60 bench:400)
+     memcheck:90 racecheck:120 synccheck:60 bench:400)
 selected=("$@")
 failed=0
 echo "| stage | result | seconds | summary |" > "$out/results.md"
@@ -281,7 +308,8 @@ for entry in "${all[@]}"; do
     continue
   fi
   start=$SECONDS
-  timeout -k 5 "$limit" bash -o pipefail -c "stage_${name//-/_}" > "$work/$name.log" 2>&1
+  STAGE_LIMIT=$limit timeout -k 5 "$limit" bash -o pipefail -c "stage_${name//-/_}" \
+    > "$work/$name.log" 2>&1
   rc=$?
   took=$((SECONDS - start))
   summary=$(grep '^summary: ' "$work/$name.log" | tail -1 | sed 's/^summary: //')

@@ -241,6 +241,9 @@ XL_DEVICE void xl_rel_attention_fused(
                         key, static_cast<xl_u64>(((b * T + t) * N + n) * K + j))
                   : 0.0;
         sc[r * BK + lane] = e * factor;
+        // Every lane has read mrow[r] before lane 0 overwrites it: shuffles
+        // do not order shared memory (racecheck on an H200 saw the hazard).
+        __syncwarp();
         if (lane == 0) {
           const double a = mOld == kNegInf ? 0.0 : exp(mOld - mNew);
           alpha[r] = a;
@@ -563,6 +566,7 @@ XL_DEVICE void xl_rel_attention_fused_grad(
           const double e = sv == kNegInf ? 0.0 : exp(sv - mNew);
           const double tileSum = xl_warp_sum(e);
           const double tileDot = xl_warp_sum(e * ea[r][lane]);
+          __syncwarp(); // every lane has read ms[r] (see the forward)
           if (lane == 0 && mNew != kNegInf) {
             const double a = mOld == kNegInf ? 0.0 : exp(mOld - mNew);
             ls[r] = ls[r] * a + tileSum;
