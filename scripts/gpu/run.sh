@@ -67,10 +67,14 @@ stage_preflight() {
   done
   [ $missing = 0 ] || { echo "summary: libraries missing (above)"; return 2; }
   nvidia-smi --query-gpu=name,compute_cap,driver_version,memory.total --format=csv
-  xr devices
-  xr devices | grep -q "^$dev .* yes" || [ "$dev" != cuda ] ||
-    { echo "summary: xlnetc sees no GPU (above)"; return 2; }
-  echo "summary: $(xr devices | awk -v d="$dev" '$1 == d { $1 = ""; $2 = ""; print }' | sed 's/^ *//')"
+  # Read whole before it is searched (a grep that stops early would kill
+  # the writer with SIGPIPE, which pipefail turns into a failure).
+  local devices
+  devices=$(xr devices)
+  echo "$devices"
+  grep -q "^$dev .* yes" <<< "$devices" ||
+    { echo "summary: xlnetc sees no $dev device (above)"; return 2; }
+  echo "summary: $(awk -v d="$dev" '$1 == d { $1 = ""; $2 = ""; print }' <<< "$devices" | sed 's/^ *//')"
 }
 
 # The device tests that need a GPU: the driver, the smoke kernels, cuBLASLt
@@ -295,6 +299,8 @@ print(json.dumps({"stage": sys.argv[1], "result": sys.argv[2], "seconds": int(sy
   printf '%-11s %-7s %4s s  %s\n' "$1" "$2" "$3" "$4"
 }
 
+stagePid=
+trap '[ -n "$stagePid" ] && kill -TERM $stagePid 2> /dev/null; exit 143' TERM INT
 for entry in "${all[@]}"; do
   name=${entry%%:*} limit=${entry##*:}
   if [ ${#selected[@]} -gt 0 ] && ! printf '%s\n' "${selected[@]}" | grep -qx "$name"; then
@@ -308,8 +314,12 @@ for entry in "${all[@]}"; do
     continue
   fi
   start=$SECONDS
+  # In the background, so a TERM or INT to run.sh (a call cut short) ends
+  # the stage too: timeout passes the signal on to the stage's processes.
   STAGE_LIMIT=$limit timeout -k 5 "$limit" bash -o pipefail -c "stage_${name//-/_}" \
-    > "$work/$name.log" 2>&1
+    > "$work/$name.log" 2>&1 &
+  stagePid=$!
+  wait $stagePid
   rc=$?
   took=$((SECONDS - start))
   summary=$(grep '^summary: ' "$work/$name.log" | tail -1 | sed 's/^summary: //')
