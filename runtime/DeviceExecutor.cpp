@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <set>
@@ -178,6 +179,13 @@ struct DeviceExecutor::Prepared {
     dev::LaunchDims dims;
     std::vector<uint64_t> values;
     std::vector<void *> params;
+    /// The plan buffers the op may write, for skipping work nobody reads
+    /// (skippableOps): a memset's buffer; a GEMM's C, D, bias and aux (and
+    /// its batch members' D); a kernel's buffer arguments. `shared`: the op
+    /// also does other steps' work through a table (the multi-tensor Adam,
+    /// the norm), so it is never skipped.
+    std::vector<int> writes;
+    bool shared = false;
   };
 
   const DeviceProgram *program = nullptr;
@@ -200,7 +208,59 @@ struct DeviceExecutor::Prepared {
   int statusSteps = 0;
   size_t statusBytes = 0;
   std::vector<Op> ops;
+  /// The outputs the last step asked for (ExecOptions::wanted, joined) and,
+  /// for them, which ops are skipped; the graph is recorded for them.
+  std::string wantedKey;
+  std::vector<char> skip;
   std::unique_ptr<dev::Graph> graph;
+
+  /// Marks in `skip` the ops whose results no output in `needed` depends
+  /// on (empty: every output is needed). A step is live when one of its
+  /// outputs is needed or read by a live step; an op of a dead step still
+  /// runs when it may write a live buffer of another step (a batched GEMM's
+  /// member, a fused launch: a buffer a later step produces), or works
+  /// through a table.
+  void chooseOps(const Plan &plan, const std::set<std::string> &needed) {
+    skip.assign(ops.size(), 0);
+    if (needed.empty())
+      return;
+    const size_t n = plan.buffers.size();
+    std::vector<char> live(n, 0), liveStep(plan.steps.size(), 0);
+    std::vector<int> producer(n, -1);
+    for (const Buffer &b : plan.buffers)
+      for (const std::string &name : b.outputs)
+        if (needed.count(name))
+          live[size_t(b.id)] = 1;
+    for (size_t s = 0; s < plan.steps.size(); ++s)
+      for (int id : plan.steps[s].out)
+        if (id >= 0)
+          producer[size_t(id)] = int(s);
+    for (size_t s = plan.steps.size(); s-- > 0;) {
+      const Step &step = plan.steps[s];
+      bool any = step.out.empty(); // a step without outputs is kept
+      for (int id : step.out)
+        any = any || (id >= 0 && live[size_t(id)]);
+      if (!any)
+        continue;
+      liveStep[s] = 1;
+      for (int id : step.in)
+        if (id >= 0)
+          live[size_t(id)] = 1;
+    }
+    for (size_t i = 0; i < ops.size(); ++i) {
+      const Op &op = ops[i];
+      if (liveStep[op.step] || op.shared)
+        continue;
+      bool writesLive = false;
+      for (int id : op.writes) {
+        const int from = producer[size_t(id)];
+        const bool mayWrite = from < 0 ? plan.buffers[size_t(id)].role == Buffer::Temp
+                                       : from >= int(op.step);
+        writesLive = writesLive || (mayWrite && live[size_t(id)]);
+      }
+      skip[i] = !writesLive;
+    }
+  }
   /// Host memory each returned buffer is copied into after the step
   /// (allocated at the first step that returns it).
   std::map<int, void *> staging;
@@ -316,6 +376,7 @@ Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
       op.step = i;
       op.dst = addr[size_t(id)];
       op.bytes = static_cast<size_t>(numelOf(b.shape)) * dtypeSize(b.dtype);
+      op.writes = {id};
       if (op.bytes > 0)
         p->ops.push_back(std::move(op));
     }
@@ -332,6 +393,11 @@ Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
         op.ops.c = l.c >= 0 ? addr[l.c] : op.ops.d;
         op.ops.bias = l.bias >= 0 ? addr[l.bias] : 0;
         op.ops.aux = l.aux >= 0 ? addr[l.aux] : 0;
+        for (int id : {l.c, l.d, l.bias, l.aux})
+          if (id >= 0)
+            op.writes.push_back(id);
+        for (const auto &member : l.batchMembers)
+          op.writes.push_back(member.second);
         // A batched GEMM's entries must lie where its strides say.
         const dev::DevPtr size = dev::DevPtr(dev::gemmTypeSize(l.gemm.ab)),
                           sizeD = dev::DevPtr(dev::gemmTypeSize(l.gemm.cd));
@@ -371,6 +437,7 @@ Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
         switch (arg.kind) {
         case KernelArg::Buffer:
           op.values.push_back(addr[arg.index]);
+          op.writes.push_back(arg.index);
           break;
         case KernelArg::Null:
           op.values.push_back(0);
@@ -386,6 +453,7 @@ Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
           break;
         case KernelArg::Table:
           op.values.push_back(tables[arg.index]);
+          op.shared = true;
           break;
         case KernelArg::Immediate:
           op.values.push_back(uint64_t(arg.value));
@@ -451,7 +519,10 @@ Status DeviceExecutor::runOpsObserved(const Prepared &p, const Plan &plan,
 
 Status DeviceExecutor::runOps(const Prepared &p,
                               const std::function<Status(size_t step)> &before) {
-  for (const Prepared::Op &op : p.ops) {
+  for (size_t i = 0; i < p.ops.size(); ++i) {
+    const Prepared::Op &op = p.ops[i];
+    if (i < p.skip.size() && p.skip[i])
+      continue;
     if (before)
       XLNETC_RETURN_IF_ERROR(before(op.step));
     std::string what; // the op, for the synchronous mode's message
@@ -475,6 +546,10 @@ Status DeviceExecutor::runOps(const Prepared &p,
       XLNETC_RETURN_IF_ERROR(device_.synchronize(op.where + what));
   }
   return Status::ok();
+}
+
+size_t DeviceExecutor::skippedOps() const {
+  return prepared_ ? size_t(std::count(prepared_->skip.begin(), prepared_->skip.end(), 1)) : 0;
 }
 
 void DeviceExecutor::dropKept() {
@@ -549,6 +624,25 @@ Status DeviceExecutor::start(const Plan &plan, const DeviceProgram &program,
     carried.emplace_back(o->second, i->second);
   }
 
+  // The outputs that come back, and the work only the others need skipped
+  // (a new set of them records a new graph).
+  std::set<std::string> carriedNames;
+  for (const auto &[out, in] : carry)
+    carriedNames.insert(out);
+  std::set<std::string> wanted(opts.wanted.begin(), opts.wanted.end()), needed;
+  if (!wanted.empty()) {
+    needed = wanted;
+    needed.insert(carriedNames.begin(), carriedNames.end());
+  }
+  std::string wantedKey;
+  for (const std::string &name : needed)
+    wantedKey += name + '\n';
+  if (p.skip.size() != p.ops.size() || wantedKey != p.wantedKey) {
+    p.chooseOps(plan, needed);
+    p.wantedKey = wantedKey;
+    p.graph.reset();
+  }
+
   // 3. This step's bound inputs, parameters and seed; clean status words.
   for (const Buffer &b : plan.buffers)
     if (bound[b.id]) {
@@ -586,9 +680,6 @@ Status DeviceExecutor::start(const Plan &plan, const DeviceProgram &program,
   }
   // 5. The carried outputs become kept inputs, on the device (copies in
   //    order after the step's work).
-  std::set<std::string> carriedNames;
-  for (const auto &[out, in] : carry)
-    carriedNames.insert(out);
   for (auto [out, in] : carried) {
     const Buffer &b = plan.buffers[size_t(out)];
     if (p.addr[size_t(in)] != p.addr[size_t(out)]) // else updated in place
@@ -605,7 +696,7 @@ Status DeviceExecutor::start(const Plan &plan, const DeviceProgram &program,
   for (const Buffer &b : plan.buffers) {
     std::vector<std::string> names; // the buffer's names that come back
     for (const std::string &name : b.outputs)
-      if (!carriedNames.count(name))
+      if (!carriedNames.count(name) && (wanted.empty() || wanted.count(name)))
         names.push_back(name);
     if (names.empty())
       continue;

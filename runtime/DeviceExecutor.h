@@ -69,6 +69,9 @@ public:
   Status fetch(const std::string &name, Tensor &out);
   /// Forgets every kept value.
   void dropKept();
+  /// How many ops of the last step were skipped because no output asked
+  /// for (ExecOptions::wanted) depends on them.
+  size_t skippedOps() const;
 
 private:
   struct Prepared;

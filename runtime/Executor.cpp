@@ -40,6 +40,10 @@ void Executor::setCarry(std::vector<std::pair<std::string, std::string>> carry) 
     deviceExecutor_->dropKept();
 }
 
+size_t Executor::skippedOps() const {
+  return deviceExecutor_ ? deviceExecutor_->skippedOps() : 0;
+}
+
 Status Executor::fetch(const std::string &name, Tensor &out) {
   if (deviceExecutor_)
     return deviceExecutor_->fetch(name, out);

@@ -65,6 +65,9 @@ public:
   void setCarry(std::vector<std::pair<std::string, std::string>> carry);
   /// The kept value of input `name` (read back from the device).
   Status fetch(const std::string &name, Tensor &out);
+  /// Device executors: the ops of the last step skipped for want of a
+  /// reader (ExecOptions::wanted); 0 on the host.
+  size_t skippedOps() const;
 
 private:
   /// The host executor's step, with the kept inputs lent and taken back.

@@ -18,6 +18,8 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace xlnetc::rt {
 
@@ -45,6 +47,12 @@ struct ExecOptions {
   /// each computing all it needs. An observer that does not accept fused
   /// steps (StepObserver::acceptsFusedSteps) turns the adds in GEMMs off.
   bool fuse = true;
+  /// The outputs the caller reads (e.g. loss, grad_norm, lr for a training
+  /// step); empty: all. The device executors copy back only these and skip
+  /// the work that only the others need (a bf16 step's casts of logits and
+  /// hidden to f32); carried outputs are always computed. The host executor
+  /// returns everything.
+  std::vector<std::string> wanted;
   /// Told about the steps (the data-parallel gradient all-reduce,
   /// dist/GradReducer.h); null: none. The host executor calls beforeStep and
   /// afterStep around every step (around every step it runs, when the

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Target/CUDA/CudaEmitter.h"
+#include "runtime/DeviceExecutor.h"
 #include "runtime/Executor.h"
 #include "test/Device/DeviceTestUtil.h"
 #include "test/Runtime/TinyPlans.h"
@@ -347,6 +348,135 @@ TEST_F(DeviceExecutorTest, APlanWithoutItsDeviceProgramIsRefused) {
   EXPECT_FALSE(st);
   EXPECT_NE(st.message().find("device program"), std::string::npos)
       << st.message();
+}
+
+} // namespace
+
+namespace {
+
+/// The emulated device, its synchronisations and captures recorded; the
+/// `failAt`-th synchronisation (counting from 1; 0: none) fails as an
+/// asynchronous fault would.
+class RecordingDevice : public dev::Device {
+public:
+  explicit RecordingDevice(dev::Device &inner) : d_(inner) {}
+  std::vector<std::string> syncs;
+  int captures = 0;
+  size_t failAt = 0;
+
+  dev::DeviceKind kind() const override { return d_.kind(); }
+  std::string description() const override { return d_.description(); }
+  std::string arch() const override { return d_.arch(); }
+  Status alloc(size_t bytes, dev::DevPtr &out) override { return d_.alloc(bytes, out); }
+  void free(dev::DevPtr ptr) override { d_.free(ptr); }
+  Status memoryInUse(size_t &bytes) override { return d_.memoryInUse(bytes); }
+  Status memoryFree(size_t &bytes) override { return d_.memoryFree(bytes); }
+  Status upload(dev::DevPtr dst, const void *src, size_t n) override {
+    return d_.upload(dst, src, n);
+  }
+  Status download(void *dst, dev::DevPtr src, size_t n) override {
+    return d_.download(dst, src, n);
+  }
+  Status copy(dev::DevPtr dst, dev::DevPtr src, size_t n) override { return d_.copy(dst, src, n); }
+  Status memset(dev::DevPtr dst, int value, size_t n) override { return d_.memset(dst, value, n); }
+  Status allocHost(size_t bytes, void *&out) override { return d_.allocHost(bytes, out); }
+  void freeHost(void *ptr) override { d_.freeHost(ptr); }
+  Status downloadAsync(void *dst, dev::DevPtr src, size_t n) override {
+    return d_.downloadAsync(dst, src, n);
+  }
+  Status loadModule(const dev::ModuleSource &src, std::unique_ptr<dev::Module> &out) override {
+    return d_.loadModule(src, out);
+  }
+  Status loadCubin(const std::string &name, const std::string &image,
+                   std::unique_ptr<dev::Module> &out) override {
+    return d_.loadCubin(name, image, out);
+  }
+  Status getKernel(dev::Module &m, const std::string &name, dev::Kernel &out) override {
+    return d_.getKernel(m, name, out);
+  }
+  Status launch(const dev::Kernel &k, const dev::LaunchDims &dims, void **params,
+                const std::string &where) override {
+    return d_.launch(k, dims, params, where);
+  }
+  Status gemm(const dev::GemmDesc &desc, const dev::GemmOperands &ops,
+              const std::string &where) override {
+    return d_.gemm(desc, ops, where);
+  }
+  Status synchronize(const std::string &where) override {
+    syncs.push_back(where);
+    if (syncs.size() == failAt)
+      return Status::error("cuStreamSynchronize failed: CUDA_ERROR_ILLEGAL_ADDRESS "
+                           "(injected) [" + where + "]");
+    return d_.synchronize(where);
+  }
+  Status beginCapture(const std::string &where) override {
+    ++captures;
+    return d_.beginCapture(where);
+  }
+  Status endCapture(std::unique_ptr<dev::Graph> &out, const std::string &where) override {
+    return d_.endCapture(out, where);
+  }
+  Status launchGraph(dev::Graph &g, const std::string &where) override {
+    return d_.launchGraph(g, where);
+  }
+  Status sideWaitsForMain(const std::string &where) override { return d_.sideWaitsForMain(where); }
+  Status mainWaitsForSide(const std::string &where) override { return d_.mainWaitsForSide(where); }
+  Status hostWorkOnSide(std::function<Status()> work, const std::string &where) override {
+    return d_.hostWorkOnSide(std::move(work), where);
+  }
+
+private:
+  dev::Device &d_;
+};
+
+/// XLNETC_CUDA_SYNC=1 (--sync-each-op): no graph, even from the second
+/// step on; the host waits after every op, and each wait names the op's
+/// plan step, MLIR location and kernel or GEMM, so the first asynchronous
+/// fault (injected here at one wait) says where it happened. Without it the
+/// third step replays a graph and the host waits once a step.
+TEST(DeviceExecutorSync, EveryOpIsWaitedForAndAFaultNamesItsOp) {
+  std::unique_ptr<dev::Device> emuDevice;
+  ASSERT_TRUE(dev::openDevice(dev::DeviceKind::Emu, {}, emuDevice));
+  const Plan plan = withProgram(tinyTrainPlan());
+  const TensorMap b = trainBindings();
+  for (bool sync : {false, true}) {
+    SCOPED_TRACE(sync ? "XLNETC_CUDA_SYNC=1" : "graph");
+    ScopedEnv env("XLNETC_CUDA_SYNC", sync ? "1" : nullptr);
+    RecordingDevice device(*emuDevice);
+    DeviceExecutor exec(device);
+    TensorMap first, out;
+    for (int step = 0; step < 3; ++step) {
+      Status st = exec.execute(plan, *plan.device, b, step == 0 ? first : out);
+      ASSERT_TRUE(st) << st.message();
+    }
+    EXPECT_TRUE(bitwiseEqual(first, out));
+    EXPECT_EQ(device.captures, sync ? 0 : 1);
+    const size_t perStep = device.syncs.size() / 3;
+    if (!sync) {
+      EXPECT_EQ(device.syncs, std::vector<std::string>(3, "the end of the step"));
+      continue;
+    }
+    EXPECT_GT(perStep, plan.steps.size() / 2) << "a wait after every op";
+    size_t kernels = 0, gemms = 0;
+    for (const std::string &where : device.syncs) {
+      if (where == "the end of the step")
+        continue;
+      EXPECT_EQ(where.rfind("step ", 0), 0u) << where;
+      EXPECT_NE(where.find(", loc '"), std::string::npos) << where;
+      kernels += where.find("): kernel ") != std::string::npos;
+      gemms += where.find("): gemm ") != std::string::npos;
+    }
+    EXPECT_GT(kernels, 0u);
+    EXPECT_GT(gemms, 0u);
+    // A fault at the fifth op of the next step is reported there.
+    device.failAt = device.syncs.size() + 5;
+    Status st = exec.execute(plan, *plan.device, b, out);
+    ASSERT_FALSE(st);
+    EXPECT_NE(st.message().find("CUDA_ERROR_ILLEGAL_ADDRESS (injected) [step "),
+              std::string::npos)
+        << st.message();
+    EXPECT_NE(st.message().find(device.syncs.back()), std::string::npos) << st.message();
+  }
 }
 
 } // namespace

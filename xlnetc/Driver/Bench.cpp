@@ -350,6 +350,8 @@ int runBench(const BenchArgs &args) {
     rt::ExecOptions exec;
     exec.threads = args.threads;
     exec.fuse = !args.noHostFusion;
+    // What a training loop reads: nothing else is cast or copied back.
+    exec.wanted = {"loss", "grad_norm", "lr"};
     OpProfile profile;
     if (args.profile)
       exec.observer = &profile;

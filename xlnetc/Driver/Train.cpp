@@ -490,6 +490,9 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
   executor.setCarry(carry);
   rt::ExecOptions exec;
   exec.threads = args.threads;
+  // The step's outputs the loop reads; the device executors skip the rest
+  // (a bf16 step's f32 logits and hidden) and copy back nothing else.
+  exec.wanted = {"loss", "grad_norm", "lr"};
   // From here on every wait for the other ranks is part of training: a rank
   // that waits too long ends the job (the setup above, rank 0's tokenizer
   // training above all, may take as long as it takes).
