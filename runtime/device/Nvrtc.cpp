@@ -3,12 +3,16 @@
 #include "runtime/device/Nvrtc.h"
 
 #include "runtime/device/CudaApi.h"
+#include "runtime/device/Device.h"
 #include "runtime/device/KernelCache.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <thread>
 
 namespace xlnetc::rt {
 
@@ -110,6 +114,49 @@ std::string cubinCacheKey(const NvrtcSource &src, const NvrtcOptions &opts,
   key.add("nvrtc", nvrtcFingerprint);
   key.add("arch", opts.arch);
   return key.hex();
+}
+
+unsigned compileThreads() {
+  if (const char *env = std::getenv("XLNETC_COMPILE_THREADS"); env && *env) {
+    const int n = std::atoi(env);
+    if (n > 0)
+      return unsigned(n);
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+Status compileKernelsConcurrently(const std::string &head,
+                                  const std::vector<std::pair<std::string, std::string>> &kernels,
+                                  const NvrtcOptions &opts, KernelCache *cache,
+                                  std::vector<CompiledCubin> &out) {
+  const cuda::Nvrtc *nvrtc = nullptr;
+  XLNETC_RETURN_IF_ERROR(cuda::loadNvrtc(nvrtc));
+  std::vector<CompiledCubin> cubins(kernels.size());
+  std::vector<Status> status(kernels.size(), Status::ok());
+  // Each thread takes the next kernel until none is left.
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < kernels.size(); i = next++) {
+      NvrtcSource src;
+      src.name = kernels[i].first + ".cu";
+      src.text = head + kernels[i].second;
+      for (const dev::SourceFile &h : dev::embeddedDeviceFiles())
+        src.headers.push_back({h.name, h.text});
+      status[i] = compileCubin(*nvrtc, src, opts, cache, cubins[i])
+                      .withPrefix("kernel " + kernels[i].first + " for " + opts.arch + ": ");
+    }
+  };
+  const size_t threads = std::min<size_t>(compileThreads(), kernels.size());
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t)
+    pool.emplace_back(work);
+  work();
+  for (std::thread &t : pool)
+    t.join();
+  for (const Status &st : status)
+    XLNETC_RETURN_IF_ERROR(st);
+  out = std::move(cubins);
+  return Status::ok();
 }
 
 Status compileCubin(const NvrtcSource &src, const NvrtcOptions &opts,

@@ -20,6 +20,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace xlnetc::rt {
@@ -79,6 +80,21 @@ Status compileCubin(const NvrtcSource &src, const NvrtcOptions &opts,
 Status compileCubin(const cuda::Nvrtc &nvrtc, const NvrtcSource &src,
                     const NvrtcOptions &opts, KernelCache *cache,
                     CompiledCubin &out);
+
+/// Threads for compiling kernels concurrently: $XLNETC_COMPILE_THREADS when
+/// set to a positive number, else one per core.
+unsigned compileThreads();
+
+/// Compiles `kernels` (name, wrapper source) one NVRTC program each —
+/// `head` + the wrapper, against the embedded device files — on
+/// compileThreads() threads (NVRTC compiles separate programs concurrently;
+/// the kernel cache stores atomically). `out` follows `kernels`; the CUBINs
+/// are the bytes a one-thread compile makes. An error is the first failing
+/// kernel's, in order, prefixed "kernel NAME for ARCH: ".
+Status compileKernelsConcurrently(const std::string &head,
+                                  const std::vector<std::pair<std::string, std::string>> &kernels,
+                                  const NvrtcOptions &opts, KernelCache *cache,
+                                  std::vector<CompiledCubin> &out);
 
 /// NVRTC's version, "13.0".
 Status nvrtcVersionString(std::string &out);

@@ -9,6 +9,7 @@
 
 #include "runtime/device/CudaApi.h"
 #include "runtime/device/KernelCache.h"
+#include "test/Device/DeviceTestUtil.h"
 
 #include <gtest/gtest.h>
 
@@ -344,6 +345,50 @@ TEST(PtxasLogTest, OlderFormatAndNoise) {
   EXPECT_EQ(u[0].spillLoads, 4);
   EXPECT_TRUE(parsePtxasLog("").empty());
   EXPECT_TRUE(parsePtxasLog("no ptxas here\n").empty());
+}
+
+} // namespace
+
+namespace {
+
+/// Kernels compiled one NVRTC program each on several threads are the
+/// bytes one thread makes, in the kernels' order; the error is the first
+/// failing kernel's in that order, whichever thread met it first.
+TEST(NvrtcConcurrent, ThreadsMakeTheSameCubinsAndTheFirstErrorInOrder) {
+  const cuda::Nvrtc *nvrtc = nullptr;
+  if (Status s = cuda::loadNvrtc(nvrtc); !s)
+    GTEST_SKIP() << s.message();
+  const std::string head = "#include \"xlnetc_prelude.cuh\"\n";
+  std::vector<std::pair<std::string, std::string>> kernels;
+  for (int i = 0; i < 5; ++i)
+    kernels.emplace_back(
+        "k" + std::to_string(i),
+        "XL_KERNEL void k" + std::to_string(i) + "(float *x) { x[threadIdx.x] *= " +
+            std::to_string(i + 2) + ".0f; }\nXL_EXPORT(k" + std::to_string(i) + ")\n");
+  NvrtcOptions opts;
+  opts.arch = "sm_90";
+  std::vector<CompiledCubin> one, many;
+  {
+    xlnetc::rt::testing::ScopedEnv threads("XLNETC_COMPILE_THREADS", "1");
+    EXPECT_EQ(compileThreads(), 1u);
+    ASSERT_TRUE(compileKernelsConcurrently(head, kernels, opts, nullptr, one));
+  }
+  xlnetc::rt::testing::ScopedEnv threads("XLNETC_COMPILE_THREADS", "3");
+  EXPECT_EQ(compileThreads(), 3u);
+  ASSERT_TRUE(compileKernelsConcurrently(head, kernels, opts, nullptr, many));
+  ASSERT_EQ(one.size(), kernels.size());
+  ASSERT_EQ(many.size(), kernels.size());
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    EXPECT_FALSE(one[i].cubin.empty());
+    EXPECT_EQ(one[i].cubin, many[i].cubin) << kernels[i].first;
+  }
+  kernels[1].second = "this is not C++ (k1)\n";
+  kernels[3].second = "nor is this (k3)\n";
+  std::vector<CompiledCubin> bad;
+  Status st = compileKernelsConcurrently(head, kernels, opts, nullptr, bad);
+  ASSERT_FALSE(st);
+  EXPECT_EQ(st.message().rfind("kernel k1 for sm_90: NVRTC failed to compile k1.cu", 0), 0u)
+      << st.message();
 }
 
 } // namespace

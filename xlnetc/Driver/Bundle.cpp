@@ -12,14 +12,11 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 #include <unistd.h>
 
@@ -95,62 +92,25 @@ bool isBundleOnly(const fs::path &dir) {
 
 } // namespace
 
-namespace {
-
-/// Threads for compiling kernels: $XLNETC_COMPILE_THREADS, else one per core.
-unsigned compileThreads() {
-  if (const char *env = std::getenv("XLNETC_COMPILE_THREADS"); env && *env) {
-    const int n = std::atoi(env);
-    if (n > 0)
-      return unsigned(n);
-  }
-  return std::max(1u, std::thread::hardware_concurrency());
-}
-
-} // namespace
-
 rt::Status compileKernelCubins(const rt::DeviceProgram &program, const std::string &arch,
                                bool noCache, std::map<std::string, std::string> &out) {
   rt::KernelCache cache(rt::KernelCache::defaultDirectory(), !noCache);
   rt::NvrtcOptions opts;
   opts.arch = arch;
   auto start = std::chrono::steady_clock::now();
-  // One NVRTC program per kernel, compiled on every core (NVRTC compiles
-  // separate programs concurrently; the kernel cache stores atomically):
-  // each thread takes the next kernel until none is left. Errors are
-  // reported for the first failing kernel in program order.
-  const auto &kernels = program.kernelSources;
-  std::vector<rt::CompiledCubin> cubins(kernels.size());
-  std::vector<rt::Status> status(kernels.size(), rt::Status::ok());
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i = next++; i < kernels.size(); i = next++) {
-      const auto &[name, wrapper] = kernels[i];
-      rt::NvrtcSource src;
-      src.name = name + ".cu";
-      src.text = program.sourceHead + wrapper;
-      for (const rt::dev::SourceFile &h : rt::dev::embeddedDeviceFiles())
-        src.headers.push_back({h.name, h.text});
-      status[i] = rt::compileCubin(src, opts, &cache, cubins[i])
-                      .withPrefix(fmt::format("kernel {} for {}: ", name, arch));
-    }
-  };
-  const unsigned threads = std::min<unsigned>(compileThreads(), unsigned(kernels.size()));
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t)
-    pool.emplace_back(work);
-  work();
-  for (std::thread &t : pool)
-    t.join();
+  std::vector<rt::CompiledCubin> cubins;
+  XLNETC_RETURN_IF_ERROR(rt::compileKernelsConcurrently(program.sourceHead,
+                                                        program.kernelSources, opts, &cache,
+                                                        cubins));
   size_t hits = 0;
-  for (size_t i = 0; i < kernels.size(); ++i) {
-    XLNETC_RETURN_IF_ERROR(status[i]);
+  for (size_t i = 0; i < cubins.size(); ++i) {
     hits += cubins[i].fromCache ? 1 : 0;
-    out[kernels[i].first] = std::move(cubins[i].cubin);
+    out[program.kernelSources[i].first] = std::move(cubins[i].cubin);
   }
+  const size_t threads = std::min<size_t>(rt::compileThreads(), cubins.size());
   std::cout << fmt::format("compiled {} kernels for {} ahead of time in {:.1f} s ({} from the "
                            "kernel cache, {} thread{})\n",
-                           kernels.size(), arch,
+                           cubins.size(), arch,
                            std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
                                .count(),
                            hits, threads, threads == 1 ? "" : "s");
