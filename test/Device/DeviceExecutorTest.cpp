@@ -402,6 +402,10 @@ public:
               const std::string &where) override {
     return d_.gemm(desc, ops, where);
   }
+  Status gemmSupported(const dev::GemmDesc &desc, const dev::GemmOperands &ops,
+                       const std::string &where, bool &supported, std::string &why) override {
+    return d_.gemmSupported(desc, ops, where, supported, why);
+  }
   Status synchronize(const std::string &where) override {
     syncs.push_back(where);
     if (syncs.size() == failAt)
