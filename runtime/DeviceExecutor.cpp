@@ -3,6 +3,7 @@
 #include "runtime/DeviceExecutor.h"
 
 #include "runtime/MemoryPlan.h"
+#include "runtime/device/GemmFallback.h"
 #include "runtime/device/Sha256.h"
 
 #include <fmt/format.h>
@@ -10,6 +11,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
 #include <set>
 
 namespace xlnetc::rt {
@@ -154,6 +156,19 @@ Status DeviceExecutor::module(const DeviceProgram &program,
     it = modules_.emplace(key, std::move(loaded)).first;
   }
   out = &it->second;
+  return Status::ok();
+}
+
+Status DeviceExecutor::epilogueKernel(const std::string &name, dev::Kernel &out) {
+  if (!epilogue_.module)
+    XLNETC_RETURN_IF_ERROR(device_.loadModule(dev::gemmEpilogueModule(), epilogue_.module));
+  auto k = epilogue_.kernels.find(name);
+  if (k == epilogue_.kernels.end()) {
+    dev::Kernel kernel;
+    XLNETC_RETURN_IF_ERROR(device_.getKernel(*epilogue_.module, name, kernel));
+    k = epilogue_.kernels.emplace(name, kernel).first;
+  }
+  out = k->second;
   return Status::ok();
 }
 
@@ -358,7 +373,62 @@ Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
     XLNETC_RETURN_IF_ERROR(device_.upload(tables[t], bytes.data(), bytes.size()));
   }
 
-  // 2. The work, in plan order, every argument resolved.
+  // 2. The GEMMs whose fused epilogue the device cannot run as one call
+  //    (Device::gemmSupported: on a GPU, no cuBLASLt algorithm for it),
+  //    decided here, once per program: each runs as the GEMM with the
+  //    default epilogue and then an epilogue kernel (GemmFallback.h), with
+  //    one warning per descriptor (and executor). Those with a bf16 D share
+  //    one f32 scratch matrix for the product (the ops run in order).
+  auto gemmOperands = [&](const DeviceLaunch &l) {
+    dev::GemmOperands o;
+    o.a = addr[l.a];
+    o.b = addr[l.b];
+    o.d = addr[l.d];
+    o.c = l.c >= 0 ? addr[l.c] : o.d;
+    o.bias = l.bias >= 0 ? addr[l.bias] : 0;
+    o.aux = l.aux >= 0 ? addr[l.aux] : 0;
+    return o;
+  };
+  std::set<const DeviceLaunch *> unfused;
+  struct Unfused {
+    std::string where, why;
+    size_t count = 0;
+  };
+  std::vector<std::pair<std::string, Unfused>> byDescriptor; // in plan order
+  int64_t scratchBytes = 0;
+  for (size_t i = 0; i < plan.steps.size(); ++i)
+    for (const DeviceLaunch &l : program.steps[i].launches) {
+      if (l.kind != DeviceLaunch::Gemm || l.gemm.epilogue == dev::GemmEpilogue::Default)
+        continue;
+      const std::string where = stepPrefix(i, plan.steps[i]);
+      bool supported = true;
+      std::string why;
+      XLNETC_RETURN_IF_ERROR(
+          device_.gemmSupported(l.gemm, gemmOperands(l), where, supported, why));
+      if (supported)
+        continue;
+      unfused.insert(&l);
+      scratchBytes = std::max(scratchBytes, dev::gemmFallbackScratchBytes(l.gemm));
+      const std::string desc = dev::describeGemm(l.gemm);
+      auto same = std::find_if(byDescriptor.begin(), byDescriptor.end(),
+                               [&](const auto &e) { return e.first == desc; });
+      if (same == byDescriptor.end())
+        same = byDescriptor.insert(byDescriptor.end(), {desc, Unfused{where, why, 0}});
+      ++same->second.count;
+    }
+  for (const auto &[desc, u] : byDescriptor)
+    if (warnedUnfused_.insert(desc).second)
+      std::cerr << fmt::format("xlnetc: warning: {}{}: {}; it runs unfused, as the GEMM with "
+                               "the default epilogue and then an epilogue kernel ({} GEMM{} "
+                               "of this program)\n",
+                               u.where, desc, u.why, u.count, u.count == 1 ? "" : "s");
+  dev::DevPtr scratch = 0;
+  if (scratchBytes > 0)
+    XLNETC_RETURN_IF_ERROR(allocs.alloc(size_t(scratchBytes), scratch).withPrefix(
+        fmt::format("the f32 scratch of the unfused GEMM epilogues ({} bytes): ",
+                    scratchBytes)));
+
+  // 3. The work, in plan order, every argument resolved.
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const std::string where = stepPrefix(i, plan.steps[i]);
     const dev::DevPtr stepStatus =
@@ -387,12 +457,7 @@ Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
       if (l.kind == DeviceLaunch::Gemm) {
         op.kind = Prepared::Op::Gemm;
         op.desc = l.gemm;
-        op.ops.a = addr[l.a];
-        op.ops.b = addr[l.b];
-        op.ops.d = addr[l.d];
-        op.ops.c = l.c >= 0 ? addr[l.c] : op.ops.d;
-        op.ops.bias = l.bias >= 0 ? addr[l.bias] : 0;
-        op.ops.aux = l.aux >= 0 ? addr[l.aux] : 0;
+        op.ops = gemmOperands(l);
         for (int id : {l.c, l.d, l.bias, l.aux})
           if (id >= 0)
             op.writes.push_back(id);
@@ -410,6 +475,33 @@ Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
                 "elements after the previous one in memory: the program and the memory "
                 "plan disagree",
                 where, e + 1, a, d, l.gemm.strideA, l.gemm.strideC));
+        }
+        if (unfused.count(&l)) {
+          // The GEMM, then its epilogue kernel: ordinary ops of the step
+          // (skipped together: same step, same buffers; captured alike).
+          dev::GemmFallback fb;
+          XLNETC_RETURN_IF_ERROR(
+              dev::gemmFallback(l.gemm, op.ops, scratch, fb).withPrefix(where));
+          bool supported = true;
+          std::string why;
+          XLNETC_RETURN_IF_ERROR(device_.gemmSupported(fb.gemm, fb.ops, where, supported, why));
+          if (!supported)
+            return Status::error(fmt::format(
+                "{}{}: its epilogue does not run fused, and its unfused GEMM {} does not run "
+                "either: {}",
+                where, dev::describeGemm(l.gemm), dev::describeGemm(fb.gemm), why));
+          Prepared::Op epilogue;
+          epilogue.where = where;
+          epilogue.step = i;
+          epilogue.writes = op.writes;
+          XLNETC_RETURN_IF_ERROR(epilogueKernel(fb.kernel, epilogue.kernel).withPrefix(where));
+          epilogue.dims = fb.dims;
+          epilogue.values = fb.args;
+          op.desc = fb.gemm;
+          op.ops = fb.ops;
+          p->ops.push_back(std::move(op));
+          p->ops.push_back(std::move(epilogue));
+          continue;
         }
         p->ops.push_back(std::move(op));
         continue;

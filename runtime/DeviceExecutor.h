@@ -25,6 +25,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -97,6 +98,9 @@ private:
   };
   /// The loaded module of `program` (compiled on first use).
   Status module(const DeviceProgram &program, LoadedModule *&out);
+  /// Kernel `name` of the GEMM epilogue kernels (GemmFallback.h), their
+  /// module loaded at the first call.
+  Status epilogueKernel(const std::string &name, dev::Kernel &out);
 
   dev::Device &device_;
   /// $XLNETC_CUDA_SYNC=1 (--sync-each-op): no graph; the host waits after
@@ -106,6 +110,11 @@ private:
   bool syncEachOp_ = false;
   /// Loaded modules by the SHA-256 of their source.
   std::map<std::string, LoadedModule> modules_;
+  /// The GEMM epilogue kernels, for the GEMMs whose fused epilogue the
+  /// device cannot run (loaded when a program first needs them).
+  LoadedModule epilogue_;
+  /// The descriptors of those GEMMs warned about (once each).
+  std::set<std::string> warnedUnfused_;
   /// The last program run, ready for its next step. Declared after the
   /// modules: it goes first (its graph and memory before their kernels).
   std::unique_ptr<Prepared> prepared_;

@@ -209,6 +209,8 @@ public:
   }
   Status gemm(const GemmDesc &desc, const GemmOperands &ops,
               const std::string &where) override;
+  Status gemmSupported(const GemmDesc &desc, const GemmOperands &ops, const std::string &where,
+                       bool &supported, std::string &why) override;
   Status synchronize(const std::string &where) override {
     XLNETC_CU_RETURN_IF_ERROR(drv_, where, cuStreamSynchronize(side_));
     return XLNETC_CU_CHECK(drv_, where, cuStreamSynchronize(stream_));
@@ -260,10 +262,19 @@ private:
   DeviceInfo info_;
   /// Loads cuBLASLt, creates the handle and the workspace (once).
   Status ensureCublas(const std::string &where);
+  /// The cuBLASLt descriptors of `d` on `p` (what every call builds).
+  Status describeCall(const GemmDesc &d, const GemmPointers &p, const std::string &at,
+                      LtCall &call);
+  /// The algorithm for `d` on `p` (described by `call`): chosen at the first
+  /// ask per descriptor and operand alignment and kept, like a "none"
+  /// answer, in which case `algo` is null and `why` says so.
+  Status algorithmFor(const GemmDesc &d, const GemmPointers &p, LtCall &call,
+                      const std::string &at, const cublasLtMatmulAlgo_t *&algo,
+                      std::string &why);
   /// cuBLASLt's first algorithm for `call` with operands aligned to
-  /// `align` (A, B, C, D bytes).
+  /// `align` (A, B, C, D bytes); `found` false when it has none.
   Status chooseAlgorithm(LtCall &call, const uint32_t align[4], const std::string &at,
-                         cublasLtMatmulHeuristicResult_t &out);
+                         bool &found, cublasLtMatmulHeuristicResult_t &out);
 
   KernelCache cache_;
   CUstream stream_ = nullptr;
@@ -273,8 +284,14 @@ private:
   const CublasLt *lt_ = nullptr;
   cublasLtHandle_t ltHandle_ = nullptr;
   CUdeviceptr workspace_ = 0;
-  /// The algorithm chosen for each descriptor and alignment (chooseAlgorithm).
-  std::map<std::string, cublasLtMatmulAlgo_t> algorithms_;
+  /// What chooseAlgorithm found for each descriptor and alignment: an
+  /// algorithm, or none (and why not).
+  struct Chosen {
+    bool found = false;
+    cublasLtMatmulAlgo_t algo{};
+    std::string why;
+  };
+  std::map<std::string, Chosen> algorithms_;
 };
 
 /// cuBLASLt's workspace: 32 MiB, what NVIDIA recommends for Hopper.
@@ -345,7 +362,7 @@ uint32_t operandAlignment(const void *ptr, int64_t stride, GemmType type, int64_
 } // namespace
 
 Status CudaDevice::chooseAlgorithm(LtCall &call, const uint32_t align[4],
-                                   const std::string &at,
+                                   const std::string &at, bool &found,
                                    cublasLtMatmulHeuristicResult_t &out) {
   const CublasLt &lt = *lt_;
   XLNETC_CUBLAS_RETURN_IF_ERROR(lt, at, cublasLtMatmulPreferenceCreate(&call.pref));
@@ -366,37 +383,34 @@ Status CudaDevice::chooseAlgorithm(LtCall &call, const uint32_t align[4],
   // a step must be bitwise reproducible. Where none exists, the default
   // mask (every scheme; cuBLASLt keeps their order fixed through counters
   // in the workspace) with one warning.
-  int found = 0;
   for (uint32_t mask : {0u, 7u}) {
     XLNETC_RETURN_IF_ERROR(pref(CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &mask, sizeof(mask)));
-    XLNETC_CUBLAS_RETURN_IF_ERROR(
-        lt, at,
-        cublasLtMatmulAlgoGetHeuristic(ltHandle_, call.op, call.a, call.b, call.c, call.c,
-                                       call.pref, 1, &out, &found));
-    if (found > 0) {
+    // The heuristic answers a configuration it has nothing for (an
+    // epilogue this GPU, type or alignment lacks) with NOT_SUPPORTED or
+    // with no result: both are "none".
+    int count = 0;
+    const cublasStatus_t st =
+        lt.cublasLtMatmulAlgoGetHeuristic(ltHandle_, call.op, call.a, call.b, call.c, call.c,
+                                          call.pref, 1, &out, &count);
+    if (st != CUBLAS_STATUS_NOT_SUPPORTED)
+      XLNETC_RETURN_IF_ERROR(checkCublas(lt, st, "cublasLtMatmulAlgoGetHeuristic", at,
+                                         __FILE__, __LINE__));
+    if (st == CUBLAS_STATUS_SUCCESS && count > 0) {
       if (mask != 0)
         std::cerr << "xlnetc: warning: cuBLASLt has no algorithm without split-K reduction "
                      "for "
                   << at << "; using one with it\n";
+      found = true;
       return Status::ok();
     }
   }
-  return Status::error(fmt::format(
-      "cuBLASLt has no algorithm for {} (operand alignments {}, {}, {}, {} bytes; with and "
-      "without split-K reduction)",
-      at, align[0], align[1], align[2], align[3]));
+  found = false;
+  return Status::ok();
 }
 
-Status CudaDevice::gemm(const GemmDesc &d, const GemmOperands &ops,
-                        const std::string &where) {
-  std::string at = (where.empty() ? "" : where + ", ") + describeGemm(d);
-  GemmPointers p = gemmPointers(ops);
-  XLNETC_RETURN_IF_ERROR(validateGemm(d, p));
-  XLNETC_RETURN_IF_ERROR(ensureCublas(at));
+Status CudaDevice::describeCall(const GemmDesc &d, const GemmPointers &p,
+                                const std::string &at, LtCall &call) {
   const CublasLt &lt = *lt_;
-  // The descriptors are built per call for now; the executor will build them
-  // once per plan step (design/cuda.md §4: fixed before graph capture).
-  LtCall call(lt);
   XLNETC_CUBLAS_RETURN_IF_ERROR(
       lt, at, cublasLtMatmulDescCreate(&call.op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
   auto setOp = [&](cublasLtMatmulDescAttributes_t attr, const void *v,
@@ -444,9 +458,15 @@ Status CudaDevice::gemm(const GemmDesc &d, const GemmOperands &ops,
                                 d.transA ? d.m : d.k, d.lda, d.strideA));
   XLNETC_RETURN_IF_ERROR(layout(call.b, d.ab, d.transB ? d.n : d.k,
                                 d.transB ? d.k : d.n, d.ldb, d.strideB));
-  XLNETC_RETURN_IF_ERROR(layout(call.c, d.cd, d.m, d.n, d.ldc, d.strideC));
-  // The algorithm: chosen once per descriptor and operand alignment, at
-  // the first call (the executor's first step runs outside a graph).
+  return layout(call.c, d.cd, d.m, d.n, d.ldc, d.strideC);
+}
+
+Status CudaDevice::algorithmFor(const GemmDesc &d, const GemmPointers &p, LtCall &call,
+                                const std::string &at, const cublasLtMatmulAlgo_t *&algo,
+                                std::string &why) {
+  // Chosen once per descriptor and operand alignment: when the executor
+  // prepares the program (gemmSupported), else at the first call (the
+  // executor's first step runs outside a graph).
   const uint32_t align[4] = {operandAlignment(p.a, d.strideA, d.ab, d.batch),
                              operandAlignment(p.b, d.strideB, d.ab, d.batch),
                              operandAlignment(d.beta != 0.0f ? p.c : p.d, d.strideC, d.cd,
@@ -459,15 +479,64 @@ Status CudaDevice::gemm(const GemmDesc &d, const GemmOperands &ops,
                                       int(d.cd), align[0], align[1], align[2], align[3]);
   auto chosen = algorithms_.find(key);
   if (chosen == algorithms_.end()) {
+    Chosen c;
     cublasLtMatmulHeuristicResult_t heuristic{};
-    XLNETC_RETURN_IF_ERROR(chooseAlgorithm(call, align, at, heuristic));
-    chosen = algorithms_.emplace(key, heuristic.algo).first;
+    XLNETC_RETURN_IF_ERROR(chooseAlgorithm(call, align, at, c.found, heuristic));
+    if (c.found)
+      c.algo = heuristic.algo;
+    else
+      c.why = fmt::format("cuBLASLt has no algorithm for it (operand alignments {}, {}, {}, "
+                          "{} bytes; with and without split-K reduction)",
+                          align[0], align[1], align[2], align[3]);
+    chosen = algorithms_.emplace(key, std::move(c)).first;
   }
+  algo = chosen->second.found ? &chosen->second.algo : nullptr;
+  why = chosen->second.why;
+  return Status::ok();
+}
+
+Status CudaDevice::gemmSupported(const GemmDesc &d, const GemmOperands &ops,
+                                 const std::string &where, bool &supported, std::string &why) {
+  std::string at = (where.empty() ? "" : where + ", ") + describeGemm(d);
+  GemmPointers p = gemmPointers(ops);
+  XLNETC_RETURN_IF_ERROR(validateGemm(d, p));
+  bool fault = false;
+  XLNETC_RETURN_IF_ERROR(gemmEpilogueFault(fault).withPrefix(at + ": "));
+  if (fault && d.epilogue != GemmEpilogue::Default) {
+    supported = false;
+    why = "XLNETC_FAULT_GEMM_EPILOGUE=unsupported (a test hook)";
+    return Status::ok();
+  }
+  XLNETC_RETURN_IF_ERROR(ensureCublas(at));
+  LtCall call(*lt_);
+  XLNETC_RETURN_IF_ERROR(describeCall(d, p, at, call));
+  const cublasLtMatmulAlgo_t *algo = nullptr;
+  XLNETC_RETURN_IF_ERROR(algorithmFor(d, p, call, at, algo, why));
+  supported = algo != nullptr;
+  return Status::ok();
+}
+
+Status CudaDevice::gemm(const GemmDesc &d, const GemmOperands &ops,
+                        const std::string &where) {
+  std::string at = (where.empty() ? "" : where + ", ") + describeGemm(d);
+  GemmPointers p = gemmPointers(ops);
+  XLNETC_RETURN_IF_ERROR(validateGemm(d, p));
+  XLNETC_RETURN_IF_ERROR(ensureCublas(at));
+  const CublasLt &lt = *lt_;
+  // The descriptors are built per call for now; the executor will build them
+  // once per plan step (design/cuda.md §4: fixed before graph capture).
+  LtCall call(lt);
+  XLNETC_RETURN_IF_ERROR(describeCall(d, p, at, call));
+  const cublasLtMatmulAlgo_t *algo = nullptr;
+  std::string why;
+  XLNETC_RETURN_IF_ERROR(algorithmFor(d, p, call, at, algo, why));
+  if (!algo)
+    return Status::error(fmt::format("{}: {}", at, why));
   const void *c = d.beta != 0.0f ? p.c : p.d;
   return XLNETC_CUBLAS_CHECK(
       lt, at,
       cublasLtMatmul(ltHandle_, call.op, &d.alpha, p.a, call.a, p.b, call.b,
-                     &d.beta, c, call.c, p.d, call.c, &chosen->second,
+                     &d.beta, c, call.c, p.d, call.c, algo,
                      reinterpret_cast<void *>(workspace_), kCublasWorkspaceBytes,
                      stream_));
 }

@@ -53,6 +53,16 @@ DeviceKind resolveDeviceKind(DeviceKind kind, std::string *why) {
   return cudaDeviceAvailable(why) ? DeviceKind::Cuda : DeviceKind::Host;
 }
 
+Status gemmEpilogueFault(bool &unsupported) {
+  const char *v = std::getenv("XLNETC_FAULT_GEMM_EPILOGUE");
+  const std::string value = v ? v : "";
+  unsupported = value == "unsupported";
+  if (!value.empty() && !unsupported)
+    return Status::error(fmt::format(
+        "XLNETC_FAULT_GEMM_EPILOGUE is '{}'; the test hook takes 'unsupported'", value));
+  return Status::ok();
+}
+
 bool lineInfoRequested() {
   const char *v = std::getenv("XLNETC_CUDA_LINEINFO");
   return v && *v && std::string(v) != "0";

@@ -174,6 +174,18 @@ public:
   /// OpenBLAS + the reference epilogues on the emulated device.
   virtual Status gemm(const GemmDesc &desc, const GemmOperands &ops,
                       const std::string &where) = 0;
+  /// Whether gemm() runs `desc` on these operands as one call, its epilogue
+  /// fused; asked when the executor prepares a program, which runs an
+  /// unsupported epilogue as a GEMM with the default epilogue followed by
+  /// an epilogue kernel (GemmFallback.h). cuda: whether cuBLASLt's
+  /// heuristic has an algorithm for the descriptor and the operands'
+  /// alignment (chosen once: the one gemm() then runs); emu: always. On
+  /// both, gemmEpilogueFault() makes every epilogue but the default
+  /// unsupported. `why` (when not supported) says why, for the warning. An
+  /// error is a failure to ask (an invalid descriptor, cuBLASLt missing).
+  virtual Status gemmSupported(const GemmDesc &desc, const GemmOperands &ops,
+                               const std::string &where, bool &supported,
+                               std::string &why) = 0;
   /// Waits for all launched work; errors of asynchronous work surface here.
   virtual Status synchronize(const std::string &where) = 0;
 
@@ -216,6 +228,12 @@ DeviceKind resolveDeviceKind(DeviceKind kind, std::string *why = nullptr);
 /// fails with one line saying what is missing.
 Status openDevice(DeviceKind kind, const DeviceOptions &options,
                   std::unique_ptr<Device> &out);
+
+/// Test hook: $XLNETC_FAULT_GEMM_EPILOGUE=unsupported makes both devices
+/// report every fused GEMM epilogue (all but the default) unsupported, so
+/// the executor's unfused fallback runs (docs/Devices.md "GEMMs"). Sets
+/// `unsupported`; another non-empty value is an error naming the variable.
+Status gemmEpilogueFault(bool &unsupported);
 
 /// $XLNETC_CUDA_LINEINFO is set and not "0": NVRTC compiles kernels with
 /// -lineinfo (compute-sanitizer and profilers show source lines) and the

@@ -394,6 +394,18 @@ public:
       XLNETC_RETURN_IF_ERROR(checkRange(ops.bias, e.bias * cd, "GEMM bias").withPrefix(at));
     return gemmReference(desc, p).withPrefix(at);
   }
+  // OpenBLAS plus the reference epilogues run every descriptor; only the
+  // test hook says otherwise.
+  Status gemmSupported(const GemmDesc &desc, const GemmOperands &ops, const std::string &where,
+                       bool &supported, std::string &why) override {
+    const std::string at = where.empty() ? "" : where + ": ";
+    XLNETC_RETURN_IF_ERROR(validateGemm(desc, gemmPointers(ops)).withPrefix(at));
+    bool fault = false;
+    XLNETC_RETURN_IF_ERROR(gemmEpilogueFault(fault).withPrefix(at));
+    supported = !(fault && desc.epilogue != GemmEpilogue::Default);
+    why = supported ? "" : "XLNETC_FAULT_GEMM_EPILOGUE=unsupported (a test hook)";
+    return Status::ok();
+  }
   Status synchronize(const std::string &) override { return runSide(); }
 
   Status beginCapture(const std::string &where) override {

@@ -4,7 +4,8 @@
 // described by a GemmDesc, resolved at compile time: on a GPU it becomes a
 // cuBLASLt matmul (CudaDevice), on the emulated device the same descriptor
 // runs on OpenBLAS plus the epilogue loops below (gemmReference), so both
-// devices compute the same thing.
+// devices compute the same thing. An epilogue cuBLASLt cannot fuse runs as
+// the GEMM and an epilogue kernel instead (GemmFallback.h).
 //
 // The convention is cuBLASLt's, column-major:
 //

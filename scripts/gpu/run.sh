@@ -78,9 +78,10 @@ stage_preflight() {
 }
 
 # The device tests that need a GPU: the driver, the smoke kernels, cuBLASLt
-# in f32 and bf16 with every epilogue and a stride-0 batch, whole steps.
+# in f32 and bf16 with every epilogue and a stride-0 batch, every epilogue
+# unfused (the fallback for epilogues cuBLASLt cannot fuse), whole steps.
 stage_gpu_tests() {
-  local filter=${GPU_TESTS_FILTER:-CudaDriverTest.*:CudaDevice.*:GemmOnDevice.*:WholeStep.*:NvrtcLoadTest.*:CublasLtLoadTest.*:NcclLoadTest.*}
+  local filter=${GPU_TESTS_FILTER:-CudaDriverTest.*:CudaDevice.*:GemmOnDevice.*:GemmFallback.*:WholeStep.*:NvrtcLoadTest.*:CublasLtLoadTest.*:NcclLoadTest.*}
   xt --gtest_filter="$filter" --gtest_brief=1
   local rc=$?
   echo "summary: $(xt --gtest_filter="$filter" --gtest_list_tests | grep -c '^  ') tests, exit $rc"

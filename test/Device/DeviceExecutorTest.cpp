@@ -18,8 +18,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <set>
 
 using namespace xlnetc::rt;
 using xlnetc::rt::test::PlanBuilder;
@@ -361,6 +363,9 @@ class RecordingDevice : public dev::Device {
 public:
   explicit RecordingDevice(dev::Device &inner) : d_(inner) {}
   std::vector<std::string> syncs;
+  /// The kernels launched (or recorded into a graph: not its replays), by
+  /// name.
+  std::vector<std::string> kernels;
   int captures = 0;
   size_t failAt = 0;
 
@@ -396,11 +401,16 @@ public:
   }
   Status launch(const dev::Kernel &k, const dev::LaunchDims &dims, void **params,
                 const std::string &where) override {
+    kernels.push_back(k.name);
     return d_.launch(k, dims, params, where);
   }
   Status gemm(const dev::GemmDesc &desc, const dev::GemmOperands &ops,
               const std::string &where) override {
     return d_.gemm(desc, ops, where);
+  }
+  Status gemmSupported(const dev::GemmDesc &desc, const dev::GemmOperands &ops,
+                       const std::string &where, bool &supported, std::string &why) override {
+    return d_.gemmSupported(desc, ops, where, supported, why);
   }
   Status synchronize(const std::string &where) override {
     syncs.push_back(where);
@@ -477,6 +487,127 @@ TEST(DeviceExecutorSync, EveryOpIsWaitedForAndAFaultNamesItsOp) {
         << st.message();
     EXPECT_NE(st.message().find(device.syncs.back()), std::string::npos) << st.message();
   }
+}
+
+/// One GEMM step for each fused epilogue (f32): bias, relu_bias and
+/// gelu_bias (a gemm with a bias and an activation), gelu_aux_bias (a
+/// biased gemm and its gelu_tanh activation) and dgelu_bgrad (a gemm, the
+/// gelu_tanh gradient at the aux and the bias gradient).
+Plan epiloguePlan() {
+  PlanBuilder p;
+  int x = p.buffer("f32", {6, 8}, "input", "x");
+  int w = p.buffer("f32", {8, 24}, "param", "w");
+  int w2 = p.buffer("f32", {8, 24}, "param", "w2");
+  int bias = p.buffer("f32", {24}, "param", "b");
+  auto out = [&](const char *name) { return p.buffer("f32", {6, 24}, "temp", "", {name}); };
+  const char *acts[] = {"none", "relu", "gelu_tanh"};
+  for (const char *act : acts)
+    p.step("gemm", {x, w, bias}, {out(act)},
+           {{"k_rank", 1}, {"transpose_w", false}, {"activation", act}}, act);
+  int pre = out("pre"), h = out("h");
+  p.step("gemm", {x, w, bias}, {pre},
+         {{"k_rank", 1}, {"transpose_w", false}, {"activation", "none"}}, "ffn");
+  p.step("activation", {pre}, {h}, {{"activation", "gelu_tanh"}}, "gelu");
+  int dA = p.buffer("f32", {6, 24}, "temp", "");
+  int dP = out("dP");
+  int db = p.buffer("f32", {24}, "temp", "", {"db"});
+  p.step("gemm", {x, w2}, {dA},
+         {{"k_rank", 1}, {"transpose_w", false}, {"activation", "none"}}, "d ffn");
+  p.step("activation_grad", {dA, pre}, {dP}, {{"activation", "gelu_tanh"}}, "d gelu");
+  p.step("bias_grad", {dP}, {db}, json::object(), "d bias");
+  Plan plan;
+  Status st = parsePlan(p.text(), plan);
+  EXPECT_TRUE(st) << st.message();
+  return withProgram(std::move(plan));
+}
+
+/// How often `what` occurs in `text`.
+size_t occurrences(const std::string &text, const std::string &what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++n;
+  return n;
+}
+
+/// XLNETC_FAULT_GEMM_EPILOGUE=unsupported: every GEMM with a fused epilogue
+/// runs as the GEMM and its epilogue kernel (the emulated device's, at the
+/// first step, piece by piece; recorded into the graph at the second,
+/// replayed at the third), with one warning per descriptor, none at the
+/// later steps nor for the next program of the same executor; the results
+/// are bitwise the fused program's and match the host. Without the hook
+/// nothing falls back: no warning, no epilogue kernel.
+TEST(DeviceExecutorFallback, EveryEpilogueUnfusedIsBitwiseTheFusedStep) {
+  using xlnetc::rt::testing::randomF32;
+  std::unique_ptr<dev::Device> emuDevice;
+  ASSERT_TRUE(dev::openDevice(dev::DeviceKind::Emu, {}, emuDevice));
+  const Plan plan = epiloguePlan();
+  std::set<std::string> epilogues;
+  for (const DeviceStep &s : plan.device->steps)
+    for (const DeviceLaunch &l : s.launches)
+      if (l.kind == DeviceLaunch::Gemm)
+        epilogues.insert(dev::gemmEpilogueName(l.gemm.epilogue));
+  ASSERT_EQ(epilogues, (std::set<std::string>{"bias", "relu_bias", "gelu_bias",
+                                              "gelu_aux_bias", "dgelu_bgrad"}));
+  const TensorMap b{{"x", randomF32({6, 8}, 1, -1, 1)},
+                    {"w", randomF32({8, 24}, 2, -1, 1)},
+                    {"w2", randomF32({8, 24}, 3, -1, 1)},
+                    {"b", randomF32({24}, 4, -1, 1)}};
+  TensorMap host;
+  ASSERT_TRUE(executeHost(plan, b, host));
+  const std::string kernelPrefix = "xl_gemm_epilogue_";
+
+  RecordingDevice fusedDevice(*emuDevice);
+  TensorMap fused;
+  {
+    ::testing::internal::CaptureStderr();
+    DeviceExecutor exec(fusedDevice);
+    Status st = exec.execute(plan, *plan.device, b, fused);
+    const std::string log = ::testing::internal::GetCapturedStderr();
+    ASSERT_TRUE(st) << st.message();
+    EXPECT_EQ(occurrences(log, "runs unfused"), 0u) << log;
+    for (const std::string &k : fusedDevice.kernels)
+      EXPECT_NE(k.rfind(kernelPrefix, 0), 0u) << k;
+  }
+  expectClose(fused, host, 1e-5);
+
+  xlnetc::rt::testing::ScopedEnv hook("XLNETC_FAULT_GEMM_EPILOGUE", "unsupported");
+  RecordingDevice device(*emuDevice);
+  DeviceExecutor exec(device);
+  ::testing::internal::CaptureStderr();
+  std::vector<TensorMap> steps(3);
+  Status st = Status::ok();
+  for (TensorMap &out : steps)
+    if (st)
+      st = exec.execute(plan, *plan.device, b, out);
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(st) << st.message();
+  EXPECT_EQ(device.captures, 1);
+  EXPECT_EQ(occurrences(log, "runs unfused"), 5u) << log;
+  for (const std::string &epi : epilogues) {
+    EXPECT_EQ(occurrences(log, "epilogue=" + epi + ": XLNETC_FAULT_GEMM_EPILOGUE=unsupported"),
+              1u)
+        << epi << "\n"
+        << log;
+    // Launched at the first step and recorded at the second.
+    EXPECT_EQ(std::count(device.kernels.begin(), device.kernels.end(),
+                         kernelPrefix + epi + "_f32"),
+              2)
+        << epi;
+  }
+  EXPECT_NE(log.find("step 0 (gemm, loc 'none'): gemm m=24 n=6 k=8"), std::string::npos) << log;
+  for (const TensorMap &out : steps)
+    EXPECT_TRUE(bitwiseEqual(out, fused));
+  expectClose(steps[0], host, 1e-5);
+
+  // The same GEMMs in a new program of this executor: no second warning.
+  const Plan again = epiloguePlan();
+  ::testing::internal::CaptureStderr();
+  TensorMap out;
+  st = exec.execute(again, *again.device, b, out);
+  const std::string quiet = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(st) << st.message();
+  EXPECT_EQ(quiet, "");
+  EXPECT_TRUE(bitwiseEqual(out, fused));
 }
 
 } // namespace

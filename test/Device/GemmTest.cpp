@@ -3,17 +3,25 @@
 // gemmReference (what the emulated device runs) against a plain triple loop
 // in double for every transpose, batching, beta (C aliasing D too) and
 // epilogue; descriptor validation; the same calls through Device::gemm on the
-// emulated device and, when a GPU answers, on cuBLASLt.
+// emulated device and, when a GPU answers, on cuBLASLt; and every epilogue
+// unfused (GemmFallback.h: the GEMM, then an epilogue kernel), bitwise the
+// fused call on the emulated device.
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/device/Device.h"
 #include "runtime/BFloat16.h"
+#include "runtime/device/CudaApi.h"
 #include "runtime/device/Gemm.h"
+#include "runtime/device/GemmFallback.h"
+#include "runtime/device/KernelCache.h"
+#include "test/Device/DeviceTestUtil.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 using namespace xlnetc::rt;
@@ -467,6 +475,267 @@ TEST(GemmOnDevice, CublasLtOnAGpu) {
   // fp32 compute on tensor cores may use TF32 only when asked; 1e-5 covers
   // a different summation order.
   runOnDevice(*dev, 1e-5);
+}
+
+//===----------------------------------------------------------------------===//
+// The unfused epilogues (GemmFallback.h)
+//===----------------------------------------------------------------------===//
+
+/// `v` in storage type `t` (bf16: rounded, and `v` then holds the rounded
+/// values, which the expectation reads).
+std::vector<unsigned char> stored(std::vector<float> &v, GemmType t) {
+  std::vector<unsigned char> bytes(v.size() * size_t(gemmTypeSize(t)));
+  if (t == GemmType::F32) {
+    std::memcpy(bytes.data(), v.data(), bytes.size());
+    return bytes;
+  }
+  for (size_t i = 0; i < v.size(); ++i) {
+    uint16_t h = bf16FromFloat(v[i]);
+    v[i] = floatFromBf16(h);
+    std::memcpy(&bytes[2 * i], &h, 2);
+  }
+  return bytes;
+}
+
+/// The first byte where `a` and `b` differ (-1: none).
+int64_t firstDifference(const std::vector<unsigned char> &a, const std::vector<unsigned char> &b) {
+  if (a.size() != b.size())
+    return 0;
+  auto at = std::mismatch(a.begin(), a.end(), b.begin());
+  return at.first == a.end() ? -1 : int64_t(at.first - a.begin());
+}
+
+/// The outputs of one call on the device: D (every byte a sentinel, 0x77,
+/// before the call), the bias and aux (their inputs, or sentinels where the
+/// call writes them).
+struct Outputs {
+  DevPtr d = 0, bias = 0, aux = 0;
+};
+
+/// Every epilogue fused (Device::gemm) and unfused (the GEMM, then the
+/// epilogue kernel, launched with the planned grid and with one block): f32
+/// and bf16 storage, single and batched (beta 0.5 with f32: the GEMM does
+/// it), against the loop with GemmTest's tolerances and, when `bitwise`
+/// (the emulated device: the kernels compute gemmReference's operations in
+/// its order), bit for bit against the fused call, bytes between D's
+/// columns included.
+void runUnfusedOnDevice(Device &dev, bool bitwise) {
+  std::unique_ptr<Module> mod;
+  Status st = dev.loadModule(gemmEpilogueModule(), mod);
+  ASSERT_TRUE(st.isOk()) << st.message();
+  uint32_t seed = 700;
+  for (GemmType t : {GemmType::F32, GemmType::BF16})
+    for (GemmEpilogue epi : {GemmEpilogue::Bias, GemmEpilogue::ReluBias, GemmEpilogue::GeluBias,
+                             GemmEpilogue::GeluAuxBias, GemmEpilogue::DGeluBGrad})
+      for (int64_t batch : {1, 3}) {
+        if (epi == GemmEpilogue::DGeluBGrad && batch > 1)
+          continue; // not batched (validateGemm)
+        const float beta = t == GemmType::F32 && batch > 1 ? 0.5f : 0.0f;
+        Case c = makeCase(true, false, 40, 24, 64, batch, beta, epi, seed++, /*aligned=*/true);
+        c.desc.ab = c.desc.cd = t;
+        SCOPED_TRACE(describeGemm(c.desc));
+        std::vector<unsigned char> a = stored(c.a, t), b = stored(c.b, t), cBytes = stored(c.c, t),
+                                   bias = stored(c.bias, t), aux = stored(c.aux, t);
+        std::vector<float> wantD, wantBias, wantAux;
+        std::vector<double> biasAbs;
+        expected(c, wantD, wantBias, wantAux, &biasAbs);
+        std::vector<DevPtr> live;
+        auto put = [&](const std::vector<unsigned char> *bytes, size_t n) {
+          DevPtr p = 0;
+          EXPECT_TRUE(dev.alloc(n, p).isOk());
+          std::vector<unsigned char> sentinel(n, 0x77);
+          EXPECT_TRUE(dev.upload(p, bytes ? bytes->data() : sentinel.data(), n).isOk());
+          live.push_back(p);
+          return p;
+        };
+        const bool writesBias = epi == GemmEpilogue::DGeluBGrad,
+                   readsAux = epi == GemmEpilogue::DGeluBGrad,
+                   writesAux = epi == GemmEpilogue::GeluAuxBias;
+        GemmOperands in;
+        in.a = put(&a, a.size());
+        in.b = put(&b, b.size());
+        in.c = put(&cBytes, cBytes.size());
+        auto outputs = [&] {
+          Outputs o;
+          o.d = put(nullptr, cBytes.size());
+          o.bias = put(writesBias ? nullptr : &bias, bias.size());
+          if (readsAux || writesAux)
+            o.aux = put(writesAux ? nullptr : &aux, aux.size());
+          return o;
+        };
+        auto operands = [&](const Outputs &o) {
+          GemmOperands ops = in;
+          ops.d = o.d;
+          ops.bias = o.bias;
+          ops.aux = o.aux;
+          return ops;
+        };
+        auto download = [&](DevPtr p, size_t n) {
+          std::vector<unsigned char> h(n);
+          EXPECT_TRUE(dev.download(h.data(), p, n).isOk());
+          return h;
+        };
+        auto widened = [&](const std::vector<unsigned char> &h) {
+          std::vector<float> f(h.size() / size_t(gemmTypeSize(t)));
+          for (size_t i = 0; i < f.size(); ++i) {
+            if (t == GemmType::F32) {
+              std::memcpy(&f[i], &h[4 * i], 4);
+            } else {
+              uint16_t x;
+              std::memcpy(&x, &h[2 * i], 2);
+              f[i] = floatFromBf16(x);
+            }
+          }
+          return f;
+        };
+        const Outputs fused = outputs();
+        st = dev.gemm(c.desc, operands(fused), "fused");
+        ASSERT_TRUE(st.isOk()) << st.message();
+        DevPtr scratch = 0;
+        if (int64_t bytes = gemmFallbackScratchBytes(c.desc)) {
+          ASSERT_TRUE(dev.alloc(size_t(bytes), scratch).isOk());
+          live.push_back(scratch);
+        }
+        for (unsigned grid : {0u, 1u}) { // 0: the planned grid
+          SCOPED_TRACE(grid ? "one block" : "the planned grid");
+          const Outputs o = outputs();
+          GemmFallback fb;
+          st = gemmFallback(c.desc, operands(o), scratch, fb);
+          ASSERT_TRUE(st.isOk()) << st.message();
+          EXPECT_EQ(fb.gemm.epilogue, GemmEpilogue::Default);
+          EXPECT_EQ(fb.gemm.cd, GemmType::F32) << "the product is never rounded to bf16";
+          EXPECT_EQ(fb.ops.d, t == GemmType::BF16 ? scratch : o.d);
+          st = dev.gemm(fb.gemm, fb.ops, "unfused");
+          ASSERT_TRUE(st.isOk()) << st.message();
+          Kernel k;
+          st = dev.getKernel(*mod, fb.kernel, k);
+          ASSERT_TRUE(st.isOk()) << st.message();
+          LaunchDims dims = fb.dims;
+          if (grid)
+            dims.grid[0] = grid;
+          std::vector<void *> params;
+          for (uint64_t &arg : fb.args)
+            params.push_back(&arg);
+          st = dev.launch(k, dims, params.data(), fb.kernel);
+          ASSERT_TRUE(st.isOk()) << st.message();
+          ASSERT_TRUE(dev.synchronize("unfused").isOk());
+          const std::vector<unsigned char> d = download(o.d, cBytes.size()),
+                                           bi = download(o.bias, bias.size());
+          if (bitwise) {
+            EXPECT_EQ(firstDifference(d, download(fused.d, cBytes.size())), -1) << "D";
+            EXPECT_EQ(firstDifference(bi, download(fused.bias, bias.size())), -1) << "bias";
+            if (o.aux)
+              EXPECT_EQ(firstDifference(download(o.aux, aux.size()),
+                                        download(fused.aux, aux.size())),
+                        -1)
+                  << "aux";
+          }
+          // Against the loop, as the fused calls are held (runOnDevice,
+          // runBf16OnDevice); nothing written between D's columns.
+          const double tol = t == GemmType::BF16 ? 1.0 / 128 : bitwise ? 1e-6 : 1e-5;
+          EXPECT_LT(relError(c.desc, widened(d), wantD), tol);
+          if (writesAux)
+            EXPECT_LT(relError(c.desc, widened(download(o.aux, aux.size())), wantAux), tol);
+          if (writesBias) {
+            const std::vector<float> got = widened(bi);
+            for (int64_t r = 0; r < c.desc.m; ++r) {
+              const double want = wantBias[size_t(r)],
+                           tolBias = t == GemmType::BF16
+                                         ? biasAbs[size_t(r)] / 256 + std::fabs(want) / 128 + 1e-4
+                                         : 1e-4;
+              EXPECT_NEAR(got[size_t(r)], want, tolBias) << "bias row " << r;
+            }
+          }
+          const size_t size = size_t(gemmTypeSize(t));
+          for (int64_t i = 0; i < batch; ++i)
+            for (int64_t col = 0; col + 1 < c.desc.n; ++col)
+              for (int64_t row = c.desc.m; row < c.desc.ldc; ++row)
+                ASSERT_EQ(d[size_t(i * c.desc.strideC + row + col * c.desc.ldc) * size], 0x77)
+                    << "wrote between the columns";
+        }
+        for (DevPtr p : live)
+          dev.free(p);
+      }
+}
+
+TEST(GemmFallback, UnfusedIsBitwiseTheFusedCallEmulated) {
+  std::unique_ptr<Device> dev;
+  ASSERT_TRUE(openDevice(DeviceKind::Emu, {}, dev).isOk());
+  runUnfusedOnDevice(*dev, /*bitwise=*/true);
+}
+
+TEST(GemmFallback, UnfusedOnAGpu) {
+  std::unique_ptr<Device> dev;
+  Status st = openDevice(DeviceKind::Cuda, {}, dev);
+  if (!st.isOk())
+    GTEST_SKIP() << "no GPU: " << st.message();
+  runUnfusedOnDevice(*dev, /*bitwise=*/false);
+}
+
+TEST(GemmFallback, TheDefaultEpilogueAndABf16BetaHaveNoUnfusedForm) {
+  Case c = makeCase(true, false, 8, 8, 8, 1, 0.0f, GemmEpilogue::Default, 5, true);
+  GemmFallback fb;
+  Status st = gemmFallback(c.desc, {1, 2, 3, 4, 0, 0}, 0, fb);
+  ASSERT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("the default epilogue has no unfused form"), std::string::npos)
+      << st.message();
+  c.desc.epilogue = GemmEpilogue::Bias;
+  c.desc.ab = c.desc.cd = GemmType::BF16;
+  c.desc.beta = 1.0f;
+  st = gemmFallback(c.desc, {1, 2, 3, 4, 5, 0}, 6, fb);
+  ASSERT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("a bf16 D with beta != 0 has no unfused form"), std::string::npos)
+      << st.message();
+}
+
+/// The emulated device runs every epilogue fused; XLNETC_FAULT_GEMM_EPILOGUE
+/// =unsupported (the test hook) says otherwise of all but the default, and
+/// another value is refused, naming the variable.
+TEST(GemmFallback, EmulatedSupportsEveryEpilogueUnlessTheHookSaysNo) {
+  using xlnetc::rt::testing::ScopedEnv;
+  std::unique_ptr<Device> dev;
+  ASSERT_TRUE(openDevice(DeviceKind::Emu, {}, dev).isOk());
+  for (const char *hook : {(const char *)nullptr, "unsupported", "sometimes"}) {
+    SCOPED_TRACE(hook ? hook : "no hook");
+    ScopedEnv env("XLNETC_FAULT_GEMM_EPILOGUE", hook);
+    for (GemmEpilogue epi : {GemmEpilogue::Default, GemmEpilogue::Bias, GemmEpilogue::ReluBias,
+                             GemmEpilogue::GeluBias, GemmEpilogue::GeluAuxBias,
+                             GemmEpilogue::DGeluBGrad}) {
+      Case c = makeCase(true, false, 8, 8, 8, 1, 0.0f, epi, 6, true);
+      bool supported = false;
+      std::string why;
+      Status st = dev->gemmSupported(c.desc, {1, 2, 3, 4, 5, 6}, "step 7", supported, why);
+      if (hook && std::string(hook) == "sometimes") {
+        ASSERT_FALSE(st.isOk());
+        EXPECT_NE(st.message().find("step 7: XLNETC_FAULT_GEMM_EPILOGUE is 'sometimes'"),
+                  std::string::npos)
+            << st.message();
+        continue;
+      }
+      ASSERT_TRUE(st.isOk()) << st.message();
+      EXPECT_EQ(supported, !hook || epi == GemmEpilogue::Default) << gemmEpilogueName(epi);
+      EXPECT_EQ(why.empty(), supported);
+    }
+  }
+}
+
+/// The epilogue kernels compile with NVRTC for sm_90, every one exported
+/// and without spills.
+TEST(GemmFallback, EpilogueModuleCompilesForSm90WithoutSpills) {
+  const cuda::Nvrtc *nvrtc = nullptr;
+  if (!cuda::loadNvrtc(nvrtc).isOk())
+    GTEST_SKIP() << "no NVRTC on this machine";
+  const ModuleSource src = gemmEpilogueModule();
+  CompiledCubin out;
+  Status st = xlnetc::rt::testing::compileForSm90(src.name, src.text, out);
+  ASSERT_TRUE(st.isOk()) << st.message();
+  EXPECT_TRUE(isElf(out.cubin));
+  int entries = 0;
+  for (const KernelResourceUsage &u : parsePtxasLog(out.log)) {
+    entries += u.entry;
+    EXPECT_EQ(u.spillStores + u.spillLoads, 0) << u.kernel;
+  }
+  EXPECT_EQ(entries, 10) << out.log; // 5 epilogues, f32 and bf16
 }
 
 } // namespace

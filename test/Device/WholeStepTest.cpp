@@ -31,6 +31,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <set>
 #include <sstream>
 
 using namespace xlnetc::rt;
@@ -436,6 +437,76 @@ TEST(WholeStep, HostAdamUpdatesDonatedStateInPlace) {
     ASSERT_EQ(inPlace.count("new." + name), 1u);
     EXPECT_EQ(static_cast<const void *>(inPlace.at("new." + name).f32()), data);
     EXPECT_TRUE(donated.at(name).storage.empty()) << "still held by the caller";
+  }
+}
+
+/// With XLNETC_FAULT_GEMM_EPILOGUE=unsupported every GEMM with a fused
+/// epilogue runs as the GEMM and an epilogue kernel (GemmFallback.h): the
+/// f32 grads step (bias, gelu_aux_bias, dgelu_bgrad) and the bf16 training
+/// step (bias and gelu_aux_bias with bf16 D, through the f32 scratch). The
+/// step warns once per descriptor, its three runs (piece by piece, recorded,
+/// replayed) are bitwise equal, and so are they to the fused step's on emu
+/// (the kernels compute the reference epilogues' operations); on the GPU,
+/// when one answers, they are within the host tolerances of the fused step
+/// (f32) or 2% of each tensor's largest magnitude (bf16: a product rounded
+/// the other way moves on through the step).
+TEST(WholeStep, UnfusedEpiloguesGiveTheFusedStep) {
+  for (const auto &[planName, batchName] :
+       {std::pair<std::string, std::string>{"tiny-gelu-nodropout.grads", "tiny-gelu-nodropout"},
+        {"xlnet-tiny-bf16.train", "xlnet-tiny-bf16"}}) {
+    SCOPED_TRACE(planName);
+    Plan plan = loadPlan(planName);
+    ASSERT_TRUE(plan.device);
+    const TensorMap bindings = bindingsFor(plan, batchName);
+    std::set<std::string> descriptors; // of the GEMMs with a fused epilogue
+    for (const DeviceStep &s : plan.device->steps)
+      for (const DeviceLaunch &l : s.launches)
+        if (l.kind == DeviceLaunch::Gemm && l.gemm.epilogue != dev::GemmEpilogue::Default)
+          descriptors.insert(dev::describeGemm(l.gemm));
+    ASSERT_GE(descriptors.size(), 2u);
+    ExecOptions opts;
+    opts.seed = 42;
+    for (dev::DeviceKind kind : devicesToTest({dev::DeviceKind::Emu})) {
+      Executor fused;
+      ASSERT_TRUE(Executor::open(kind, {}, fused));
+      TensorMap want;
+      Status st = fused.execute(plan, bindings, want, opts);
+      ASSERT_TRUE(st) << fused.description() << ": " << st.message();
+      xlnetc::rt::testing::ScopedEnv hook("XLNETC_FAULT_GEMM_EPILOGUE", "unsupported");
+      Executor unfused;
+      ASSERT_TRUE(Executor::open(kind, {}, unfused));
+      ::testing::internal::CaptureStderr();
+      std::vector<TensorMap> runs(3);
+      for (TensorMap &out : runs)
+        if (st)
+          st = unfused.execute(plan, bindings, out, opts);
+      const std::string log = ::testing::internal::GetCapturedStderr();
+      ASSERT_TRUE(st) << unfused.description() << ": " << st.message();
+      for (const std::string &desc : descriptors) {
+        size_t warnings = 0;
+        for (size_t at = log.find(desc + ": XLNETC_FAULT"); at != std::string::npos;
+             at = log.find(desc + ": XLNETC_FAULT", at + 1))
+          ++warnings;
+        EXPECT_EQ(warnings, 1u) << desc << "\n" << log;
+      }
+      EXPECT_TRUE(bitwiseEqual(runs[0], runs[1]) && bitwiseEqual(runs[0], runs[2]))
+          << unfused.description() << ": the runs of the unfused step differ";
+      if (kind == dev::DeviceKind::Emu) {
+        EXPECT_TRUE(bitwiseEqual(runs[0], want)) << "the unfused step is not the fused one";
+      } else if (planName == "xlnet-tiny-bf16.train") {
+        for (const auto &[name, r] : want) {
+          if (r.dtype != DType::F32)
+            continue;
+          double worst = 0;
+          for (int64_t i = 0; i < r.numel(); ++i)
+            worst = std::max(worst, std::fabs(double(runs[0].at(name).f32()[i]) -
+                                              double(r.f32()[i])));
+          EXPECT_LE(worst, 0.02 * maxAbs(r)) << unfused.description() << ": " << name;
+        }
+      } else {
+        expectMatchesHost(runs[0], want, unfused.description() + " unfused");
+      }
+    }
   }
 }
 
