@@ -312,7 +312,7 @@ int runBench(const BenchArgs &args) {
       if (rt::Status st = dev->memoryInUse(before); !st)
         return fail(st.message());
     rt::Plan plan;
-    if (!bundleCompiler(b)(spec, b.shape, b.step, plan, error, nullptr, true))
+    if (!bundleCompiler(b)(spec, b.shape, b.step, plan, error, nullptr, deviceTarget(executor)))
       return failDiagnostics(error);
     if (!checkStepFits(spec, b.shape, b.step, plan, executor, /*keepsCopy=*/false,
                        args.memory, bundleCompiler(b), error))
