@@ -94,6 +94,10 @@ private:
   };
   /// The loaded module of `program` (compiled on first use).
   Status module(const DeviceProgram &program, LoadedModule *&out);
+  /// Kernel launch `l` of `mod` (looked up on first use), checked against
+  /// the device's shared memory per block; `where` names its plan step.
+  Status launchKernel(LoadedModule &mod, const DeviceLaunch &l, const std::string &where,
+                      const dev::Kernel *&out);
 
   dev::Device &device_;
   /// $XLNETC_CUDA_SYNC=1 (--sync-each-op): no graph; the host waits after
