@@ -172,6 +172,43 @@ Status DeviceExecutor::epilogueKernel(const std::string &name, dev::Kernel &out)
   return Status::ok();
 }
 
+Status DeviceExecutor::launchKernel(LoadedModule &mod, const DeviceLaunch &l,
+                                    const std::string &where, const dev::Kernel *&out) {
+  auto k = mod.kernels.find(l.kernel);
+  if (k == mod.kernels.end()) {
+    dev::Module *in = mod.module.get();
+    if (!in) {
+      auto m = mod.moduleOf.find(l.kernel);
+      if (m == mod.moduleOf.end())
+        return Status::error(fmt::format("{}no CUBIN for kernel '{}' among the "
+                                         "program's {} compiled ahead of time",
+                                         where, l.kernel, mod.cubins.size()));
+      in = m->second;
+    }
+    dev::Kernel kernel;
+    XLNETC_RETURN_IF_ERROR(device_.getKernel(*in, l.kernel, kernel).withPrefix(where));
+    k = mod.kernels.emplace(l.kernel, kernel).first;
+  }
+  // A program made for a GPU with more shared memory per block (a bundle
+  // compiled for another --arch) would fail at its launch, mid-step, with
+  // the driver's error: refuse it here, before anything runs.
+  const size_t need = k->second.staticSmem + l.dynSmem,
+               limit = device_.maxSharedMemoryPerBlock();
+  if (need > limit)
+    return Status::error(fmt::format(
+        "{}kernel '{}' needs {} bytes of shared memory per block ({} static + {} dynamic); "
+        "this device ({}) allows {}: {}",
+        where, l.kernel, need, k->second.staticSmem, l.dynSmem, device_.arch(), limit,
+        device_.kind() == dev::DeviceKind::Cuda
+            ? fmt::format("compile the step for this GPU (xlnetc compile SPEC -o BUNDLE --arch "
+                          "{}; run-step and train compile for the GPU they run on)",
+                          device_.arch())
+            : "compile the step for a GPU within that (xlnetc compile SPEC -o BUNDLE --arch "
+              "ARCH) or raise XLNETC_EMU_SMEM_PER_BLOCK"));
+  out = &k->second;
+  return Status::ok();
+}
+
 /// A program made ready to run step after step: its device memory (every
 /// input and parameter buffer, one arena for the temps, the workspace, the
 /// status words, the seed word, the tables, all at fixed addresses) and its
@@ -297,6 +334,15 @@ Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
   const size_t n = plan.buffers.size();
   LoadedModule *mod = nullptr;
   XLNETC_RETURN_IF_ERROR(module(program, mod));
+  // Every kernel, and whether its launches fit the device, before any
+  // memory is taken.
+  for (size_t i = 0; i < program.steps.size(); ++i)
+    for (const DeviceLaunch &l : program.steps[i].launches)
+      if (l.kind == DeviceLaunch::Kernel) {
+        const dev::Kernel *kernel = nullptr;
+        XLNETC_RETURN_IF_ERROR(
+            launchKernel(*mod, l, stepPrefix(i, plan.steps[i]), kernel));
+      }
   auto p = std::make_unique<Prepared>();
   p->program = &program;
   p->programId = program.id;
@@ -506,22 +552,9 @@ Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
         p->ops.push_back(std::move(op));
         continue;
       }
-      auto k = mod->kernels.find(l.kernel);
-      if (k == mod->kernels.end()) {
-        dev::Module *in = mod->module.get();
-        if (!in) {
-          auto m = mod->moduleOf.find(l.kernel);
-          if (m == mod->moduleOf.end())
-            return Status::error(fmt::format("{}no CUBIN for kernel '{}' among the "
-                                             "program's {} compiled ahead of time",
-                                             where, l.kernel, mod->cubins.size()));
-          in = m->second;
-        }
-        dev::Kernel kernel;
-        XLNETC_RETURN_IF_ERROR(device_.getKernel(*in, l.kernel, kernel).withPrefix(where));
-        k = mod->kernels.emplace(l.kernel, kernel).first;
-      }
-      op.kernel = k->second;
+      const dev::Kernel *kernel = nullptr;
+      XLNETC_RETURN_IF_ERROR(launchKernel(*mod, l, where, kernel));
+      op.kernel = *kernel;
       op.dims.grid[0] = l.grid;
       op.dims.block[0] = l.block;
       op.dims.dynSmem = l.dynSmem;

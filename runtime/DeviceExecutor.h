@@ -101,6 +101,10 @@ private:
   /// Kernel `name` of the GEMM epilogue kernels (GemmFallback.h), their
   /// module loaded at the first call.
   Status epilogueKernel(const std::string &name, dev::Kernel &out);
+  /// Kernel launch `l` of `mod` (looked up on first use), checked against
+  /// the device's shared memory per block; `where` names its plan step.
+  Status launchKernel(LoadedModule &mod, const DeviceLaunch &l, const std::string &where,
+                      const dev::Kernel *&out);
 
   dev::Device &device_;
   /// $XLNETC_CUDA_SYNC=1 (--sync-each-op): no graph; the host waits after

@@ -45,7 +45,7 @@ int runInfo(const xlnetc::Bundle &b) {
     return xlnetc::failDiagnostics(error);
   xlnetc::StepCompiler compile = xlnetc::bundleCompiler(b);
   xlnetc::rt::Plan plan;
-  if (!compile(spec, b.shape, b.step, plan, error, nullptr, true))
+  if (!compile(spec, b.shape, b.step, plan, error, nullptr, xlnetc::rt::dev::GpuTarget()))
     return xlnetc::failDiagnostics(error);
   std::cout << fmt::format(
       "bundle {}: the {} step of {} (n_layer {}, d_model {}), {}\n"

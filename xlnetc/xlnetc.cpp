@@ -7,7 +7,7 @@
 //   xlnetc gradcheck SPEC [--seed S] [--eps E] [--tolerance T]
 //   xlnetc compare GOT REF [--only NAME...] [--rtol R]
 //   xlnetc devices
-//   xlnetc kernels SPEC [--step S] [--arch sm_90] [--list] [--no-kernel-cache]
+//   xlnetc kernels SPEC [--step S] [--arch sm_90] [--tiles-for ARCH] [--maxrregcount N] [--list] [--no-kernel-cache]
 //
 //===----------------------------------------------------------------------===//
 
@@ -117,8 +117,15 @@ int runMain(int argc, char **argv) {
   kernCmd->add_option("spec", kern.spec, "Model spec (.toml)")->required();
   kernCmd->add_option("--step", kern.step, "forward, grads or train")
       ->capture_default_str();
-  kernCmd->add_option("--arch", kern.arch, "GPU architecture (sm_80, sm_90, ...)")
+  kernCmd->add_option("--arch", kern.arch, "GPU architecture (sm_80, sm_86, sm_90, ...)")
       ->capture_default_str();
+  kernCmd->add_option("--tiles-for", kern.tilesFor,
+                      "Make the device program for this architecture instead (its tiles "
+                      "fit that GPU's shared memory) and check it on --arch: what a bundle "
+                      "compiled for one GPU would do on another");
+  kernCmd->add_option("--maxrregcount", kern.maxRegisters,
+                      "Cap the registers per thread (NVRTC --maxrregcount): what would "
+                      "spill under that budget");
   kernCmd->add_flag("--no-kernel-cache", kern.noKernelCache,
                     "Compile even when the kernel cache has the CUBIN");
   kernCmd->add_flag("--list", kern.list, "One line per kernel");

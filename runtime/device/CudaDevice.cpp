@@ -93,6 +93,9 @@ public:
                        info_.maxSharedPerBlockOptin / 1024);
   }
   std::string arch() const override { return info_.arch; }
+  size_t maxSharedMemoryPerBlock() const override {
+    return size_t(info_.maxSharedPerBlockOptin);
+  }
   std::string physicalId() const override { return "GPU " + info_.pciAddress; }
 
   Status alloc(size_t bytes, DevPtr &out) override {
@@ -186,8 +189,13 @@ public:
         drv_, "kernel '" + name + "'",
         cuModuleGetFunction(&fn, static_cast<CudaModule &>(module).get(),
                             name.c_str()));
+    int staticSmem = 0;
+    XLNETC_CU_RETURN_IF_ERROR(
+        drv_, "kernel '" + name + "': its static shared memory",
+        cuFuncGetAttribute(&staticSmem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, fn));
     out.name = name;
     out.handle = fn;
+    out.staticSmem = size_t(staticSmem);
     return Status::ok();
   }
   Status launch(const Kernel &kernel, const LaunchDims &d, void **params,

@@ -63,6 +63,13 @@ Status gemmEpilogueFault(bool &unsupported) {
   return Status::ok();
 }
 
+GpuTarget gpuTargetOf(const Device &device) {
+  GpuTarget t;
+  t.arch = device.arch();
+  t.smemPerBlock = int64_t(device.maxSharedMemoryPerBlock());
+  return t;
+}
+
 bool lineInfoRequested() {
   const char *v = std::getenv("XLNETC_CUDA_LINEINFO");
   return v && *v && std::string(v) != "0";
@@ -72,8 +79,7 @@ Status openDevice(DeviceKind kind, const DeviceOptions &options,
                   std::unique_ptr<Device> &out) {
   switch (resolveDeviceKind(kind)) {
   case DeviceKind::Emu:
-    out = createEmuDevice(options);
-    return Status::ok();
+    return createEmuDevice(options, out);
   case DeviceKind::Cuda:
     return createCudaDevice(options, out);
   case DeviceKind::Host:

@@ -23,6 +23,7 @@
 
 #include "runtime/Status.h"
 #include "runtime/device/Gemm.h"
+#include "runtime/device/GpuTarget.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -86,6 +87,9 @@ public:
 struct Kernel {
   std::string name;
   void *handle = nullptr; ///< CUfunction, or the emulated launcher
+  /// Its static shared memory per block (CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES;
+  /// 0 on the emulated device, whose __shared__ arrays are host memory).
+  size_t staticSmem = 0;
 };
 
 /// A recorded sequence of launches, GEMMs and memsets (a CUDA graph on a
@@ -125,6 +129,13 @@ public:
   /// one ("GPU 0000:1b:00", its PCI address); empty where processes do not
   /// share a device (emu).
   virtual std::string physicalId() const { return {}; }
+  /// The most shared memory one block may have, static + dynamic, with the
+  /// opt-in beyond 48 KiB: on a GPU what the driver reports
+  /// (CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: 99 KiB on
+  /// sm_86/89/120, 163 KiB on sm_80, 227 KiB on sm_90); on the emulated
+  /// device sm_90's, or $XLNETC_EMU_SMEM_PER_BLOCK. The device executor
+  /// checks every launch against it before the first step.
+  virtual size_t maxSharedMemoryPerBlock() const = 0;
 
   virtual Status alloc(size_t bytes, DevPtr &out) = 0;
   virtual void free(DevPtr ptr) = 0;
@@ -219,6 +230,10 @@ public:
   /// GPU's enqueued work cannot be taken back and runs).
   virtual void abandonSide() {}
 };
+
+/// What a program compiled for `device` is made for: its architecture and
+/// shared memory per block (GpuTarget.h).
+GpuTarget gpuTargetOf(const Device &device);
 
 /// Resolves Auto: Cuda when the driver loads and reports a GPU, else Host.
 /// `why` (optional) receives the reason when Auto falls back to Host.

@@ -200,6 +200,31 @@ private:
   std::string name_;
 };
 
+/// Shared memory per block of the emulated device: sm_90's, the most the
+/// emulator takes (xlnetc_emu_core.h).
+constexpr size_t kEmuMaxSmemPerBlock = 227 * 1024;
+
+/// $XLNETC_EMU_SMEM_PER_BLOCK: a smaller per-block limit, in bytes, to run
+/// a program as a GPU with less shared memory would (kEmuMaxSmemPerBlock
+/// when unset).
+Status emuSmemPerBlock(size_t &out) {
+  out = kEmuMaxSmemPerBlock;
+  const char *env = std::getenv("XLNETC_EMU_SMEM_PER_BLOCK");
+  if (!env || !*env)
+    return Status::ok();
+  char *end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(env, &end, 10);
+  if (errno || *end || !std::isdigit(static_cast<unsigned char>(*env)) || v == 0 ||
+      v > kEmuMaxSmemPerBlock)
+    return Status::error(fmt::format("emulated device: XLNETC_EMU_SMEM_PER_BLOCK is '{}'; it "
+                                     "takes the bytes of shared memory a block may have, 1 to "
+                                     "{} (sm_90's, the emulator's most)",
+                                     env, kEmuMaxSmemPerBlock));
+  out = size_t(v);
+  return Status::ok();
+}
+
 /// The schedule named in messages. The emulator itself reads
 /// $XLNETC_EMU_SCHEDULE (forward|reverse|random[:SEED]), which overrides the
 /// launch's schedule (xlnetc_emu.cuh); launches ask for forward.
@@ -220,9 +245,10 @@ struct EmuGraph : Graph {
 
 class EmuDevice : public Device {
 public:
-  explicit EmuDevice(const DeviceOptions &options)
+  EmuDevice(const DeviceOptions &options, size_t smemPerBlock)
       : cache_(options.kernelCache ? KernelCache::openDefault()
-                                   : KernelCache::disabled()) {
+                                   : KernelCache::disabled()),
+        smemPerBlock_(smemPerBlock) {
     threads_ = options.emuThreads > 0
                    ? options.emuThreads
                    : int(std::max(1u, std::thread::hardware_concurrency()));
@@ -242,11 +268,15 @@ public:
 
   DeviceKind kind() const override { return DeviceKind::Emu; }
   std::string description() const override {
-    return fmt::format("emulated device ({} thread{}, schedule {}{})", threads_,
+    return fmt::format("emulated device ({} thread{}, schedule {}{}{})", threads_,
                        threads_ == 1 ? "" : "s", scheduleName_,
-                       sideEarly_ ? ", side stream early" : "");
+                       sideEarly_ ? ", side stream early" : "",
+                       smemPerBlock_ != kEmuMaxSmemPerBlock
+                           ? fmt::format(", {} bytes of shared memory per block", smemPerBlock_)
+                           : "");
   }
   std::string arch() const override { return "emu"; }
+  size_t maxSharedMemoryPerBlock() const override { return smemPerBlock_; }
 
   Status alloc(size_t bytes, DevPtr &out) override {
     // 256-byte alignment, as cudaMalloc guarantees; never a null pointer.
@@ -352,6 +382,13 @@ public:
           [this, kernel, dims, params, where] { return launch(kernel, dims, params, where); });
       return Status::ok();
     }
+    // As a GPU refuses a launch over its limit (the emulator's own is
+    // sm_90's).
+    if (dims.dynSmem > smemPerBlock_)
+      return Status::error(fmt::format(
+          "{}kernel '{}': {} bytes of dynamic shared memory exceed the emulated device's {} "
+          "bytes per block (XLNETC_EMU_SMEM_PER_BLOCK)",
+          where.empty() ? "" : where + ": ", kernel.name, dims.dynSmem, smemPerBlock_));
     char err[1024] = {0};
     xlnetc_emu_launch cfg{};
     cfg.abi_version = XLNETC_EMU_ABI_VERSION;
@@ -479,6 +516,7 @@ private:
   }
 
   KernelCache cache_;
+  size_t smemPerBlock_; ///< maxSharedMemoryPerBlock
   int threads_ = 1;
   std::string scheduleName_;
   /// Between beginCapture and endCapture: the recorded work.
@@ -558,8 +596,11 @@ Status EmuDevice::loadModule(const ModuleSource &source,
 
 } // namespace
 
-std::unique_ptr<Device> createEmuDevice(const DeviceOptions &options) {
-  return std::make_unique<EmuDevice>(options);
+Status createEmuDevice(const DeviceOptions &options, std::unique_ptr<Device> &out) {
+  size_t smemPerBlock = 0;
+  XLNETC_RETURN_IF_ERROR(emuSmemPerBlock(smemPerBlock));
+  out = std::make_unique<EmuDevice>(options, smemPerBlock);
+  return Status::ok();
 }
 
 } // namespace xlnetc::rt::dev

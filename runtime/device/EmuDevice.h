@@ -12,9 +12,10 @@
 
 namespace xlnetc::rt::dev {
 
-/// An emulated device. Never fails to open: compiling a module is where a
-/// missing host compiler is reported.
-std::unique_ptr<Device> createEmuDevice(const DeviceOptions &options);
+/// An emulated device. Fails to open only on a bad
+/// $XLNETC_EMU_SMEM_PER_BLOCK: compiling a module is where a missing host
+/// compiler is reported.
+Status createEmuDevice(const DeviceOptions &options, std::unique_ptr<Device> &out);
 
 } // namespace xlnetc::rt::dev
 

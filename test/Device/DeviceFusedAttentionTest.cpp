@@ -20,6 +20,7 @@
 #include "runtime/device/AttentionTc.h"
 #include "runtime/device/CudaApi.h"
 #include "runtime/device/Device.h"
+#include "runtime/device/KernelCache.h"
 #include "runtime/device/Nvrtc.h"
 #include "runtime/host/Kernels.h"
 #include "test/Device/DeviceTestUtil.h"
@@ -648,7 +649,9 @@ const Case kTcCases[] = {
     {"tc_c_bits", 1, 9, 1, 16, 0, 9, 1, false, 0.0, 27, 64, 128, true},
 };
 
-std::string moduleTextTc() {
+/// The tensor-core kernels of every case in the configuration of `warps`
+/// warps per block.
+std::string moduleTextTc(int warps) {
   std::string s = R"(#include "xlnetc_prelude.cuh"
 #include "xlnetc_k_attention_tc.cuh"
 typedef unsigned long long u64;
@@ -662,15 +665,15 @@ XL_KERNEL void tc_{0}(const h16 *q, const h16 *k, const h16 *v,
     const float *rs, const i64 *seg, const i64 *rank, const i64 *rows,
     h16 *o, float *lse, int *st, u64 seed) {{
   xl_rel_attention_tc<{1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9}, {10}ull,
-      {11}u, {13}>(q, k, v, kr, se, rw, rr, rs, seg, rank, rows, o, lse, st,
-      {12}, seed);
+      {11}u, {13}, {14}>(q, k, v, kr, se, rw, rr, rs, seg, rank, rows, o, lse,
+      st, {12}, seed);
 }}
 XL_EXPORT(tc_{0})
 )",
                      c.name, c.B, c.T, c.N, c.H, c.K(), c.S, c.P, c.R(),
                      c.rows ? 1 : 0, doubleBits(c.scale()),
                      c.dropatt > 0 ? floatBits(c.dropatt) : 0u, c.site,
-                     c.bits ? 1 : 0);
+                     c.bits ? 1 : 0, warps);
   // The backward: PHASE 0..3 on tensor cores, the bias columns (PHASE 4)
   // as the emitter launches them; once with no inits and, for PHASE 2..4,
   // once adding every gradient but dq into given tensors (the emitter's
@@ -686,7 +689,7 @@ XL_KERNEL void tcgrad{15}_{0}_{13}(const h16 *dout, const h16 *q,
     h16 *dkr, float *dse, float *drw, float *drr, float *drs, double *ws,
     int *st, u64 seed) {{
   xl_rel_attention_tc_grad<{1}, {2}, {3}, {4}, {5}, {6}, {7}, {8}, {9},
-      {10}ull, {11}u, {13}, {14}>(dout, q, k, v, kr, se, rw, rr, rs, seg,
+      {10}ull, {11}u, {13}, {14}, {18}>(dout, q, k, v, kr, se, rw, rr, rs, seg,
       rank, rows, {17}, dq, dk, dv, dkr, dse, drw, drr, drs, ws, st, {12}, seed);
 }}
 XL_EXPORT(tcgrad{15}_{0}_{13})
@@ -702,7 +705,8 @@ XL_EXPORT(tcgrad{15}_{0}_{13})
                          withInit ? "dki, dvi, dkri, dsei, drwi, drri, drsi"
                                   : "(const h16 *)0, (const h16 *)0, (const h16 *)0, "
                                     "(const float *)0, (const float *)0, "
-                                    "(const float *)0, (const float *)0");
+                                    "(const float *)0, (const float *)0",
+                         warps);
   return s;
 }
 
@@ -717,12 +721,17 @@ constexpr double kTcTol = 1e-2;
 /// cosine similarity >= 0.999 to the host's.
 constexpr double kTcGradTol = 2e-2;
 
-std::vector<float> runTc(const char *schedule) {
+/// Runs every case's forward and backward in the configuration of `warps`
+/// warps on an emulated device opened under `schedule`, each checked
+/// against the host; returns the results of every case.
+std::vector<float> runTc(const char *schedule, int warps) {
   ScopedEnv env("XLNETC_EMU_SCHEDULE", schedule);
   std::unique_ptr<Device> dev;
   EXPECT_TRUE(openDevice(DeviceKind::Emu, {}, dev));
   std::unique_ptr<Module> mod;
-  Status st = dev ? dev->loadModule({"tc-attention-test.cu", moduleTextTc(), {}}, mod)
+  Status st = dev ? dev->loadModule({fmt::format("tc-attention-test-w{}.cu", warps),
+                                     moduleTextTc(warps), {}},
+                                    mod)
                   : Status::error("no device");
   EXPECT_TRUE(st) << st.message();
   if (!mod)
@@ -740,6 +749,8 @@ std::vector<float> runTc(const char *schedule) {
   };
   auto put16 = [&](const std::vector<uint16_t> &h) { return put(h.data(), h.size() * 2); };
   auto putT = [&](const Tensor &t) { return put(t.bytes(), t.nbytes()); };
+  const unsigned block = unsigned(attnTcBlock(warps));
+  const int64_t tileRows = attnTcRows(warps);
   std::vector<float> all;
   for (const Case &c : kTcCases) {
     Inputs in = makeInputs(c, 700);
@@ -766,18 +777,18 @@ std::vector<float> runTc(const char *schedule) {
                                 putT(in.rw),     putT(in.rr),  putT(in.rs),
                                 putT(in.segId),  putT(in.rank),
                                 c.rows ? putT(in.rows) : DevPtr(0)};
-    const unsigned tiles = unsigned(c.B * c.N * ((c.T + 63) / 64));
+    const unsigned tiles = unsigned(c.B * c.N * ((c.T + tileRows - 1) / tileRows));
     std::vector<float> first;
     for (unsigned grid : {1u, 2u, tiles + 1u}) {
       const std::string what =
-          fmt::format("{} grid {} schedule {}", c.name, grid, schedule);
+          fmt::format("{} grid {} schedule {} warps {}", c.name, grid, schedule, warps);
       DevPtr o = put(nullptr, size_t(ref.numel()) * 2);
       DevPtr lse = put(nullptr, refLse.size() * 4);
       DevPtr status = put(nullptr, 5 * 4);
       std::vector<DevPtr> launch = args;
       launch.insert(launch.end(), {o, lse, status});
-      launchOn(*dev, *mod, std::string("tc_") + c.name, grid, kAttnTcBlock, launch,
-               size_t(attnTcSmemBytes(c.H)));
+      launchOn(*dev, *mod, std::string("tc_") + c.name, grid, block, launch,
+               size_t(attnTcSmemBytes(c.H, warps)));
       std::vector<uint16_t> got16(size_t(ref.numel()));
       std::vector<float> got(got16.size()), gotLse(refLse.size());
       int words[5];
@@ -800,7 +811,7 @@ std::vector<float> runTc(const char *schedule) {
       if (c.rows) // the padding slot: zeros
         for (int64_t x = 0; x < c.N * c.H; ++x)
           EXPECT_EQ(got[size_t((1 * c.T + 1) * c.N * c.H + x)], 0.0f) << what;
-      if (grid == 1)
+      if (grid == 1 && warps == 4)
         std::printf("%-12s out max error %.2e of %.2e, lse max error %.2e\n", c.name,
                     worst, maxRef, [&] {
                       double w = 0;
@@ -831,9 +842,19 @@ std::vector<float> runTc(const char *schedule) {
                            "dr_w_bias", "dr_r_bias", "dr_s_bias"};
     host::RelAttentionGrads hg{&g[0], &g[1], &g[2], &g[3], &g[4], &g[5], &g[6], &g[7]};
     EXPECT_TRUE(host::relAttentionGrad(in.dout, a, hg)) << c.name;
-    const int64_t full[5] = {B * N * ((T + 63) / 64), B * N * ((T + 63) / 64),
-                             B * N * ((K + 63) / 64), c.P * N * ((c.R() + 63) / 64),
-                             (N * H + 127) / 128};
+    const int64_t rowTiles = (T + tileRows - 1) / tileRows;
+    const int64_t full[5] = {B * N * rowTiles, B * N * rowTiles,
+                             B * N * ((K + tileRows - 1) / tileRows),
+                             c.P * N * ((c.R() + tileRows - 1) / tileRows),
+                             (N * H + kAttnTcColumnsBlock - 1) / kAttnTcColumnsBlock};
+    // The launch of each phase: PHASE 4, the bias columns, has its own
+    // block and no shared memory.
+    auto blockOf = [&](int phase) {
+      return phase < 4 ? block : unsigned(kAttnTcColumnsBlock);
+    };
+    auto smemOf = [&](int phase) {
+      return phase < 4 ? size_t(attnTcSmemBytes(H, warps, true)) : size_t(0);
+    };
     DevPtr ws = put(nullptr, size_t(B * T * N * (2 * H + 4)) * 8);
     DevPtr status = put(nullptr, 5 * 4);
     DevPtr gout = put16(dout);
@@ -848,12 +869,11 @@ std::vector<float> runTc(const char *schedule) {
       gargs.insert(gargs.end(), {ws, status});
       for (int phase = 0; phase < 5; ++phase)
         launchOn(*dev, *mod, fmt::format("tcgrad_{}_{}", c.name, phase),
-                 grid ? grid : unsigned(full[phase]), kAttnTcBlock, gargs,
-                 phase < 4 ? size_t(attnTcSmemBytes(H, true)) : 0);
+                 grid ? grid : unsigned(full[phase]), blockOf(phase), gargs, smemOf(phase));
       std::vector<float> grads;
       for (size_t x = 0; x < g.size(); ++x) {
-        const std::string what = fmt::format("{} {} grid {} schedule {}", c.name,
-                                             names[x], grid, schedule);
+        const std::string what = fmt::format("{} {} grid {} schedule {} warps {}", c.name,
+                                             names[x], grid, schedule, warps);
         std::vector<float> got(size_t(g[x].numel()));
         if (x < 4) {
           std::vector<uint16_t> h(got.size());
@@ -872,7 +892,7 @@ std::vector<float> runTc(const char *schedule) {
         }
         EXPECT_LE(worst, kTcGradTol * maxRef) << what;
         EXPECT_GE(dot / std::sqrt(nr * ng + 1e-300), 0.999) << what << " cosine";
-        if (grid == 1)
+        if (grid == 1 && warps == 4)
           std::printf("%-12s %-10s max error %.2e of %.2e, cosine %.6f\n", c.name,
                       names[x], worst, maxRef, dot / std::sqrt(nr * ng + 1e-300));
         grads.insert(grads.end(), got.begin(), got.end());
@@ -907,8 +927,8 @@ std::vector<float> runTc(const char *schedule) {
       iargs.insert(iargs.end(), sums.begin(), sums.end());
       iargs.insert(iargs.end(), {ws, status});
       for (int phase = 2; phase < 5; ++phase)
-        launchOn(*dev, *mod, fmt::format("tcgradi_{}_{}", c.name, phase), 2u, kAttnTcBlock,
-                 iargs, phase < 4 ? size_t(attnTcSmemBytes(H, true)) : 0);
+        launchOn(*dev, *mod, fmt::format("tcgradi_{}_{}", c.name, phase), 2u, blockOf(phase),
+                 iargs, smemOf(phase));
       for (size_t x = 1; x < g.size(); ++x) {
         size_t wrong = 0;
         if (x < 4) {
@@ -937,10 +957,21 @@ std::vector<float> runTc(const char *schedule) {
 }
 
 TEST(FusedAttentionTc, ForwardAndBackwardMatchTheHostWithinBf16UnderEverySchedule) {
-  const std::vector<float> forward = runTc("forward");
+  const std::vector<float> forward = runTc("forward", 4);
   ASSERT_FALSE(forward.empty());
   for (const char *schedule : {"reverse", "random:5"})
-    EXPECT_EQ(runTc(schedule), forward) << "schedule " << schedule << " changed a result";
+    EXPECT_EQ(runTc(schedule, 4), forward) << "schedule " << schedule << " changed a result";
+}
+
+/// The configurations with fewer warps per block (AttentionTc.h: 2 on the
+/// 99-KiB GPUs at d_head 64, 1 above d_head 80 there) give bitwise the
+/// 4-warp results, forward and every gradient of every case (runTc checks
+/// each against the host too), under a random schedule.
+TEST(FusedAttentionTc, EveryTileConfigurationGivesBitwiseTheSameResults) {
+  const std::vector<float> four = runTc("forward", 4);
+  ASSERT_FALSE(four.empty());
+  for (int warps : {2, 1})
+    EXPECT_EQ(runTc("random:9", warps), four) << warps << " warps changed a result";
 }
 
 /// cuobjdump, for reading the SASS of a CUBIN (with nvdisasm beside it):
@@ -993,7 +1024,7 @@ TEST(FusedAttentionTc, CompilesForSm90OnTensorCoresWithoutSpills) {
     GTEST_SKIP() << "no NVRTC on this machine";
   CompiledCubin cubin;
   Status st = xlnetc::rt::testing::compileForSm90("tc-attention-test.cu",
-                                                 moduleTextTc(), cubin);
+                                                 moduleTextTc(4), cubin);
   ASSERT_TRUE(st) << st.message();
   int kernels = 0;
   for (const KernelResourceUsage &u : parsePtxasLog(cubin.log)) {
@@ -1033,6 +1064,38 @@ TEST(FusedAttentionTc, CompilesForSm90OnTensorCoresWithoutSpills) {
       EXPECT_GE(hmma, 2) << name;
       std::printf("%-22s %3d HMMA.16816.F32.BF16 in its SASS\n", name.c_str(), hmma);
     }
+}
+
+/// The configurations with fewer warps (AttentionTc.h: what the 99-KiB GPUs
+/// get) compile for sm_86 without spills or a stack frame, every case
+/// (through the kernel cache: cold, about 30 s each on 2 cores).
+TEST(FusedAttentionTc, FewerWarpsCompileForSm86WithoutSpills) {
+  const cuda::Nvrtc *nvrtc = nullptr;
+  if (!cuda::loadNvrtc(nvrtc).isOk())
+    GTEST_SKIP() << "no NVRTC on this machine";
+  KernelCache cache = KernelCache::openDefault();
+  for (int warps : {2, 1}) {
+    NvrtcSource src;
+    src.name = fmt::format("tc-attention-test-w{}.cu", warps);
+    src.text = moduleTextTc(warps);
+    for (const SourceFile &h : embeddedDeviceFiles())
+      src.headers.push_back({h.name, h.text});
+    NvrtcOptions opts;
+    opts.arch = "sm_86";
+    opts.ptxasVerbose = true;
+    CompiledCubin cubin;
+    Status st = compileCubin(src, opts, &cache, cubin);
+    ASSERT_TRUE(st) << st.message();
+    int kernels = 0;
+    for (const KernelResourceUsage &u : parsePtxasLog(cubin.log)) {
+      if (!u.entry)
+        continue;
+      ++kernels;
+      EXPECT_EQ(u.spillStores + u.spillLoads, 0) << u.kernel << ", " << warps << " warps";
+      EXPECT_EQ(u.stackBytes, 0) << u.kernel << ", " << warps << " warps";
+    }
+    EXPECT_EQ(kernels, 9 * int(std::size(kTcCases))) << warps << " warps";
+  }
 }
 
 } // namespace

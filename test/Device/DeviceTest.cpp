@@ -105,6 +105,11 @@ void runSmokeKernels(Device &dev) {
   // block_sum: 4 blocks of 128 threads, dynamic shared memory of 128 floats.
   Kernel sum;
   ASSERT_TRUE(dev.getKernel(*mod, "block_sum", sum).isOk());
+  // Its static shared memory (warpSums) as the driver reports it; the
+  // emulator's __shared__ arrays are host memory.
+  EXPECT_EQ(sum.staticSmem, dev.kind() == DeviceKind::Cuda ? 32 * sizeof(float) : 0u);
+  // Every GPU xlnetc runs on (sm_80 and newer) opts into 99 KiB or more.
+  EXPECT_GE(dev.maxSharedMemoryPerBlock(), size_t(99 * 1024));
   DevPtr dout;
   ASSERT_TRUE(dev.alloc(4 * 4, dout).isOk());
   int m = 500;
@@ -311,6 +316,55 @@ TEST(EmuDevice, DeadlockedBarrierIsALaunchErrorNamingTheStep) {
   // The device is still usable after a failed launch.
   dev->free(out);
   runSmokeKernels(*dev);
+}
+
+/// The emulated device's shared memory per block: sm_90's, or
+/// $XLNETC_EMU_SMEM_PER_BLOCK's; a launch over it is refused as a GPU
+/// refuses one, and a bad value fails the open.
+TEST(EmuDevice, SharedMemoryPerBlockIsSm90sOrTheEnvironments) {
+  std::unique_ptr<Device> dev;
+  ASSERT_TRUE(openDevice(DeviceKind::Emu, {}, dev).isOk());
+  EXPECT_EQ(dev->maxSharedMemoryPerBlock(), size_t(227 * 1024));
+  EXPECT_EQ(gpuTargetOf(*dev).smemPerBlock, 227 * 1024);
+  EXPECT_EQ(gpuTargetOf(*dev).arch, "emu");
+  {
+    xlnetc::rt::testing::ScopedEnv env("XLNETC_EMU_SMEM_PER_BLOCK", "511");
+    ASSERT_TRUE(openDevice(DeviceKind::Emu, {}, dev).isOk());
+  }
+  EXPECT_EQ(dev->maxSharedMemoryPerBlock(), 511u);
+  EXPECT_NE(dev->description().find("511 bytes of shared memory per block"), std::string::npos)
+      << dev->description();
+  std::unique_ptr<Module> mod;
+  ASSERT_TRUE(dev->loadModule(smokeModule(), mod).isOk());
+  Kernel sum;
+  ASSERT_TRUE(dev->getKernel(*mod, "block_sum", sum).isOk());
+  DevPtr x, out;
+  ASSERT_TRUE(dev->alloc(128 * 4, x).isOk());
+  ASSERT_TRUE(dev->alloc(4, out).isOk());
+  int n = 128;
+  void *params[] = {&x, &out, &n};
+  LaunchDims dims;
+  dims.block[0] = 128;
+  dims.dynSmem = 512; // one byte too many
+  Status st = dev->launch(sum, dims, params, "step 3 (test, loc 'here')");
+  ASSERT_FALSE(st.isOk());
+  EXPECT_EQ(st.message(), "step 3 (test, loc 'here'): kernel 'block_sum': 512 bytes of dynamic "
+                          "shared memory exceed the emulated device's 511 bytes per block "
+                          "(XLNETC_EMU_SMEM_PER_BLOCK)");
+  dims.block[0] = 64; // 64 floats staged: within the limit
+  dims.dynSmem = 64 * sizeof(float);
+  st = dev->launch(sum, dims, params, "");
+  EXPECT_TRUE(st.isOk()) << st.message();
+  dev->free(x);
+  dev->free(out);
+  for (const char *bad : {"0", "abc", "99K", "-1", "232449"}) {
+    xlnetc::rt::testing::ScopedEnv env("XLNETC_EMU_SMEM_PER_BLOCK", bad);
+    st = openDevice(DeviceKind::Emu, {}, dev);
+    ASSERT_FALSE(st.isOk()) << bad;
+    EXPECT_EQ(st.message(), std::string("emulated device: XLNETC_EMU_SMEM_PER_BLOCK is '") + bad +
+                                "'; it takes the bytes of shared memory a block may have, 1 to "
+                                "232448 (sm_90's, the emulator's most)");
+  }
 }
 
 TEST(DeviceKind, ParseAndResolve) {

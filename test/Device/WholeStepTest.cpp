@@ -22,6 +22,7 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <tuple>
 
 #include <cmath>
@@ -512,6 +513,162 @@ TEST(WholeStep, UnfusedEpiloguesGiveTheFusedStep) {
 
 TEST(WholeStep, TinyTrainingStep) {
   checkWholeStep("xlnet-tiny.train", "xlnet-tiny");
+}
+
+/// A device that forwards everything to another and counts the work asked
+/// of it: allocations, kernel launches, GEMMs, memsets.
+class CountingDevice : public dev::Device {
+public:
+  explicit CountingDevice(dev::Device &inner) : d_(inner) {}
+  int allocs = 0, launches = 0, gemms = 0, memsets = 0;
+
+  dev::DeviceKind kind() const override { return d_.kind(); }
+  std::string description() const override { return d_.description(); }
+  std::string arch() const override { return d_.arch(); }
+  size_t maxSharedMemoryPerBlock() const override { return d_.maxSharedMemoryPerBlock(); }
+  Status alloc(size_t bytes, dev::DevPtr &out) override {
+    ++allocs;
+    return d_.alloc(bytes, out);
+  }
+  void free(dev::DevPtr ptr) override { d_.free(ptr); }
+  Status memoryInUse(size_t &bytes) override { return d_.memoryInUse(bytes); }
+  Status memoryFree(size_t &bytes) override { return d_.memoryFree(bytes); }
+  Status upload(dev::DevPtr dst, const void *src, size_t bytes) override {
+    return d_.upload(dst, src, bytes);
+  }
+  Status download(void *dst, dev::DevPtr src, size_t bytes) override {
+    return d_.download(dst, src, bytes);
+  }
+  Status copy(dev::DevPtr dst, dev::DevPtr src, size_t bytes) override {
+    return d_.copy(dst, src, bytes);
+  }
+  Status memset(dev::DevPtr dst, int value, size_t bytes) override {
+    ++memsets;
+    return d_.memset(dst, value, bytes);
+  }
+  Status allocHost(size_t bytes, void *&out) override { return d_.allocHost(bytes, out); }
+  void freeHost(void *ptr) override { d_.freeHost(ptr); }
+  Status downloadAsync(void *dst, dev::DevPtr src, size_t bytes) override {
+    return d_.downloadAsync(dst, src, bytes);
+  }
+  Status loadModule(const dev::ModuleSource &source,
+                    std::unique_ptr<dev::Module> &out) override {
+    return d_.loadModule(source, out);
+  }
+  Status loadCubin(const std::string &name, const std::string &image,
+                   std::unique_ptr<dev::Module> &out) override {
+    return d_.loadCubin(name, image, out);
+  }
+  Status getKernel(dev::Module &module, const std::string &name, dev::Kernel &out) override {
+    return d_.getKernel(module, name, out);
+  }
+  Status launch(const dev::Kernel &kernel, const dev::LaunchDims &dims, void **params,
+                const std::string &where) override {
+    ++launches;
+    return d_.launch(kernel, dims, params, where);
+  }
+  Status gemm(const dev::GemmDesc &desc, const dev::GemmOperands &ops,
+              const std::string &where) override {
+    ++gemms;
+    return d_.gemm(desc, ops, where);
+  }
+  Status synchronize(const std::string &where) override { return d_.synchronize(where); }
+  Status beginCapture(const std::string &where) override { return d_.beginCapture(where); }
+  Status endCapture(std::unique_ptr<dev::Graph> &out, const std::string &where) override {
+    return d_.endCapture(out, where);
+  }
+  Status launchGraph(dev::Graph &graph, const std::string &where) override {
+    return d_.launchGraph(graph, where);
+  }
+  Status sideWaitsForMain(const std::string &where) override {
+    return d_.sideWaitsForMain(where);
+  }
+  Status mainWaitsForSide(const std::string &where) override {
+    return d_.mainWaitsForSide(where);
+  }
+  Status hostWorkOnSide(std::function<Status()> work, const std::string &where) override {
+    return d_.hostWorkOnSide(std::move(work), where);
+  }
+  void abandonSide() override { d_.abandonSide(); }
+
+private:
+  dev::Device &d_;
+};
+
+/// The tensor-core attention kernels' launches of `program` (PHASE 4, the
+/// bias columns, aside): their block sizes and dynamic shared memory.
+std::set<std::pair<uint32_t, uint32_t>> tcLaunches(const DeviceProgram &program) {
+  std::set<std::pair<uint32_t, uint32_t>> found;
+  for (const DeviceStep &s : program.steps)
+    for (const DeviceLaunch &l : s.launches)
+      if (l.kind == DeviceLaunch::Kernel && l.kernel.find("_rel_attention_tc") != std::string::npos &&
+          l.kernel.find("_p4") == std::string::npos)
+        found.insert({l.block, l.dynSmem});
+  return found;
+}
+
+/// The bf16 training step made for a GPU with less shared memory per block
+/// (48 KiB here, an emulated device limited to it): its tensor-core
+/// attention takes 2 warps per block instead of sm_90's 4, and the step's
+/// results are bitwise those of the program made for sm_90. That program
+/// on the smaller device is refused before anything is allocated or
+/// launched, with one line naming the step, the kernel, what it needs, what
+/// the device allows and what to do.
+TEST(WholeStep, Bf16TilesFollowTheTargetGpuAndChangeNoResult) {
+  Plan plan = loadPlan("xlnet-tiny-bf16.train"); // made for sm_90
+  const DeviceProgram &sm90 = *plan.device;
+  dev::GpuTarget small;
+  small.arch = "emu";
+  small.smemPerBlock = 48 * 1024;
+  DeviceProgram smallProgram;
+  Status st = xlnetc::cuda::emitDeviceProgram(plan, {"small.cu", "", small}, smallProgram);
+  ASSERT_TRUE(st) << st.message();
+  // d_head 16: the forward's 52736 bytes and the backward's 85504 in 4
+  // warps, 29952 and 46336 in 2 (AttentionTc.h).
+  using Launches = std::set<std::pair<uint32_t, uint32_t>>;
+  EXPECT_EQ(tcLaunches(sm90), (Launches{{128, 52736}, {128, 85504}}));
+  EXPECT_EQ(tcLaunches(smallProgram), (Launches{{64, 29952}, {64, 46336}}));
+
+  const TensorMap bindings = bindingsFor(plan, "xlnet-tiny");
+  ExecOptions opts;
+  opts.seed = 7;
+  TensorMap want;
+  {
+    std::unique_ptr<dev::Device> emu;
+    ASSERT_TRUE(dev::openDevice(dev::DeviceKind::Emu, {}, emu));
+    DeviceExecutor ex(*emu);
+    st = ex.execute(plan, sm90, bindings, want, opts);
+    ASSERT_TRUE(st) << st.message();
+  }
+
+  std::unique_ptr<dev::Device> emu;
+  {
+    xlnetc::rt::testing::ScopedEnv limit("XLNETC_EMU_SMEM_PER_BLOCK", "49152");
+    ASSERT_TRUE(dev::openDevice(dev::DeviceKind::Emu, {}, emu));
+  }
+  ASSERT_EQ(emu->maxSharedMemoryPerBlock(), 49152u);
+  CountingDevice counted(*emu);
+  DeviceExecutor ex(counted);
+  TensorMap got;
+  st = ex.execute(plan, sm90, bindings, got, opts);
+  ASSERT_FALSE(st);
+  // The first launch over the limit: the first attention forward.
+  EXPECT_NE(st.message().find(" (rel_attention, loc 'layer.0'): kernel 's"), std::string::npos)
+      << st.message();
+  EXPECT_NE(st.message().find("_rel_attention_tc' needs 52736 bytes of shared memory per block "
+                              "(0 static + 52736 dynamic); this device (emu) allows 49152: "
+                              "compile the step for a GPU within that (xlnetc compile SPEC -o "
+                              "BUNDLE --arch ARCH) or raise XLNETC_EMU_SMEM_PER_BLOCK"),
+            std::string::npos)
+      << st.message();
+  EXPECT_EQ(st.message().find('\n'), std::string::npos) << "one line";
+  EXPECT_EQ(counted.allocs + counted.launches + counted.gemms + counted.memsets, 0)
+      << "work before the check";
+
+  st = ex.execute(plan, smallProgram, bindings, got, opts);
+  ASSERT_TRUE(st) << st.message();
+  EXPECT_GT(counted.launches, 0);
+  EXPECT_TRUE(bitwiseEqual(got, want)) << "2 warps per block changed a result";
 }
 
 TEST(WholeStep, TanhGeluEpiloguesGradsStep) {

@@ -312,7 +312,7 @@ int runBench(const BenchArgs &args) {
       if (rt::Status st = dev->memoryInUse(before); !st)
         return fail(st.message());
     rt::Plan plan;
-    if (!bundleCompiler(b)(spec, b.shape, b.step, plan, error, nullptr, true))
+    if (!bundleCompiler(b)(spec, b.shape, b.step, plan, error, nullptr, deviceTarget(executor)))
       return failDiagnostics(error);
     if (!checkStepFits(spec, b.shape, b.step, plan, executor, /*keepsCopy=*/false,
                        args.memory, bundleCompiler(b), error))
@@ -455,8 +455,9 @@ struct AttnShape {
 
 /// The tensor-core forward and backward of `a` as one module (the wrappers
 /// the emitter writes for a bf16 step: PHASE 0..3 on tensor cores, PHASE 4
-/// the bias columns).
-std::string attentionModule(const std::vector<AttnShape> &shapes) {
+/// the bias columns), in the configurations of `fwdWarps` and `bwdWarps`
+/// warps per block.
+std::string attentionModule(const std::vector<AttnShape> &shapes, int fwdWarps, int bwdWarps) {
   std::string s = "#include \"xlnetc_prelude.cuh\"\n#include \"xlnetc_k_attention_tc.cuh\"\n"
                   "typedef unsigned long long u64;\ntypedef long long i64;\ntypedef xl_bf16 h16;\n";
   for (const AttnShape &a : shapes) {
@@ -467,25 +468,26 @@ std::string attentionModule(const std::vector<AttnShape> &shapes) {
 XL_KERNEL void fwd_{0}(const h16 *q, const h16 *k, const h16 *v, const h16 *kr,
     const float *se, const float *rw, const float *rr, const float *rs, const i64 *seg,
     const i64 *rank, const i64 *rows, h16 *o, float *lse, int *st, u64 seed) {{
-  xl_rel_attention_tc<{1}, 0>(q, k, v, kr, se, rw, rr, rs, seg, rank, rows, o, lse, st, {2}, seed);
+  xl_rel_attention_tc<{1}, 0, {3}>(q, k, v, kr, se, rw, rr, rs, seg, rank, rows, o, lse, st,
+      {2}, seed);
 }}
 XL_EXPORT(fwd_{0})
 )",
-                     a.stream, targs, a.site);
+                     a.stream, targs, a.site, fwdWarps);
     for (int phase = 0; phase < 5; ++phase)
       s += fmt::format(R"(
 XL_KERNEL void bwd_{0}_{1}(const h16 *dout, const h16 *q, const h16 *k, const h16 *v,
     const h16 *kr, const float *se, const float *rw, const float *rr, const float *rs,
     const i64 *seg, const i64 *rank, const i64 *rows, h16 *dq, h16 *dk, h16 *dv, h16 *dkr,
     float *dse, float *drw, float *drr, float *drs, double *ws, int *st, u64 seed) {{
-  xl_rel_attention_tc_grad<{2}, {1}, 0>(dout, q, k, v, kr, se, rw, rr, rs, seg, rank, rows,
+  xl_rel_attention_tc_grad<{2}, {1}, 0, {4}>(dout, q, k, v, kr, se, rw, rr, rs, seg, rank, rows,
       (const h16 *)0, (const h16 *)0, (const h16 *)0, (const float *)0, (const float *)0,
       (const float *)0, (const float *)0, dq, dk, dv, dkr, dse, drw, drr, drs, ws, st, {3},
       seed);
 }}
 XL_EXPORT(bwd_{0}_{1})
 )",
-                       a.stream, phase, targs, a.site);
+                       a.stream, phase, targs, a.site, bwdWarps);
   }
   return s;
 }
@@ -515,14 +517,24 @@ int runAttentionBench(const AttentionBenchArgs &args) {
   const int64_t K = M + S, R = K + S;
   const std::vector<AttnShape> shapes = {{"content", B, S, N, H, K, S, R, false, 1},
                                          {"query", B, NP, N, H, K, S, R, true, 2}};
+  // The configurations the emitter would choose for this device.
+  const int64_t smemPerBlock = int64_t(dev.maxSharedMemoryPerBlock());
+  const int fwdWarps = dv::attnTcWarps(H, false, smemPerBlock),
+            bwdWarps = dv::attnTcWarps(H, true, smemPerBlock);
+  if (!fwdWarps || !bwdWarps)
+    return fail(fmt::format("bench-attention: d_head {} needs more shared memory per block "
+                            "than the device's {} bytes",
+                            H, smemPerBlock));
   std::unique_ptr<dv::Module> mod;
   const auto tCompile = Clock::now();
-  if (rt::Status st = dev.loadModule({"attention-bench.cu", attentionModule(shapes), {}}, mod);
+  if (rt::Status st = dev.loadModule(
+          {"attention-bench.cu", attentionModule(shapes, fwdWarps, bwdWarps), {}}, mod);
       !st)
     return fail("bench-attention: " + st.message());
   std::cout << fmt::format("xlnetc-run bench-attention on {}: batch {}, {} heads × {}, seq {}, "
-                           "mem {}, num_predict {} (kernels ready in {:.1f} s)\n",
-                           executor.description(), B, N, H, S, M, NP,
+                           "mem {}, num_predict {}, {} and {} warps per block (kernels ready "
+                           "in {:.1f} s)\n",
+                           executor.description(), B, N, H, S, M, NP, fwdWarps, bwdWarps,
                            seconds(tCompile, Clock::now()));
   const int64_t gemmSize = gemmSizeFor(dev, args.gemmSize);
   double gemmTflops = 0;
@@ -629,25 +641,30 @@ int runAttentionBench(const AttentionBenchArgs &args) {
       d.dynSmem = size_t(smem);
       return d;
     };
-    const int64_t rowsTiles = B * N * ((T + 63) / 64);
+    // The emitter's launches (CudaEmitter.cpp emitFusedRelAttention).
+    const int64_t fwdRows = dv::attnTcRows(fwdWarps), bwdRows = dv::attnTcRows(bwdWarps);
+    const int bwdBlock = dv::attnTcBlock(bwdWarps), colBlock = dv::kAttnTcColumnsBlock;
     double fwdSecs = 0, bwdSecs = 0;
     rt::Status stt = timeLaunches(
         {{fmt::format("fwd_{}", a.stream),
-          dims(rowsTiles, dv::kAttnTcBlock, dv::attnTcSmemBytes(H))}},
+          dims(B * N * ((T + fwdRows - 1) / fwdRows), dv::attnTcBlock(fwdWarps),
+               dv::attnTcSmemBytes(H, fwdWarps))}},
         {q, k, v, kr, se, rw, rr, rs, dseg, drank, rowsArg, o, lse, st}, fwdSecs);
     if (stt) {
-      const int64_t smem = dv::attnTcSmemBytes(H, true);
+      const int64_t smem = dv::attnTcSmemBytes(H, bwdWarps, true);
+      const int64_t rowsTiles = B * N * ((T + bwdRows - 1) / bwdRows);
       std::vector<dv::DevPtr> argv = {dout, q, k, v, kr, se, rw, rr, rs, dseg, drank, rowsArg};
       argv.insert(argv.end(), grads.begin(), grads.end());
       argv.insert(argv.end(), {ws, st});
       stt = timeLaunches(
-          {{fmt::format("bwd_{}_0", a.stream), dims(rowsTiles, dv::kAttnTcBlock, smem)},
-           {fmt::format("bwd_{}_1", a.stream), dims(rowsTiles, dv::kAttnTcBlock, smem)},
+          {{fmt::format("bwd_{}_0", a.stream), dims(rowsTiles, bwdBlock, smem)},
+           {fmt::format("bwd_{}_1", a.stream), dims(rowsTiles, bwdBlock, smem)},
            {fmt::format("bwd_{}_2", a.stream),
-            dims(B * N * ((K + 63) / 64), dv::kAttnTcBlock, smem)},
+            dims(B * N * ((K + bwdRows - 1) / bwdRows), bwdBlock, smem)},
            {fmt::format("bwd_{}_3", a.stream),
-            dims(N * ((R + 63) / 64), dv::kAttnTcBlock, smem)},
-           {fmt::format("bwd_{}_4", a.stream), dims((N * H + 127) / 128, 128, 0)}},
+            dims(N * ((R + bwdRows - 1) / bwdRows), bwdBlock, smem)},
+           {fmt::format("bwd_{}_4", a.stream),
+            dims((N * H + colBlock - 1) / colBlock, colBlock, 0)}},
           argv, bwdSecs);
     }
     int words[5] = {0, 0, 0, 0, 0};

@@ -300,8 +300,10 @@ rt::Status readBundle(const std::string &dir, Bundle &out) {
 
 StepCompiler bundleCompiler(const Bundle &bundle) {
   return [bundle](const ModelSpec &spec, const StepShape &shape, StepKind step, rt::Plan &plan,
-                  std::string &error, std::string *planText, bool deviceProgram) {
-    (void)deviceProgram; // a bundle always carries its device program
+                  std::string &error, std::string *planText,
+                  const std::optional<rt::dev::GpuTarget> &) {
+    // A bundle always carries its device program, made for the --arch it
+    // was compiled with (the executor checks it against the device).
     StepShape want = shape;
     if (want.reuseLen <= 0)
       want.reuseLen = want.seqLen;

@@ -45,9 +45,15 @@ int runCompile(const CompileArgs &args) {
                 "bundle)");
   if (bundle && args.output.empty())
     return fail("--emit=bundle needs -o DIR, the bundle's directory");
-  if (!bundle && !args.arch.empty())
-    return fail("--arch compiles a bundle's kernels ahead of time: it needs a bundle "
-                "(-o DIR or --emit=bundle)");
+  if (!bundle && !args.arch.empty() && *emit != Emit::Cuda)
+    return fail("--arch makes the step's device program for that GPU (and compiles a "
+                "bundle's kernels ahead of time): it needs a bundle (-o DIR or "
+                "--emit=bundle) or --emit=cuda");
+  // The GPU the device program is made for: sm_90 unless --arch names one.
+  rt::dev::GpuTarget target;
+  if (!args.arch.empty())
+    if (rt::Status st = rt::dev::gpuTargetForArch(args.arch, target); !st)
+      return fail("--arch: " + st.message());
   std::optional<StepKind> step = parseStepKind(args.step);
   if (!step)
     return fail("unknown --step value '" + args.step +
@@ -79,6 +85,7 @@ int runCompile(const CompileArgs &args) {
   options.emit = *emit;
   options.step = *step;
   options.printIrAfterAll = args.printIrAfterAll;
+  options.target = target;
   std::string out;
   if (!compileStep(spec, shape, options, out, error))
     return failDiagnostics(error);
@@ -87,7 +94,8 @@ int runCompile(const CompileArgs &args) {
     auto program = std::make_shared<rt::DeviceProgram>();
     if (rt::Status st = rt::parsePlan(out, plan); !st)
       return fail("internal error: the compiled plan does not parse: " + st.message());
-    if (rt::Status st = cuda::emitDeviceProgram(plan, deviceEmitOptions(spec, *step), *program);
+    if (rt::Status st =
+            cuda::emitDeviceProgram(plan, deviceEmitOptions(spec, *step, target), *program);
         !st)
       return fail(st.message());
     std::map<std::string, std::string> cubins;

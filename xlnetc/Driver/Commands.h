@@ -116,6 +116,12 @@ struct KernelsArgs {
   std::string spec;
   std::string step = "train"; ///< forward, grads or train
   std::string arch = "sm_90";
+  /// The GPU the device program is made for (empty: `arch`'s): a program
+  /// made for one GPU checked on another, as a bundle compiled with
+  /// --arch tilesFor would run there.
+  std::string tilesFor;
+  /// Caps ptxas's registers per thread (NVRTC --maxrregcount; 0: none).
+  int maxRegisters = 0;
   bool noKernelCache = false;
   bool list = false; ///< one line per kernel
   std::string precision; ///< "fp32" or "bf16"; empty: the spec's

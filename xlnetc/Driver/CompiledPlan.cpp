@@ -6,7 +6,7 @@ namespace xlnetc {
 
 bool compilePlan(const ModelSpec &spec, const StepShape &shape, StepKind step,
                  rt::Plan &plan, std::string &error, std::string *planText,
-                 bool deviceProgram) {
+                 const std::optional<rt::dev::GpuTarget> &device) {
   CompileOptions options;
   options.step = step;
   std::string text;
@@ -17,10 +17,10 @@ bool compilePlan(const ModelSpec &spec, const StepShape &shape, StepKind step,
             st.message() + "\n";
     return false;
   }
-  if (deviceProgram) {
+  if (device) {
     auto program = std::make_shared<rt::DeviceProgram>();
     if (rt::Status st = cuda::emitDeviceProgram(
-            plan, deviceEmitOptions(spec, step), *program);
+            plan, deviceEmitOptions(spec, step, *device), *program);
         !st) {
       error = "xlnetc: error: " + st.message() + "\n";
       return false;

@@ -14,6 +14,7 @@
 #include "runtime/Executor.h"
 #include "runtime/Plan.h"
 
+#include <optional>
 #include <string>
 
 namespace xlnetc {
@@ -22,11 +23,12 @@ namespace xlnetc {
 /// `error` holds the compiler's diagnostics (multi-line, each already saying
 /// "error:") or one "internal error: ..." line. `planText`, when given,
 /// receives the JSON.
-/// With `deviceProgram`, also emits the plan's device program (the CUDA C++
-/// and launches the emu and cuda executors run) into `plan.device`.
+/// With `device`, also emits the plan's device program (the CUDA C++ and
+/// launches the emu and cuda executors run), made for that GPU, into
+/// `plan.device`.
 bool compilePlan(const ModelSpec &spec, const StepShape &shape, StepKind step,
                  rt::Plan &plan, std::string &error, std::string *planText = nullptr,
-                 bool deviceProgram = false);
+                 const std::optional<rt::dev::GpuTarget> &device = std::nullopt);
 
 } // namespace xlnetc
 

@@ -150,7 +150,7 @@ bool compileStep(const ModelSpec &spec, const StepShape &shape,
     return false;
   }
   if (rt::Status st = cuda::emitDeviceProgram(
-          plan, deviceEmitOptions(spec, options.step), program);
+          plan, deviceEmitOptions(spec, options.step, options.target), program);
       !st) {
     errors << "error: " << st.message() << "\n";
     return false;
@@ -170,8 +170,10 @@ bool compileStep(const ModelSpec &spec, const StepShape &shape,
   return true;
 }
 
-cuda::CudaEmitOptions deviceEmitOptions(const ModelSpec &spec, StepKind step) {
+cuda::CudaEmitOptions deviceEmitOptions(const ModelSpec &spec, StepKind step,
+                                        const rt::dev::GpuTarget &target) {
   cuda::CudaEmitOptions o;
+  o.target = target;
   const char *name = stepKindName(step);
   std::string base = spec.sourcePath;
   if (size_t slash = base.find_last_of('/'); slash != std::string::npos)

@@ -31,6 +31,8 @@ struct CompileOptions {
   /// what they name.
   StepKind step = StepKind::Forward;
   bool printIrAfterAll = false; ///< print the IR after every pass to stderr
+  /// The GPU the device program of `--emit=cuda` and `memory` is made for.
+  rt::dev::GpuTarget target;
 };
 
 /// Compiles one step of `spec` with `shape` (the optimizer settings come
@@ -40,9 +42,11 @@ bool compileStep(const ModelSpec &spec, const StepShape &shape,
                  const CompileOptions &options, std::string &out,
                  std::string &error);
 
-/// The emitter options of a device program compiled from `spec`: the module
-/// name ("xlnet-tiny.toml.train.cu") and the origin named in its header.
-cuda::CudaEmitOptions deviceEmitOptions(const ModelSpec &spec, StepKind step);
+/// The emitter options of a device program compiled from `spec` for
+/// `target`: the module name ("xlnet-tiny.toml.train.cu") and the origin
+/// named in its header.
+cuda::CudaEmitOptions deviceEmitOptions(const ModelSpec &spec, StepKind step,
+                                        const rt::dev::GpuTarget &target);
 
 } // namespace xlnetc
 

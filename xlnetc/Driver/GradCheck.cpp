@@ -42,9 +42,9 @@ int runGradCheck(const GradCheckArgs &args) {
     return fail(error);
   StepShape shape = stepShapeFromSpec(spec);
   rt::Plan forward, grads;
-  bool onDevice = executor.kind() != rt::dev::DeviceKind::Host;
-  if (!compilePlan(spec, shape, StepKind::Forward, forward, error, nullptr, onDevice) ||
-      !compilePlan(spec, shape, StepKind::Grads, grads, error, nullptr, onDevice)) {
+  const std::optional<rt::dev::GpuTarget> device = deviceTarget(executor);
+  if (!compilePlan(spec, shape, StepKind::Forward, forward, error, nullptr, device) ||
+      !compilePlan(spec, shape, StepKind::Grads, grads, error, nullptr, device)) {
     std::cerr << error;
     return 1;
   }

@@ -3,10 +3,12 @@
 // Compiles the device program of a spec's step with NVRTC for a GPU
 // architecture — no GPU needed — and reports what ptxas says of every
 // kernel: registers, stack, spills, static shared memory (plus the launch's
-// dynamic shared memory). Fails when a kernel spills registers or needs more
-// shared memory than a block may have. Prints the compile time and whether
-// the kernel cache answered, so cold and warm compile times can be measured
-// (docs/Devices.md "Compile time").
+// dynamic shared memory). The program is made for --arch (the tensor-core
+// attention's tiles fit its shared memory; --tiles-for makes it for another
+// GPU). Fails when a kernel spills registers or needs more shared memory
+// than a block may have on --arch (runtime/device/GpuTarget.h's table).
+// Prints the compile time and whether the kernel cache answered, so cold
+// and warm compile times can be measured (docs/Devices.md "Compile time").
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,20 +31,6 @@
 
 namespace xlnetc {
 
-namespace {
-
-/// The most shared memory one block may use on sm_80 / sm_90 (static +
-/// dynamic): 227 KiB on sm_90, 163 KiB on sm_80; 99 KiB on sm_86/89.
-int64_t smemLimit(const std::string &arch) {
-  if (arch.rfind("sm_90", 0) == 0 || arch.rfind("sm_100", 0) == 0)
-    return 227 * 1024;
-  if (arch == "sm_80")
-    return 163 * 1024;
-  return 99 * 1024;
-}
-
-} // namespace
-
 int runKernels(const KernelsArgs &args) {
   std::optional<StepKind> step = parseStepKind(args.step);
   if (!step)
@@ -58,11 +46,21 @@ int runKernels(const KernelsArgs &args) {
   StepShape shape = stepShapeFromSpec(spec);
   if (!args.precision.empty())
     shape.precision = *parsePrecision(args.precision); // checked by CLI11
+  // The program made for --arch (its tiles fit that GPU's shared memory
+  // per block) or --tiles-for, checked against --arch's limit below.
+  rt::dev::GpuTarget target, tiles;
+  if (rt::Status st = rt::dev::gpuTargetForArch(args.arch, target); !st)
+    return fail("--arch: " + st.message());
+  if (rt::Status st = rt::dev::gpuTargetForArch(
+          args.tilesFor.empty() ? args.arch : args.tilesFor, tiles);
+      !st)
+    return fail("--tiles-for: " + st.message());
+  if (args.maxRegisters < 0)
+    return fail("--maxrregcount must be positive (0: no cap)");
 
   auto t0 = std::chrono::steady_clock::now();
   rt::Plan plan;
-  if (!compilePlan(spec, shape, *step, plan, error, nullptr,
-                   /*deviceProgram=*/true)) {
+  if (!compilePlan(spec, shape, *step, plan, error, nullptr, tiles)) {
     std::cerr << error;
     return 1;
   }
@@ -83,10 +81,9 @@ int runKernels(const KernelsArgs &args) {
     }
   std::cout << fmt::format(
       "xlnetc kernels {}: step {} ({}), {} plan steps -> {} kernels and {} GEMMs, "
-      "{:.1f} KiB of CUDA C++ (compiled to the plan in {:.2f} s)\n",
+      "{:.1f} KiB of CUDA C++ made for {} (compiled to the plan in {:.2f} s)\n",
       args.spec, args.step, precisionName(shape.precision), plan.steps.size(), kernels.size(),
-      gemms,
-      prog.source.size() / 1024.0, emitS);
+      gemms, prog.source.size() / 1024.0, tiles.arch, emitS);
 
   std::string version;
   if (rt::Status st = rt::nvrtcVersionString(version); !st)
@@ -99,6 +96,8 @@ int runKernels(const KernelsArgs &args) {
   rt::NvrtcOptions opts;
   opts.arch = args.arch;
   opts.ptxasVerbose = true;
+  if (args.maxRegisters > 0)
+    opts.extra.push_back(fmt::format("--maxrregcount={}", args.maxRegisters));
   rt::KernelCache cache(rt::KernelCache::defaultDirectory(), !args.noKernelCache);
   rt::CompiledCubin cubin;
   if (rt::Status st = rt::compileCubin(src, opts, &cache, cubin); !st)
@@ -115,7 +114,7 @@ int runKernels(const KernelsArgs &args) {
   for (rt::KernelResourceUsage &u : rt::parsePtxasLog(cubin.log))
     if (u.entry)
       usage[u.kernel] = std::move(u);
-  int64_t limit = smemLimit(args.arch);
+  const int64_t limit = target.smemPerBlock;
   int entries = 0, maxRegs = 0;
   int64_t maxSmem = 0;
   std::string maxRegsKernel, maxSmemKernel;

@@ -32,8 +32,11 @@ int64_t needAtBatch(const ModelSpec &spec, StepShape shape, StepKind step, int64
   shape.batch = batch;
   rt::Plan plan;
   std::string ignored;
+  // A device program made for any GPU: its memory does not depend on it.
   if (!compile(spec, shape, step, plan, ignored, nullptr,
-               where != rt::StepMemory::HostExecutor))
+               where != rt::StepMemory::HostExecutor
+                   ? std::optional<rt::dev::GpuTarget>(rt::dev::GpuTarget())
+                   : std::nullopt))
     return -1;
   return rt::stepMemoryNeed(plan, where, keepsCopy).total();
 }

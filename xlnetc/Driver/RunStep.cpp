@@ -100,6 +100,12 @@ bool openExecutor(const std::string &device, bool noKernelCache,
   return true;
 }
 
+std::optional<rt::dev::GpuTarget> deviceTarget(const rt::Executor &executor) {
+  if (!executor.device())
+    return std::nullopt;
+  return rt::dev::gpuTargetOf(*executor.device());
+}
+
 bool applyPrecision(const std::string &flag, const rt::Executor &executor, StepShape &shape,
                     std::string &error) {
   if (!flag.empty()) {
@@ -279,7 +285,7 @@ int runRunStep(const RunStepArgs &args, const StepCompiler &compile) {
   std::string planText;
   rt::Plan plan;
   if (!compile(spec, shape, args.grads ? StepKind::Grads : StepKind::Forward, plan,
-               error, &planText, executor.kind() != rt::dev::DeviceKind::Host))
+               error, &planText, deviceTarget(executor)))
     return failDiagnostics(error);
   if (!args.dumpPlan.empty() && !writeText(args.dumpPlan, planText, error))
     return fail(error);

@@ -19,17 +19,22 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 
 namespace xlnetc {
 
-/// Gives the plan of `step` for `spec` and `shape` (with its device program
-/// when `deviceProgram`), or false with `error` (diagnostics, each line
-/// already saying "error:"). `planText`, when given, receives the JSON.
-using StepCompiler =
-    std::function<bool(const ModelSpec &spec, const StepShape &shape, StepKind step,
-                       rt::Plan &plan, std::string &error, std::string *planText,
-                       bool deviceProgram)>;
+/// Gives the plan of `step` for `spec` and `shape` (with its device program,
+/// made for `device`, when one is given), or false with `error`
+/// (diagnostics, each line already saying "error:"). `planText`, when
+/// given, receives the JSON.
+using StepCompiler = std::function<bool(
+    const ModelSpec &spec, const StepShape &shape, StepKind step, rt::Plan &plan,
+    std::string &error, std::string *planText, const std::optional<rt::dev::GpuTarget> &device)>;
+
+/// What the device program of a step run on `executor` is made for: its
+/// device (none for the host executor).
+std::optional<rt::dev::GpuTarget> deviceTarget(const rt::Executor &executor);
 
 /// Prints "xlnetc: error: MESSAGE"; returns 1.
 int fail(const std::string &message);

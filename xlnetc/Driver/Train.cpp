@@ -229,7 +229,7 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
   shape.batch = split.localBatch;
   rt::Plan plan;
   if (!compile(spec, shape, StepKind::Train, plan, error, nullptr,
-               executor.kind() != rt::dev::DeviceKind::Host)) {
+               deviceTarget(executor))) {
     std::cerr << error;
     return 1;
   }

@@ -25,6 +25,7 @@
 
 #include "runtime/DeviceProgram.h"
 #include "runtime/Plan.h"
+#include "runtime/device/GpuTarget.h"
 
 #include <string>
 
@@ -35,6 +36,9 @@ struct CudaEmitOptions {
   std::string moduleName = "xlnet-step.cu";
   /// Where the plan came from, for the header ("xlnet-tiny.toml, step train").
   std::string origin;
+  /// The GPU the launches are made for: the tensor-core attention's tiles
+  /// fit its shared memory per block (the default: sm_90's).
+  rt::dev::GpuTarget target;
 };
 
 /// Emits the device program of `plan` (already verified by parsePlan or

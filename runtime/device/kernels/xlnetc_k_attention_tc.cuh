@@ -9,8 +9,10 @@
 // for --precision bf16 (docs/Devices.md "The fused attention on tensor
 // cores").
 //
-// The score tile. A block of 4 warps takes 64 query rows of one (b, n), 16
-// per warp; keys go by in tiles of BK = 64, staged in shared memory as bf16
+// The score tile. A block of WARPS warps (4, 2 or 1: the template argument
+// after MASK_BITS, chosen per GPU by the emitter, XlAttnTc) takes 16·WARPS
+// query rows of one (b, n), 16 per warp; keys go by in tiles of BK = 64
+// (for every WARPS), staged in shared memory as bf16
 // (cp.async with zero fill from bf16 storage, converting loads otherwise)
 // with their segment ids and ranks, in a pipeline: a tile's v loads while
 // its scores are computed, the next tile's k while the rest of the tile
@@ -49,11 +51,12 @@
 //   PHASE 1  query tiles: dq = c·k + (c skewed into the band)·k_r +
 //            c0·seg_embed[0] + c1·seg_embed[1], and the row statistics (c0,
 //            c1, Σ c·k, Σ c·k_r) the bias columns read;
-//   PHASE 2  key tiles (grid-stride over (b, n, key tile)): the block's
-//            warps compute P·f and c for a 64-row query tile, store them as
-//            bf16 in shared memory, then each warp takes 16 keys: dv +=
-//            (P·f)ᵀ·dout and dk += cᵀ·(q + r_w), query tiles in order;
-//   PHASE 3  k_r tiles of 64 rows (grid-stride over (p, n, tile)): for the
+//   PHASE 2  key tiles of BN = 16·WARPS keys (grid-stride over (b, n, key
+//            tile)): the block's warps compute P·f and c for a query tile,
+//            store them as bf16 in shared memory, then each warp takes 16
+//            keys: dv += (P·f)ᵀ·dout and dk += cᵀ·(q + r_w), query rows in
+//            order, 16 at a time;
+//   PHASE 3  k_r tiles of BN rows (grid-stride over (p, n, tile)): for the
 //            batch rows of copy p and their query tiles, each warp
 //            recomputes c at the key j = rr - S + i that row i reads at
 //            k_r row rr — bd straight from (q + r_r)·k_r tileᵀ, ac and
@@ -76,10 +79,11 @@
 // as bf16; every sum is f32 (tensor-core accumulators, softmax statistics,
 // ef, c0/c1).
 //
-// Requirements: H a multiple of 16, at most 128. Block: 128 threads.
-// Dynamic shared memory: XlAttnTcSmem<H>::kBytes (forward) and
-// ::kGradBytes (backward), mirrored by runtime/device/AttentionTc.h; both
-// are over 48 KiB at H 64, which the CUDA device opts into per launch.
+// Requirements: H a multiple of 16, at most 128. Block: 32·WARPS threads
+// (PHASE 4: any). Dynamic shared memory: XlAttnTcSmem<H, WARPS>::kBytes
+// (forward) and ::kGradBytes (backward), mirrored by
+// runtime/device/AttentionTc.h; over 48 KiB at H 64, which the CUDA device
+// opts into per launch. Results are bitwise the same for every WARPS.
 //
 //===----------------------------------------------------------------------===//
 
@@ -88,13 +92,27 @@
 
 #include "xlnetc_k_attention_fused.cuh"
 
-/// Tile sizes of the tensor-core attention.
-struct XlAttnTc {
-  static constexpr int kWarps = 4;
+/// Tile sizes of the tensor-core attention for a block of WARPS warps: 4
+/// (64 query rows per tile), 2 or 1. The emitter picks the most warps whose
+/// shared memory fits the GPU's block (runtime/device/AttentionTc.h:
+/// attnTcWarps; 4 on sm_80 and sm_90, 2 on the 99-KiB parts at H 64).
+/// WARPS changes no result: every value's sums run in the same order
+/// whatever it is (the query-tile passes walk keys in tiles of kBK = 64
+/// for every WARPS; PHASE 2 and 3 sum over the query rows 16 at a time).
+template <int WARPS> struct XlAttnTc {
+  static_assert(WARPS == 1 || WARPS == 2 || WARPS == 4, "1, 2 or 4 warps");
+  static constexpr int kWarps = WARPS;
   static constexpr int kBlock = 32 * kWarps;
   static constexpr int kBQ = 16 * kWarps; ///< query rows per tile
-  static constexpr int kBK = 64;          ///< keys (or k_r rows) per tile
-  static constexpr int kCW = kBK + 16;    ///< band (or key window) chunk rows
+  /// Keys per tile of the query-tile passes (forward, PHASE 0, 1): the
+  /// online softmax's step, so the same for every WARPS.
+  static constexpr int kBK = 64;
+  /// Keys (PHASE 2) or k_r rows (PHASE 3) per tile: 16 per warp.
+  static constexpr int kBN = 16 * kWarps;
+  /// Rows of a band (or key window) chunk for tiles of kBK keys: a
+  /// content-stream warp's band (kBK + 15 rows) in one chunk. Tiles of kBN
+  /// keys take chunks of kBN + 16 rows in the same buffer.
+  static constexpr int kCW = kBK + 16;
   static constexpr int kCWP = kCW + 4;    ///< row stride of a chunk's f32 product
   static constexpr int kCWB = kCW + 8;    ///< row stride of c skewed into a chunk
   static constexpr int kLDT = kBK + 8;    ///< row stride of a [BQ][BK] bf16 tile
@@ -110,34 +128,36 @@ struct XlAttnTcRow {
   float dd;    ///< the backward: D = Σ_j P·dpf
 };
 
-/// The shared-memory geometry for head size H (a struct of constants: NVRTC
-/// compiles no unannotated function). Layout, in order: the k and v tiles
-/// ([BK][LD] bf16 each; PHASE 3 keeps its k_r tile in the first), the rows
-/// (XlAttnTcRow[BQ]), the keys' segment ids and ranks (i64[BK] each), in
-/// the backward the P·f and c tiles ([BQ][LDT] bf16 each), then one region
-/// per warp: its biased queries (two [16][LD] bf16 tiles; the backward also
-/// dout), the chunk buffer (a [CW][LD] bf16 chunk), its product ([16][CWP]
-/// f32) and, in the backward, c skewed into a chunk ([16][CWB] bf16).
-template <int H> struct XlAttnTcSmem {
+/// The shared-memory geometry for head size H and WARPS warps (a struct of
+/// constants: NVRTC compiles no unannotated function). Layout, in order: the
+/// k and v tiles ([BK][LD] bf16 each; PHASE 2 fills BN rows of them, PHASE 3
+/// keeps its k_r tile in the first), the rows (XlAttnTcRow[BQ]), the keys'
+/// segment ids and ranks (i64[BK] each), in the backward the P·f and c
+/// tiles ([BQ][LDT] bf16 each), then one region per warp: its biased
+/// queries (two [16][LD] bf16 tiles; the backward also dout), the chunk
+/// buffer (a [CW][LD] bf16 chunk), its product ([16][CWP] f32) and, in the
+/// backward, c skewed into a chunk ([16][CWB] bf16). Every piece starts
+/// 16-byte aligned for any H and WARPS.
+template <int H, int WARPS> struct XlAttnTcSmem {
+  using C = XlAttnTc<WARPS>;
   /// Row stride (elements) of a bf16 tile with H columns: 8 more than H, so
   /// rows are 16-byte aligned and ldmatrix's eight rows hit different banks.
   static constexpr int kLD = H + 8;
-  static constexpr int kChunk = XlAttnTc::kCW * kLD * 2;
-  static constexpr int kProd = 16 * XlAttnTc::kCWP * 4;
-  static constexpr int kKeyTiles = 2 * XlAttnTc::kBK * kLD * 2;
+  static constexpr int kChunk = C::kCW * kLD * 2;
+  static constexpr int kProd = 16 * C::kCWP * 4;
+  static constexpr int kKeyTiles = 2 * C::kBK * kLD * 2;
   static constexpr int kRowsAt = kKeyTiles;
   static constexpr int kKeysAt =
-      kRowsAt + XlAttnTc::kBQ * static_cast<int>(sizeof(XlAttnTcRow));
-  static constexpr int kTilesAt = kKeysAt + XlAttnTc::kBK * 16;
-  static constexpr int kTiles = 2 * XlAttnTc::kBQ * XlAttnTc::kLDT * 2;
+      kRowsAt + C::kBQ * static_cast<int>(sizeof(XlAttnTcRow));
+  static constexpr int kTilesAt = kKeysAt + C::kBK * 16;
+  static constexpr int kTiles = 2 * C::kBQ * C::kLDT * 2;
   static constexpr int kWarpBytes = 2 * 16 * kLD * 2 + kChunk + kProd;
   static constexpr int kGradWarpBytes =
-      3 * 16 * kLD * 2 + kChunk + kProd + 16 * XlAttnTc::kCWB * 2;
+      3 * 16 * kLD * 2 + kChunk + kProd + 16 * C::kCWB * 2;
   /// The forward's dynamic shared memory.
-  static constexpr int kBytes = kTilesAt + XlAttnTc::kWarps * kWarpBytes;
+  static constexpr int kBytes = kTilesAt + C::kWarps * kWarpBytes;
   /// The backward's (every phase).
-  static constexpr int kGradBytes =
-      kTilesAt + kTiles + XlAttnTc::kWarps * kGradWarpBytes;
+  static constexpr int kGradBytes = kTilesAt + kTiles + C::kWarps * kGradWarpBytes;
 };
 
 template <class A, class B> struct XlSameType {
@@ -149,8 +169,11 @@ template <class A> struct XlSameType<A, A> {
 
 /// Pointers into the dynamic shared memory (XlAttnTcSmem's layout) for this
 /// thread's warp.
-template <int H, bool GRAD> struct XlAttnTcShared {
-  using G = XlAttnTcSmem<H>;
+template <int H, bool GRAD, int WARPS> struct XlAttnTcShared {
+  using C = XlAttnTc<WARPS>;
+  using G = XlAttnTcSmem<H, WARPS>;
+  /// Bytes of one warp's region.
+  static constexpr int kRegion = GRAD ? G::kGradWarpBytes : G::kWarpBytes;
   xl_bf16 *kt, *vt;   ///< [BK][LD]
   XlAttnTcRow *rows;  ///< [BQ]
   xl_i64 *kseg, *krank; ///< [BK]
@@ -162,14 +185,13 @@ template <int H, bool GRAD> struct XlAttnTcShared {
   xl_bf16 *cb;        ///< [16][CWB] (backward)
 
   XL_DEVICE explicit XlAttnTcShared(unsigned char *smem, int warp) {
-    constexpr int kRegion = GRAD ? G::kGradWarpBytes : G::kWarpBytes;
     kt = reinterpret_cast<xl_bf16 *>(smem);
-    vt = kt + XlAttnTc::kBK * G::kLD;
+    vt = kt + C::kBK * G::kLD;
     rows = reinterpret_cast<XlAttnTcRow *>(smem + G::kRowsAt);
     kseg = reinterpret_cast<xl_i64 *>(smem + G::kKeysAt);
-    krank = kseg + XlAttnTc::kBK;
+    krank = kseg + C::kBK;
     at = reinterpret_cast<xl_bf16 *>(smem + G::kTilesAt);
-    ct = at + XlAttnTc::kBQ * XlAttnTc::kLDT;
+    ct = at + C::kBQ * C::kLDT;
     regions = smem + G::kTilesAt + (GRAD ? G::kTiles : 0);
     qw = region(warp);
     qr = qw + 16 * G::kLD;
@@ -177,12 +199,11 @@ template <int H, bool GRAD> struct XlAttnTcShared {
     chunk = (GRAD ? go : qr) + 16 * G::kLD;
     prod = reinterpret_cast<float *>(reinterpret_cast<unsigned char *>(chunk) +
                                      G::kChunk);
-    cb = reinterpret_cast<xl_bf16 *>(prod + 16 * XlAttnTc::kCWP);
+    cb = reinterpret_cast<xl_bf16 *>(prod + 16 * C::kCWP);
   }
   /// Warp w's biased queries (q + r_w; q + r_r follows, then dout).
   XL_DEVICE xl_bf16 *region(int w) const {
-    return reinterpret_cast<xl_bf16 *>(
-        regions + w * (GRAD ? G::kGradWarpBytes : G::kWarpBytes));
+    return reinterpret_cast<xl_bf16 *>(regions + w * kRegion);
   }
 };
 
@@ -301,16 +322,17 @@ XL_DEVICE void xl_attn_tc_mma_fb(float (*acc)[4], const float (*s)[4],
 }
 
 /// acc[H/8][4] += Mᵀ · X by warp `w`: M = the block's [BQ][LDT] bf16 tile
-/// (query rows × its 64 columns), of which the warp takes columns
+/// (query rows × its BN columns), of which the warp takes columns
 /// 16w..16w+15; X = the query rows' [16][LD] tiles of the warps (`xOf(kk)`
-/// is warp kk's), the k dimension running over the 64 query rows in order.
-template <int H, int LD, typename XOf>
+/// is warp kk's), the k dimension running over the BQ query rows in order,
+/// 16 at a time.
+template <int WARPS, int H, int LD, typename XOf>
 XL_DEVICE void xl_attn_tc_mma_tile_t(float (*acc)[4], const xl_bf16 *m,
                                      XOf xOf, int w, int lane) {
-  constexpr int LDT = XlAttnTc::kLDT;
+  constexpr int LDT = XlAttnTc<WARPS>::kLDT;
   const int mi = lane >> 3, mr = lane & 7;
 #pragma unroll 1
-  for (int kk = 0; kk < XlAttnTc::kWarps; ++kk) {
+  for (int kk = 0; kk < WARPS; ++kk) {
     u32 af[4];
     xl_ldmatrix_x4_trans(af, m + (kk * 16 + (mi >> 1) * 8 + mr) * LDT + w * 16 +
                                  (mi & 1) * 8);
@@ -380,17 +402,18 @@ XL_DEVICE void xl_attn_tc_mask(const XlAttnTcRow &row, xl_i64 j, xl_i64 kseg,
 /// its biased queries (and, with `dout`, its dout rows) as bf16. Ends with
 /// a block barrier.
 template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 S, int HAS_ROWS,
-          int MASK_BITS, bool GRAD, typename T_q, typename T_segEmb,
+          int MASK_BITS, bool GRAD, int WARPS, typename T_q, typename T_segEmb,
           typename T_rw, typename T_rr, typename T_rs, typename T_dout>
 XL_DEVICE void xl_attn_tc_stage_rows(
-    const XlAttnTcShared<H, GRAD> &sh, xl_i64 b, int n, xl_i64 t0,
+    const XlAttnTcShared<H, GRAD, WARPS> &sh, xl_i64 b, int n, xl_i64 t0,
     const T_q *q, const T_segEmb *segEmb, const T_rw *rw, const T_rr *rr,
     const T_rs *rs, const xl_i64 *segId, const xl_i64 *permMask,
     const xl_i64 *rows, const T_dout *dout, const double *stats,
     xl_i64 statStride, int *status) {
+  using C = XlAttnTc<WARPS>;
   constexpr xl_i64 NH = static_cast<xl_i64>(N) * H;
-  constexpr int LD = XlAttnTcSmem<H>::kLD;
-  for (int r = threadIdx.x; r < XlAttnTc::kBQ; r += XlAttnTc::kBlock) {
+  constexpr int LD = XlAttnTcSmem<H, WARPS>::kLD;
+  for (int r = threadIdx.x; r < C::kBQ; r += C::kBlock) {
     const xl_i64 t = t0 + r;
     const xl_i64 i =
         t < T ? xl_attn_position<T, S, HAS_ROWS>(rows, b, t, status,
@@ -434,23 +457,24 @@ XL_DEVICE void xl_attn_tc_stage_rows(
   __syncthreads();
 }
 
-/// Starts staging key tile j0 .. j0 + BK of (b, n): the k rows (cp.async, a
-/// committed group of its own) and the keys' segment ids and ranks (plain
-/// stores). The caller waits for the group and syncs the block before
-/// reading them, and before that syncs so that nobody still reads the last
-/// tile's.
-template <xl_i64 K, xl_i64 S, int N, int H, int MASK_BITS, bool GRAD, typename T_k>
-XL_DEVICE void xl_attn_tc_issue_k(const XlAttnTcShared<H, GRAD> &sh, xl_i64 b, int n,
-                                  xl_i64 j0, const T_k *k, const xl_i64 *segId,
+/// Starts staging key tile j0 .. j0 + BK of (b, n) (BK: kBK or kBN): the k
+/// rows (cp.async, a committed group of its own) and the keys' segment ids
+/// and ranks (plain stores). The caller waits for the group and syncs the
+/// block before reading them, and before that syncs so that nobody still
+/// reads the last tile's.
+template <xl_i64 K, xl_i64 S, int N, int H, int MASK_BITS, int BK, bool GRAD, int WARPS,
+          typename T_k>
+XL_DEVICE void xl_attn_tc_issue_k(const XlAttnTcShared<H, GRAD, WARPS> &sh, xl_i64 b,
+                                  int n, xl_i64 j0, const T_k *k, const xl_i64 *segId,
                                   const xl_i64 *permMask) {
-  constexpr int LD = XlAttnTcSmem<H>::kLD, BK = XlAttnTc::kBK;
+  constexpr int LD = XlAttnTcSmem<H, WARPS>::kLD, kBlock = XlAttnTc<WARPS>::kBlock;
   constexpr xl_i64 MLEN = K - S;
   auto keyRow = [&](int c) -> xl_i64 {
     return j0 + c < K ? ((b * K + j0 + c) * N + n) * H : -1;
   };
-  xl_attn_tc_stage<H, LD>(sh.kt, BK, k, keyRow, threadIdx.x, XlAttnTc::kBlock);
+  xl_attn_tc_stage<H, LD>(sh.kt, BK, k, keyRow, threadIdx.x, kBlock);
   xl_cp_async_commit();
-  for (int c = threadIdx.x; c < BK; c += XlAttnTc::kBlock) {
+  for (int c = threadIdx.x; c < BK; c += kBlock) {
     const xl_i64 jj = j0 + c - MLEN; // position of a non-memory key
     const bool real = j0 + c < K && jj >= 0;
     sh.kseg[c] = real ? segId[b * S + jj] : 0;
@@ -458,15 +482,16 @@ XL_DEVICE void xl_attn_tc_issue_k(const XlAttnTcShared<H, GRAD> &sh, xl_i64 b, i
   }
 }
 
-/// Starts staging the v rows of key tile j0 (a committed cp.async group).
-template <xl_i64 K, int N, int H, bool GRAD, typename T_v>
-XL_DEVICE void xl_attn_tc_issue_v(const XlAttnTcShared<H, GRAD> &sh, xl_i64 b, int n,
-                                  xl_i64 j0, const T_v *v) {
+/// Starts staging the v rows of key tile j0 .. j0 + BK (a committed
+/// cp.async group).
+template <xl_i64 K, int N, int H, int BK, bool GRAD, int WARPS, typename T_v>
+XL_DEVICE void xl_attn_tc_issue_v(const XlAttnTcShared<H, GRAD, WARPS> &sh, xl_i64 b,
+                                  int n, xl_i64 j0, const T_v *v) {
   auto keyRow = [&](int c) -> xl_i64 {
     return j0 + c < K ? ((b * K + j0 + c) * N + n) * H : -1;
   };
-  xl_attn_tc_stage<H, XlAttnTcSmem<H>::kLD>(sh.vt, XlAttnTc::kBK, v, keyRow, threadIdx.x,
-                                            XlAttnTc::kBlock);
+  xl_attn_tc_stage<H, XlAttnTcSmem<H, WARPS>::kLD>(sh.vt, BK, v, keyRow, threadIdx.x,
+                                                   XlAttnTc<WARPS>::kBlock);
   xl_cp_async_commit();
 }
 
@@ -491,8 +516,8 @@ XL_DEVICE void xl_attn_tc_span(const XlAttnTcRow *rows, int warp, int lane,
 
 /// Stages band chunk c0 .. c0 + CW of k_r copy p, head n (rows at or past
 /// `hi` or R are zeros) into the warp's chunk buffer. Ends with __syncwarp.
-template <xl_i64 R, int N, int H, bool GRAD, typename T_kR>
-XL_DEVICE void xl_attn_tc_stage_band(const XlAttnTcShared<H, GRAD> &sh,
+template <int CW, xl_i64 R, int N, int H, bool GRAD, int WARPS, typename T_kR>
+XL_DEVICE void xl_attn_tc_stage_band(const XlAttnTcShared<H, GRAD, WARPS> &sh,
                                      xl_i64 p, int n, xl_i64 c0, xl_i64 hi,
                                      const T_kR *kR, int lane) {
   auto bandRow = [&](int x) -> xl_i64 {
@@ -500,22 +525,23 @@ XL_DEVICE void xl_attn_tc_stage_band(const XlAttnTcShared<H, GRAD> &sh,
     return row < hi && row < R ? ((p * R + row) * N + n) * H : -1;
   };
   // Plain loads: the next tile's keys, in flight, are not waited for.
-  xl_attn_tc_stage<H, XlAttnTcSmem<H>::kLD, false>(sh.chunk, XlAttnTc::kCW, kR, bandRow,
-                                                   lane, 32);
+  xl_attn_tc_stage<H, XlAttnTcSmem<H, WARPS>::kLD, false>(sh.chunk, CW, kR, bandRow, lane,
+                                                          32);
   __syncwarp();
 }
 
 /// The warp's product A · chunkᵀ (16 × CW; A = 16 rows of `a`, H columns)
 /// into its f32 product buffer, two n-tiles at a time (so that few
 /// accumulators are live). Ends with __syncwarp.
-template <int H, bool GRAD>
-XL_DEVICE void xl_attn_tc_chunk_product(const XlAttnTcShared<H, GRAD> &sh,
+template <int CW, int H, bool GRAD, int WARPS>
+XL_DEVICE void xl_attn_tc_chunk_product(const XlAttnTcShared<H, GRAD, WARPS> &sh,
                                         const xl_bf16 *a, int lane) {
-  constexpr int LD = XlAttnTcSmem<H>::kLD;
+  static_assert(CW % 16 == 0 && CW <= XlAttnTc<WARPS>::kCW, "two n-tiles at a time");
+  constexpr int LD = XlAttnTcSmem<H, WARPS>::kLD;
   const int g = lane >> 2, tq = lane & 3;
   __syncwarp(); // the previous product is read
 #pragma unroll 1
-  for (int nt = 0; nt < XlAttnTc::kCW / 8; nt += 2) {
+  for (int nt = 0; nt < CW / 8; nt += 2) {
     float acc[2][4];
     xl_attn_tc_zero<2>(acc);
     xl_attn_tc_mma_abt<H, LD, LD, 2>(acc, a, sh.chunk + nt * 8 * LD, lane);
@@ -523,23 +549,23 @@ XL_DEVICE void xl_attn_tc_chunk_product(const XlAttnTcShared<H, GRAD> &sh,
     for (int x = 0; x < 2; ++x)
 #pragma unroll
       for (int e = 0; e < 4; ++e)
-        sh.prod[(g + (e >> 1) * 8) * XlAttnTc::kCWP + (nt + x) * 8 + 2 * tq +
+        sh.prod[(g + (e >> 1) * 8) * XlAttnTc<WARPS>::kCWP + (nt + x) * 8 + 2 * tq +
                 (e & 1)] = acc[x][e];
   }
   __syncwarp();
 }
 
-/// The warp's 16 × 64 scores against the staged key tile j0 (file
-/// comment): s[x][e] is row g + 8·(e >> 1), key j0 + 8x + 2·tq + (e & 1);
-/// -inf where that is not a key of a real row.
-template <xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, xl_i64 R, int HAS_ROWS,
-          int MASK_BITS, bool GRAD, typename T_kR>
-XL_DEVICE void xl_attn_tc_scores(float (*s)[4], const XlAttnTcShared<H, GRAD> &sh,
+/// The warp's 16 × BK scores against the staged key tile j0 (file comment;
+/// BK: kBK or kBN): s[x][e] is row g + 8·(e >> 1), key j0 + 8x + 2·tq +
+/// (e & 1); -inf where that is not a key of a real row.
+template <int BK, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, xl_i64 R, int HAS_ROWS,
+          int MASK_BITS, bool GRAD, int WARPS, typename T_kR>
+XL_DEVICE void xl_attn_tc_scores(float (*s)[4], const XlAttnTcShared<H, GRAD, WARPS> &sh,
                                  xl_i64 p, int n, xl_i64 j0, int imin, int imax,
                                  const T_kR *kR, const xl_i64 *permMask,
                                  float scale) {
-  constexpr int LD = XlAttnTcSmem<H>::kLD, BK = XlAttnTc::kBK,
-                CW = XlAttnTc::kCW, CWP = XlAttnTc::kCWP, KT = BK / 8;
+  constexpr int LD = XlAttnTcSmem<H, WARPS>::kLD, CW = BK + 16,
+                CWP = XlAttnTc<WARPS>::kCWP, KT = BK / 8;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int g = lane >> 2, tq = lane & 3;
   const XlAttnTcRow *rowOf[2] = {&sh.rows[warp * 16 + g],
@@ -552,8 +578,8 @@ XL_DEVICE void xl_attn_tc_scores(float (*s)[4], const XlAttnTcShared<H, GRAD> &s
     const xl_i64 lo = S - imax + j0, hi = S - imin + j0 + BK;
     for (xl_i64 c0 = lo; c0 < hi; c0 += CW) {
       __syncwarp(); // the previous chunk's product is read
-      xl_attn_tc_stage_band<R, N, H>(sh, p, n, c0, hi, kR, lane);
-      xl_attn_tc_chunk_product(sh, sh.qr, lane);
+      xl_attn_tc_stage_band<CW, R, N, H>(sh, p, n, c0, hi, kR, lane);
+      xl_attn_tc_chunk_product<CW>(sh, sh.qr, lane);
       // The skew: element (row, key j) is column S - i + j - c0.
       #pragma unroll
       for (int x = 0; x < KT; ++x)
@@ -594,7 +620,7 @@ XL_DEVICE void xl_attn_tc_scores(float (*s)[4], const XlAttnTcShared<H, GRAD> &s
 
 template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int P,
           xl_i64 R, int HAS_ROWS, xl_u64 SCALE_BITS, unsigned DROP_BITS,
-          int MASK_BITS, typename T_q, typename T_k, typename T_v,
+          int MASK_BITS, int WARPS, typename T_q, typename T_k, typename T_v,
           typename T_kR, typename T_segEmb, typename T_rw, typename T_rr,
           typename T_rs, typename T_out, typename T_lse>
 XL_DEVICE void xl_rel_attention_tc(
@@ -606,10 +632,10 @@ XL_DEVICE void xl_rel_attention_tc(
     const xl_i64 *XL_RESTRICT rows, T_out *XL_RESTRICT out,
     T_lse *XL_RESTRICT lse, int *status, xl_i64 site,
     unsigned long long seed) {
-  using C = XlAttnTc;
+  using C = XlAttnTc<WARPS>;
   static_assert(H % 16 == 0 && H <= 128, "H: a multiple of 16, at most 128");
   static_assert(B % P == 0 && R == K + S && K >= S, "bad shapes");
-  constexpr int LD = XlAttnTcSmem<H>::kLD;
+  constexpr int LD = XlAttnTcSmem<H, WARPS>::kLD;
   constexpr int BQ = C::kBQ, BK = C::kBK, HT = H / 8, KT = BK / 8;
   constexpr xl_i64 kQTiles = (T + BQ - 1) / BQ;
   const float scale = static_cast<float>(
@@ -619,7 +645,7 @@ XL_DEVICE void xl_rel_attention_tc(
   const int g = lane >> 2, tq = lane & 3; // accumulator row, column pair
   const xl_u64 key = xl_dropout_key(seed, site);
   XL_DYN_SMEM(unsigned char, smem);
-  const XlAttnTcShared<H, false> sh(smem, warp);
+  const XlAttnTcShared<H, false, WARPS> sh(smem, warp);
 
   for (xl_i64 tile = blockIdx.x; tile < B * N * kQTiles; tile += gridDim.x) {
     const xl_i64 t0 = (tile % kQTiles) * BQ;
@@ -641,12 +667,12 @@ XL_DEVICE void xl_rel_attention_tc(
 
     // The keys in a pipeline: v of a tile loads (cp.async) while its
     // scores are computed, k of the next tile while its P·v runs.
-    xl_attn_tc_issue_k<K, S, N, H, MASK_BITS>(sh, b, n, 0, k, segId, permMask);
+    xl_attn_tc_issue_k<K, S, N, H, MASK_BITS, BK>(sh, b, n, 0, k, segId, permMask);
     for (xl_i64 j0 = 0; j0 < K; j0 += BK) {
       xl_attn_tc_arrived(); // this tile's k; every warp is done with the last v
-      xl_attn_tc_issue_v<K, N, H>(sh, b, n, j0, v);
+      xl_attn_tc_issue_v<K, N, H, BK>(sh, b, n, j0, v);
       float s[KT][4];
-      xl_attn_tc_scores<T, N, H, K, S, R, HAS_ROWS, MASK_BITS>(
+      xl_attn_tc_scores<BK, T, N, H, K, S, R, HAS_ROWS, MASK_BITS>(
           s, sh, p, n, j0, imin, imax, kR, permMask, scale);
 
       // The online softmax and dropatt.
@@ -674,7 +700,7 @@ XL_DEVICE void xl_rel_attention_tc(
       }
       xl_attn_tc_arrived(); // this tile's v; every warp is done with k
       if (j0 + BK < K)
-        xl_attn_tc_issue_k<K, S, N, H, MASK_BITS>(sh, b, n, j0 + BK, k, segId, permMask);
+        xl_attn_tc_issue_k<K, S, N, H, MASK_BITS, BK>(sh, b, n, j0 + BK, k, segId, permMask);
       // o += P · v: P's accumulator fragments are the A fragments.
       xl_attn_tc_mma_fb<BK, LD, HT>(o, s, sh.vt, lane);
     }
@@ -699,18 +725,28 @@ XL_DEVICE void xl_rel_attention_tc(
 // Backward
 //===----------------------------------------------------------------------===//
 
-/// From the scores s of a warp tile (key tile j0) and dout·vᵀ (dp, same
-/// fragments): s becomes A = P·f and dp becomes c (file comment), both 0
-/// where there is no key. `cs[2][2]`, when given, accumulates each row's c
-/// over keys of its own / another segment.
-template <xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int HAS_ROWS,
-          int MASK_BITS, unsigned DROP_BITS, bool GRAD>
+/// The warp's dout·vᵀ (dp, the scores' fragments) against the staged v
+/// rows of a key tile of BK keys.
+template <int BK, int H, bool GRAD, int WARPS>
+XL_DEVICE void xl_attn_tc_dout_v(float (*dp)[4], const XlAttnTcShared<H, GRAD, WARPS> &sh,
+                                 int lane) {
+  constexpr int LD = XlAttnTcSmem<H, WARPS>::kLD, KT = BK / 8;
+  xl_attn_tc_zero<KT>(dp);
+  xl_attn_tc_mma_abt<H, LD, LD, KT>(dp, sh.go, sh.vt, lane);
+}
+
+/// From the scores s of a warp tile (key tile j0 of BK keys) and dout·vᵀ
+/// (dp, same fragments): s becomes A = P·f and dp becomes c (file
+/// comment), both 0 where there is no key. `cs[2][2]`, when given,
+/// accumulates each row's c over keys of its own / another segment.
+template <int BK, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int HAS_ROWS,
+          int MASK_BITS, unsigned DROP_BITS, bool GRAD, int WARPS>
 XL_DEVICE void xl_attn_tc_grad_entries(float (*s)[4], float (*dp)[4],
-                                       const XlAttnTcShared<H, GRAD> &sh,
+                                       const XlAttnTcShared<H, GRAD, WARPS> &sh,
                                        xl_i64 b, int n, xl_i64 t0, xl_i64 j0,
                                        const xl_i64 *permMask, xl_u64 key,
                                        float scale, float (*cs)[2]) {
-  constexpr int KT = XlAttnTc::kBK / 8;
+  constexpr int KT = BK / 8;
   const float kNegInf = -__uint_as_float(0x7f800000u);
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int g = lane >> 2, tq = lane & 3;
@@ -746,7 +782,7 @@ XL_DEVICE void xl_attn_tc_grad_entries(float (*s)[4], float (*dp)[4],
 
 template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int P,
           xl_i64 R, int HAS_ROWS, xl_u64 SCALE_BITS, unsigned DROP_BITS,
-          int PHASE, int MASK_BITS, typename T_dout, typename T_q,
+          int PHASE, int MASK_BITS, int WARPS, typename T_dout, typename T_q,
           typename T_k, typename T_v, typename T_kR, typename T_segEmb,
           typename T_rw, typename T_rr, typename T_rs, typename T_dkInit,
           typename T_dvInit, typename T_dkRInit, typename T_dsegEmbInit,
@@ -768,14 +804,17 @@ XL_DEVICE void xl_rel_attention_tc_grad(
     T_drw *XL_RESTRICT drw, T_drr *XL_RESTRICT drr, T_drs *XL_RESTRICT drs,
     double *XL_RESTRICT workspace, int *status, xl_i64 site,
     unsigned long long seed) {
-  using C = XlAttnTc;
+  using C = XlAttnTc<WARPS>;
   static_assert(PHASE >= 0 && PHASE <= 4, "PHASE is 0..4");
   static_assert(H % 16 == 0 && H <= 128, "H: a multiple of 16, at most 128");
   static_assert(B % P == 0 && R == K + S && K >= S, "bad shapes");
   (void)status;
-  constexpr int LD = XlAttnTcSmem<H>::kLD;
-  constexpr int BQ = C::kBQ, BK = C::kBK, CW = C::kCW, CWP = C::kCWP,
-                CWB = C::kCWB, LDT = C::kLDT, HT = H / 8, KT = BK / 8;
+  constexpr int LD = XlAttnTcSmem<H, WARPS>::kLD;
+  // BK, CW: the query-tile passes' key tiles and chunks; BN, CWN: PHASE 2's
+  // key tiles and PHASE 3's k_r tiles, and their chunks.
+  constexpr int BQ = C::kBQ, BK = C::kBK, CW = C::kCW, BN = C::kBN, CWN = BN + 16,
+                CWP = C::kCWP, CWB = C::kCWB, LDT = C::kLDT, HT = H / 8, KT = BK / 8,
+                KTN = BN / 8;
   constexpr xl_i64 NH = static_cast<xl_i64>(N) * H;
   constexpr xl_i64 kStat = 2 * H + 4;
   constexpr xl_i64 kQTiles = (T + BQ - 1) / BQ;
@@ -786,7 +825,7 @@ XL_DEVICE void xl_rel_attention_tc_grad(
   const int g = lane >> 2, tq = lane & 3;
   const xl_u64 key = xl_dropout_key(seed, site);
   XL_DYN_SMEM(unsigned char, smem);
-  const XlAttnTcShared<H, true> sh(smem, warp);
+  const XlAttnTcShared<H, true, WARPS> sh(smem, warp);
   auto stats = [&](xl_i64 b, xl_i64 t, int n) {
     return workspace + ((b * T + t) * N + n) * kStat;
   };
@@ -795,15 +834,6 @@ XL_DEVICE void xl_rel_attention_tc_grad(
     xl_attn_tc_stage_rows<B, T, N, H, S, HAS_ROWS, MASK_BITS, true>(
         sh, b, n, t0, q, segEmb, rw, rr, rs, segId, permMask, rows, dout,
         PHASE == 0 ? nullptr : workspace, kStat, nullptr);
-  };
-  // The warp's scores (s) against key tile j0; dout·vᵀ (dp).
-  auto scoreTile = [&](float (*s)[4], xl_i64 p, int n, xl_i64 j0, int imin, int imax) {
-    xl_attn_tc_scores<T, N, H, K, S, R, HAS_ROWS, MASK_BITS>(
-        s, sh, p, n, j0, imin, imax, kR, permMask, scale);
-  };
-  auto doutV = [&](float (*dp)[4]) {
-    xl_attn_tc_zero<KT>(dp);
-    xl_attn_tc_mma_abt<H, LD, LD, KT>(dp, sh.go, sh.vt, lane);
   };
 
   if constexpr (PHASE == 0 || PHASE == 1) {
@@ -827,17 +857,19 @@ XL_DEVICE void xl_rel_attention_tc_grad(
       xl_attn_tc_zero<HT>(dqr);
       // The keys in a pipeline, as in the forward: v loads while the
       // scores are computed; the next tile's k while the rest runs.
-      xl_attn_tc_issue_k<K, S, N, H, MASK_BITS>(sh, b, n, 0, k, segId, permMask);
+      xl_attn_tc_issue_k<K, S, N, H, MASK_BITS, BK>(sh, b, n, 0, k, segId, permMask);
       for (xl_i64 j0 = 0; j0 < K; j0 += BK) {
         xl_attn_tc_arrived(); // this tile's k; everyone is done with the last v
-        xl_attn_tc_issue_v<K, N, H>(sh, b, n, j0, v);
+        xl_attn_tc_issue_v<K, N, H, BK>(sh, b, n, j0, v);
         float s[KT][4], dp[KT][4];
-        scoreTile(s, p, n, j0, imin, imax);
+        xl_attn_tc_scores<BK, T, N, H, K, S, R, HAS_ROWS, MASK_BITS>(
+            s, sh, p, n, j0, imin, imax, kR, permMask, scale);
         xl_attn_tc_arrived(); // this tile's v
-        doutV(dp);
+        xl_attn_tc_dout_v<BK>(dp, sh, lane);
         auto nextKeys = [&] { // once every warp is done with this tile's k
           if (j0 + BK < K)
-            xl_attn_tc_issue_k<K, S, N, H, MASK_BITS>(sh, b, n, j0 + BK, k, segId, permMask);
+            xl_attn_tc_issue_k<K, S, N, H, MASK_BITS, BK>(sh, b, n, j0 + BK, k, segId,
+                                                          permMask);
         };
         if constexpr (PHASE == 0) {
           nextKeys(); // k was last read by the scores, before the barrier
@@ -862,7 +894,7 @@ XL_DEVICE void xl_rel_attention_tc_grad(
             drow[hr] = drow[hr] * alpha[hr] + xl_attn_tc_quad_sum(tileDot[hr]);
           }
         } else {
-          xl_attn_tc_grad_entries<T, N, H, K, S, HAS_ROWS, MASK_BITS, DROP_BITS>(
+          xl_attn_tc_grad_entries<BK, T, N, H, K, S, HAS_ROWS, MASK_BITS, DROP_BITS>(
               s, dp, sh, b, n, t0, j0, permMask, key, scale, cs);
           // dq += c · k (dp now holds c).
           xl_attn_tc_mma_fb<BK, LD, HT>(dqk, dp, sh.kt, lane);
@@ -885,7 +917,7 @@ XL_DEVICE void xl_rel_attention_tc_grad(
                   if (i >= 0 && col >= 0 && col < CW)
                     sh.cb[(g + (e >> 1) * 8) * CWB + col] = xl_float2bf16(dp[x][e]);
                 }
-              xl_attn_tc_stage_band<R, N, H>(sh, p, n, c0, hi, kR, lane);
+              xl_attn_tc_stage_band<CW, R, N, H>(sh, p, n, c0, hi, kR, lane);
               xl_attn_tc_mma_ab<CW, CWB, LD, HT>(dqr, sh.cb, sh.chunk, lane);
             }
           }
@@ -926,15 +958,16 @@ XL_DEVICE void xl_rel_attention_tc_grad(
       }
     }
   } else if constexpr (PHASE == 2) {
-    constexpr xl_i64 kKTiles = (K + BK - 1) / BK;
+    // Key tiles of BN keys, 16 per warp.
+    constexpr xl_i64 kKTiles = (K + BN - 1) / BN;
     for (xl_i64 tile = blockIdx.x; tile < B * N * kKTiles; tile += gridDim.x) {
-      const xl_i64 j0 = (tile % kKTiles) * BK;
+      const xl_i64 j0 = (tile % kKTiles) * BN;
       const int n = static_cast<int>((tile / kKTiles) % N);
       const xl_i64 b = tile / kKTiles / N;
       const xl_i64 p = b / (B / P);
       __syncthreads();
-      xl_attn_tc_issue_k<K, S, N, H, MASK_BITS>(sh, b, n, j0, k, segId, permMask);
-      xl_attn_tc_issue_v<K, N, H>(sh, b, n, j0, v);
+      xl_attn_tc_issue_k<K, S, N, H, MASK_BITS, BN>(sh, b, n, j0, k, segId, permMask);
+      xl_attn_tc_issue_v<K, N, H, BN>(sh, b, n, j0, v);
       xl_attn_tc_arrived();
       float gk[HT][4], gv[HT][4]; // this warp's keys j0 + 16·warp ..
       xl_attn_tc_zero<HT>(gk);
@@ -944,14 +977,15 @@ XL_DEVICE void xl_rel_attention_tc_grad(
         stageRows(b, n, t0);
         int imin, imax;
         xl_attn_tc_span(sh.rows, warp, lane, imin, imax);
-        float s[KT][4], dp[KT][4];
-        scoreTile(s, p, n, j0, imin, imax);
-        doutV(dp);
-        xl_attn_tc_grad_entries<T, N, H, K, S, HAS_ROWS, MASK_BITS, DROP_BITS>(
+        float s[KTN][4], dp[KTN][4];
+        xl_attn_tc_scores<BN, T, N, H, K, S, R, HAS_ROWS, MASK_BITS>(
+            s, sh, p, n, j0, imin, imax, kR, permMask, scale);
+        xl_attn_tc_dout_v<BN>(dp, sh, lane);
+        xl_attn_tc_grad_entries<BN, T, N, H, K, S, HAS_ROWS, MASK_BITS, DROP_BITS>(
             s, dp, sh, b, n, t0, j0, permMask, key, scale,
             static_cast<float (*)[2]>(nullptr));
         #pragma unroll
-        for (int x = 0; x < KT; ++x)
+        for (int x = 0; x < KTN; ++x)
           #pragma unroll
           for (int e = 0; e < 4; ++e) {
             const int at = (warp * 16 + g + (e >> 1) * 8) * LDT + x * 8 + 2 * tq + (e & 1);
@@ -959,8 +993,10 @@ XL_DEVICE void xl_rel_attention_tc_grad(
             sh.ct[at] = xl_float2bf16(dp[x][e]);
           }
         __syncthreads();
-        xl_attn_tc_mma_tile_t<H, LD>(gv, sh.at, [&](int w) { return sh.region(w) + 2 * 16 * LD; }, warp, lane);
-        xl_attn_tc_mma_tile_t<H, LD>(gk, sh.ct, [&](int w) { return sh.region(w); }, warp, lane);
+        xl_attn_tc_mma_tile_t<WARPS, H, LD>(
+            gv, sh.at, [&](int w) { return sh.region(w) + 2 * 16 * LD; }, warp, lane);
+        xl_attn_tc_mma_tile_t<WARPS, H, LD>(
+            gk, sh.ct, [&](int w) { return sh.region(w); }, warp, lane);
       }
 #pragma unroll
       for (int hr = 0; hr < 2; ++hr) {
@@ -978,12 +1014,13 @@ XL_DEVICE void xl_rel_attention_tc_grad(
       }
     }
   } else if constexpr (PHASE == 3) {
-    // PHASE 3: dk_r over tiles of 64 k_r rows rr0 .. rr0 + 63 of (p, n).
+    // PHASE 3: dk_r over tiles of BN k_r rows rr0 .. rr0 + BN - 1 of
+    // (p, n), 16 per warp.
     constexpr xl_i64 kPerCopy = B / P;
-    constexpr xl_i64 kRTiles = (R + BK - 1) / BK;
+    constexpr xl_i64 kRTiles = (R + BN - 1) / BN;
     constexpr xl_i64 MLEN = K - S;
     for (xl_i64 tile = blockIdx.x; tile < P * N * kRTiles; tile += gridDim.x) {
-      const xl_i64 rr0 = (tile % kRTiles) * BK;
+      const xl_i64 rr0 = (tile % kRTiles) * BN;
       const int n = static_cast<int>((tile / kRTiles) % N);
       const xl_i64 p = tile / kRTiles / N;
       __syncthreads();
@@ -991,7 +1028,7 @@ XL_DEVICE void xl_rel_attention_tc_grad(
       auto rRow = [&](int c) -> xl_i64 {
         return rr0 + c < R ? ((p * R + rr0 + c) * N + n) * H : -1;
       };
-      xl_attn_tc_stage<H, LD>(sh.kt, BK, kR, rRow, threadIdx.x, C::kBlock);
+      xl_attn_tc_stage<H, LD>(sh.kt, BN, kR, rRow, threadIdx.x, C::kBlock);
       xl_attn_tc_staged();
       float gr[HT][4]; // this warp's k_r rows rr0 + 16·warp ..
       xl_attn_tc_zero<HT>(gr);
@@ -1005,16 +1042,18 @@ XL_DEVICE void xl_rel_attention_tc_grad(
           int imin, imax;
           xl_attn_tc_span(sh.rows, warp, lane, imin, imax);
           // bd straight from the k_r tile: element (row, rr0 + column).
-          float s[KT][4], ac[KT][4], dp[KT][4];
-          xl_attn_tc_zero<KT>(s);
-          xl_attn_tc_mma_abt<H, LD, LD, KT>(s, sh.qr, sh.kt, lane);
-          xl_attn_tc_zero<KT>(ac);
-          xl_attn_tc_zero<KT>(dp);
-          // ac and dout·vᵀ at the key j = rr - S + i, over the key window
-          // rr0 - S + imin .. rr0 + 63 - S + imax in chunks, skewed.
+          float s[KTN][4], dp[KTN][4];
+          xl_attn_tc_zero<KTN>(s);
+          xl_attn_tc_mma_abt<H, LD, LD, KTN>(s, sh.qr, sh.kt, lane);
+          xl_attn_tc_zero<KTN>(dp);
+          // ac, added into s (bd + ac is the scores' ac + bd bitwise: one
+          // f32 add, in either order; no array of its own, which kept 32
+          // more registers live and spilled on sm_80), and dout·vᵀ at the
+          // key j = rr - S + i, over the key window rr0 - S + imin ..
+          // rr0 + BN - 1 - S + imax in chunks, skewed.
           if (imax >= 0) {
-            const xl_i64 lo = rr0 - S + imin, hi = rr0 + BK - S + imax;
-            for (xl_i64 c0 = lo; c0 < hi; c0 += CW) {
+            const xl_i64 lo = rr0 - S + imin, hi = rr0 + BN - S + imax;
+            for (xl_i64 c0 = lo; c0 < hi; c0 += CWN) {
               for (int pass = 0; pass < 2; ++pass) {
                 __syncwarp(); // the previous product is read
                 auto keyRow = [&](int x) -> xl_i64 {
@@ -1022,22 +1061,22 @@ XL_DEVICE void xl_rel_attention_tc_grad(
                   return j >= 0 && j < hi && j < K ? ((b * K + j) * N + n) * H : -1;
                 };
                 if (pass == 0)
-                  xl_attn_tc_stage<H, LD>(sh.chunk, CW, k, keyRow, lane, 32);
+                  xl_attn_tc_stage<H, LD>(sh.chunk, CWN, k, keyRow, lane, 32);
                 else
-                  xl_attn_tc_stage<H, LD>(sh.chunk, CW, v, keyRow, lane, 32);
+                  xl_attn_tc_stage<H, LD>(sh.chunk, CWN, v, keyRow, lane, 32);
                 xl_attn_tc_staged();
                 __syncwarp();
-                xl_attn_tc_chunk_product(sh, pass == 0 ? sh.qw : sh.go, lane);
+                xl_attn_tc_chunk_product<CWN>(sh, pass == 0 ? sh.qw : sh.go, lane);
 #pragma unroll
-                for (int x = 0; x < KT; ++x)
+                for (int x = 0; x < KTN; ++x)
 #pragma unroll
                   for (int e = 0; e < 4; ++e) {
                     const xl_i64 i = rowOf[e >> 1]->pos;
                     const xl_i64 col = rr0 + x * 8 + 2 * tq + (e & 1) - S + i - c0;
-                    if (i >= 0 && col >= 0 && col < CW) {
+                    if (i >= 0 && col >= 0 && col < CWN) {
                       const float pv = sh.prod[(g + (e >> 1) * 8) * CWP + col];
                       if (pass == 0)
-                        ac[x][e] = pv;
+                        s[x][e] += pv;
                       else
                         dp[x][e] = pv;
                     }
@@ -1047,7 +1086,7 @@ XL_DEVICE void xl_rel_attention_tc_grad(
           }
           // c at (row, k_r row rr), to the block's c tile.
           #pragma unroll
-          for (int x = 0; x < KT; ++x)
+          for (int x = 0; x < KTN; ++x)
             #pragma unroll
             for (int e = 0; e < 4; ++e) {
               const int cc = x * 8 + 2 * tq + (e & 1);
@@ -1062,8 +1101,7 @@ XL_DEVICE void xl_rel_attention_tc_grad(
                     jj >= 0 && !MASK_BITS ? permMask[(b * 2 + 1) * S + jj] : 0,
                     permMask, masked, differ);
                 if (!masked) {
-                  const float sv =
-                      (ac[x][e] + s[x][e] + row.ef[differ ? 1 : 0]) * scale;
+                  const float sv = (s[x][e] + row.ef[differ ? 1 : 0]) * scale;
                   const float prob = row.lse < -1e29f
                                          ? 1.0f / static_cast<float>(K)
                                          : expf(sv - row.lse);
@@ -1076,7 +1114,8 @@ XL_DEVICE void xl_rel_attention_tc_grad(
               sh.ct[(rA + (e >> 1) * 8) * LDT + cc] = xl_float2bf16(cv);
             }
           __syncthreads();
-          xl_attn_tc_mma_tile_t<H, LD>(gr, sh.ct, [&](int w) { return sh.region(w) + 16 * LD; }, warp, lane);
+          xl_attn_tc_mma_tile_t<WARPS, H, LD>(
+              gr, sh.ct, [&](int w) { return sh.region(w) + 16 * LD; }, warp, lane);
         }
       }
 #pragma unroll
