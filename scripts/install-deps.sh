@@ -6,6 +6,8 @@ set -euo pipefail
 packages=(
   # toolchain
   build-essential cmake ninja-build python3 pkg-config
+  # the GPU package (scripts/pack-gpu-tests.sh) compresses its libraries
+  xz-utils
   # MLIR / LLVM 19 (libzstd-dev and zlib1g-dev are needed by LLVMConfig.cmake)
   libmlir-19-dev mlir-19-tools llvm-19-dev llvm-19-tools libzstd-dev zlib1g-dev
   # libraries

@@ -372,6 +372,7 @@ public:
   dev::DeviceKind kind() const override { return d_.kind(); }
   std::string description() const override { return d_.description(); }
   std::string arch() const override { return d_.arch(); }
+  size_t maxSharedMemoryPerBlock() const override { return d_.maxSharedMemoryPerBlock(); }
   Status alloc(size_t bytes, dev::DevPtr &out) override { return d_.alloc(bytes, out); }
   void free(dev::DevPtr ptr) override { d_.free(ptr); }
   Status memoryInUse(size_t &bytes) override { return d_.memoryInUse(bytes); }

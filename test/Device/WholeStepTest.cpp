@@ -572,6 +572,10 @@ public:
     ++gemms;
     return d_.gemm(desc, ops, where);
   }
+  Status gemmSupported(const dev::GemmDesc &desc, const dev::GemmOperands &ops,
+                       const std::string &where, bool &supported, std::string &why) override {
+    return d_.gemmSupported(desc, ops, where, supported, why);
+  }
   Status synchronize(const std::string &where) override { return d_.synchronize(where); }
   Status beginCapture(const std::string &where) override { return d_.beginCapture(where); }
   Status endCapture(std::unique_ptr<dev::Graph> &out, const std::string &where) override {
