@@ -256,7 +256,7 @@ stage_bench() {
     [ $rc = 0 ] || failed+=" $name (exit $rc)"
   }
   hf() { # hf MODEL BATCH eager|compile
-    item "hf-$1-b$2-$3" "$([ "$3" = compile ] && echo 150 || echo 90)" "${GPU_HF_PYTHON:-python3}" \
+    item "hf-$1-b$2-$3" "$([ "$3" = compile ] && echo 240 || echo 90)" "${GPU_HF_PYTHON:-python3}" \
       "$here/hf_xlnet_bench.py" "$here/xlnet-$1.toml" --batch "$2" --steps 5 --dtype bf16 \
       --warmup "$([ "$3" = compile ] && echo 3 || echo 2)" $([ "$3" = compile ] && echo --compile) \
       --json "$b/hf-$1-b$2-$3.json"
