@@ -359,9 +359,9 @@ namespace {
 /// The emulated device, its synchronisations and captures recorded; the
 /// `failAt`-th synchronisation (counting from 1; 0: none) fails as an
 /// asynchronous fault would.
-class RecordingDevice : public dev::Device {
+class RecordingDevice : public xlnetc::rt::testing::ForwardingDevice {
 public:
-  explicit RecordingDevice(dev::Device &inner) : d_(inner) {}
+  using ForwardingDevice::ForwardingDevice;
   std::vector<std::string> syncs;
   /// The kernels launched (or recorded into a graph: not its replays), by
   /// name.
@@ -369,75 +369,22 @@ public:
   int captures = 0;
   size_t failAt = 0;
 
-  dev::DeviceKind kind() const override { return d_.kind(); }
-  std::string description() const override { return d_.description(); }
-  std::string arch() const override { return d_.arch(); }
-  size_t maxSharedMemoryPerBlock() const override { return d_.maxSharedMemoryPerBlock(); }
-  Status alloc(size_t bytes, dev::DevPtr &out) override { return d_.alloc(bytes, out); }
-  void free(dev::DevPtr ptr) override { d_.free(ptr); }
-  Status memoryInUse(size_t &bytes) override { return d_.memoryInUse(bytes); }
-  Status memoryFree(size_t &bytes) override { return d_.memoryFree(bytes); }
-  Status upload(dev::DevPtr dst, const void *src, size_t n) override {
-    return d_.upload(dst, src, n);
-  }
-  Status download(void *dst, dev::DevPtr src, size_t n) override {
-    return d_.download(dst, src, n);
-  }
-  Status copy(dev::DevPtr dst, dev::DevPtr src, size_t n) override { return d_.copy(dst, src, n); }
-  Status memset(dev::DevPtr dst, int value, size_t n) override { return d_.memset(dst, value, n); }
-  Status allocHost(size_t bytes, void *&out) override { return d_.allocHost(bytes, out); }
-  void freeHost(void *ptr) override { d_.freeHost(ptr); }
-  Status downloadAsync(void *dst, dev::DevPtr src, size_t n) override {
-    return d_.downloadAsync(dst, src, n);
-  }
-  Status loadModule(const dev::ModuleSource &src, std::unique_ptr<dev::Module> &out) override {
-    return d_.loadModule(src, out);
-  }
-  Status loadCubin(const std::string &name, const std::string &image,
-                   std::unique_ptr<dev::Module> &out) override {
-    return d_.loadCubin(name, image, out);
-  }
-  Status getKernel(dev::Module &m, const std::string &name, dev::Kernel &out) override {
-    return d_.getKernel(m, name, out);
-  }
   Status launch(const dev::Kernel &k, const dev::LaunchDims &dims, void **params,
                 const std::string &where) override {
     kernels.push_back(k.name);
-    return d_.launch(k, dims, params, where);
-  }
-  Status gemm(const dev::GemmDesc &desc, const dev::GemmOperands &ops,
-              const std::string &where) override {
-    return d_.gemm(desc, ops, where);
-  }
-  Status gemmSupported(const dev::GemmDesc &desc, const dev::GemmOperands &ops,
-                       const std::string &where, bool &supported, std::string &why) override {
-    return d_.gemmSupported(desc, ops, where, supported, why);
+    return ForwardingDevice::launch(k, dims, params, where);
   }
   Status synchronize(const std::string &where) override {
     syncs.push_back(where);
     if (syncs.size() == failAt)
       return Status::error("cuStreamSynchronize failed: CUDA_ERROR_ILLEGAL_ADDRESS "
                            "(injected) [" + where + "]");
-    return d_.synchronize(where);
+    return ForwardingDevice::synchronize(where);
   }
   Status beginCapture(const std::string &where) override {
     ++captures;
-    return d_.beginCapture(where);
+    return ForwardingDevice::beginCapture(where);
   }
-  Status endCapture(std::unique_ptr<dev::Graph> &out, const std::string &where) override {
-    return d_.endCapture(out, where);
-  }
-  Status launchGraph(dev::Graph &g, const std::string &where) override {
-    return d_.launchGraph(g, where);
-  }
-  Status sideWaitsForMain(const std::string &where) override { return d_.sideWaitsForMain(where); }
-  Status mainWaitsForSide(const std::string &where) override { return d_.mainWaitsForSide(where); }
-  Status hostWorkOnSide(std::function<Status()> work, const std::string &where) override {
-    return d_.hostWorkOnSide(std::move(work), where);
-  }
-
-private:
-  dev::Device &d_;
 };
 
 /// XLNETC_CUDA_SYNC=1 (--sync-each-op): no graph, even from the second

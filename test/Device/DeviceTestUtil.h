@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <random>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,6 +27,78 @@ const std::vector<SourceFile> &embeddedTestKernels();
 } // namespace xlnetc::rt::dev
 
 namespace xlnetc::rt::testing {
+
+/// A device that forwards every call to another (`inner`); tests derive
+/// from it to record or count what the executor asks of a device, or to
+/// fail a call, overriding those calls alone.
+class ForwardingDevice : public dev::Device {
+public:
+  explicit ForwardingDevice(dev::Device &inner) : d_(inner) {}
+
+  dev::DeviceKind kind() const override { return d_.kind(); }
+  std::string description() const override { return d_.description(); }
+  std::string arch() const override { return d_.arch(); }
+  std::string physicalId() const override { return d_.physicalId(); }
+  size_t maxSharedMemoryPerBlock() const override { return d_.maxSharedMemoryPerBlock(); }
+  Status alloc(size_t bytes, dev::DevPtr &out) override { return d_.alloc(bytes, out); }
+  void free(dev::DevPtr ptr) override { d_.free(ptr); }
+  Status memoryInUse(size_t &bytes) override { return d_.memoryInUse(bytes); }
+  Status memoryFree(size_t &bytes) override { return d_.memoryFree(bytes); }
+  void *nativeStream() override { return d_.nativeStream(); }
+  Status upload(dev::DevPtr dst, const void *src, size_t n) override {
+    return d_.upload(dst, src, n);
+  }
+  Status download(void *dst, dev::DevPtr src, size_t n) override {
+    return d_.download(dst, src, n);
+  }
+  Status copy(dev::DevPtr dst, dev::DevPtr src, size_t n) override { return d_.copy(dst, src, n); }
+  Status memset(dev::DevPtr dst, int value, size_t n) override { return d_.memset(dst, value, n); }
+  Status allocHost(size_t bytes, void *&out) override { return d_.allocHost(bytes, out); }
+  void freeHost(void *ptr) override { d_.freeHost(ptr); }
+  Status downloadAsync(void *dst, dev::DevPtr src, size_t n) override {
+    return d_.downloadAsync(dst, src, n);
+  }
+  Status loadModule(const dev::ModuleSource &src, std::unique_ptr<dev::Module> &out) override {
+    return d_.loadModule(src, out);
+  }
+  Status loadCubin(const std::string &name, const std::string &image,
+                   std::unique_ptr<dev::Module> &out) override {
+    return d_.loadCubin(name, image, out);
+  }
+  Status getKernel(dev::Module &m, const std::string &name, dev::Kernel &out) override {
+    return d_.getKernel(m, name, out);
+  }
+  Status launch(const dev::Kernel &k, const dev::LaunchDims &dims, void **params,
+                const std::string &where) override {
+    return d_.launch(k, dims, params, where);
+  }
+  Status gemm(const dev::GemmDesc &desc, const dev::GemmOperands &ops,
+              const std::string &where) override {
+    return d_.gemm(desc, ops, where);
+  }
+  Status gemmSupported(const dev::GemmDesc &desc, const dev::GemmOperands &ops,
+                       const std::string &where, bool &supported, std::string &why) override {
+    return d_.gemmSupported(desc, ops, where, supported, why);
+  }
+  Status synchronize(const std::string &where) override { return d_.synchronize(where); }
+  Status beginCapture(const std::string &where) override { return d_.beginCapture(where); }
+  Status endCapture(std::unique_ptr<dev::Graph> &out, const std::string &where) override {
+    return d_.endCapture(out, where);
+  }
+  Status launchGraph(dev::Graph &g, const std::string &where) override {
+    return d_.launchGraph(g, where);
+  }
+  Status sideWaitsForMain(const std::string &where) override { return d_.sideWaitsForMain(where); }
+  Status mainWaitsForSide(const std::string &where) override { return d_.mainWaitsForSide(where); }
+  void *nativeSideStream() override { return d_.nativeSideStream(); }
+  Status hostWorkOnSide(std::function<Status()> work, const std::string &where) override {
+    return d_.hostWorkOnSide(std::move(work), where);
+  }
+  void abandonSide() override { d_.abandonSide(); }
+
+private:
+  dev::Device &d_;
+};
 
 /// The whole-step plans compiled at build time: $XLNETC_TEST_PLANS (ctest
 /// sets it to the build's test/Device/plans; the GPU package to its own

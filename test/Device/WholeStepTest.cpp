@@ -517,86 +517,29 @@ TEST(WholeStep, TinyTrainingStep) {
 
 /// A device that forwards everything to another and counts the work asked
 /// of it: allocations, kernel launches, GEMMs, memsets.
-class CountingDevice : public dev::Device {
+class CountingDevice : public xlnetc::rt::testing::ForwardingDevice {
 public:
-  explicit CountingDevice(dev::Device &inner) : d_(inner) {}
+  using ForwardingDevice::ForwardingDevice;
   int allocs = 0, launches = 0, gemms = 0, memsets = 0;
 
-  dev::DeviceKind kind() const override { return d_.kind(); }
-  std::string description() const override { return d_.description(); }
-  std::string arch() const override { return d_.arch(); }
-  size_t maxSharedMemoryPerBlock() const override { return d_.maxSharedMemoryPerBlock(); }
   Status alloc(size_t bytes, dev::DevPtr &out) override {
     ++allocs;
-    return d_.alloc(bytes, out);
-  }
-  void free(dev::DevPtr ptr) override { d_.free(ptr); }
-  Status memoryInUse(size_t &bytes) override { return d_.memoryInUse(bytes); }
-  Status memoryFree(size_t &bytes) override { return d_.memoryFree(bytes); }
-  Status upload(dev::DevPtr dst, const void *src, size_t bytes) override {
-    return d_.upload(dst, src, bytes);
-  }
-  Status download(void *dst, dev::DevPtr src, size_t bytes) override {
-    return d_.download(dst, src, bytes);
-  }
-  Status copy(dev::DevPtr dst, dev::DevPtr src, size_t bytes) override {
-    return d_.copy(dst, src, bytes);
+    return ForwardingDevice::alloc(bytes, out);
   }
   Status memset(dev::DevPtr dst, int value, size_t bytes) override {
     ++memsets;
-    return d_.memset(dst, value, bytes);
-  }
-  Status allocHost(size_t bytes, void *&out) override { return d_.allocHost(bytes, out); }
-  void freeHost(void *ptr) override { d_.freeHost(ptr); }
-  Status downloadAsync(void *dst, dev::DevPtr src, size_t bytes) override {
-    return d_.downloadAsync(dst, src, bytes);
-  }
-  Status loadModule(const dev::ModuleSource &source,
-                    std::unique_ptr<dev::Module> &out) override {
-    return d_.loadModule(source, out);
-  }
-  Status loadCubin(const std::string &name, const std::string &image,
-                   std::unique_ptr<dev::Module> &out) override {
-    return d_.loadCubin(name, image, out);
-  }
-  Status getKernel(dev::Module &module, const std::string &name, dev::Kernel &out) override {
-    return d_.getKernel(module, name, out);
+    return ForwardingDevice::memset(dst, value, bytes);
   }
   Status launch(const dev::Kernel &kernel, const dev::LaunchDims &dims, void **params,
                 const std::string &where) override {
     ++launches;
-    return d_.launch(kernel, dims, params, where);
+    return ForwardingDevice::launch(kernel, dims, params, where);
   }
   Status gemm(const dev::GemmDesc &desc, const dev::GemmOperands &ops,
               const std::string &where) override {
     ++gemms;
-    return d_.gemm(desc, ops, where);
+    return ForwardingDevice::gemm(desc, ops, where);
   }
-  Status gemmSupported(const dev::GemmDesc &desc, const dev::GemmOperands &ops,
-                       const std::string &where, bool &supported, std::string &why) override {
-    return d_.gemmSupported(desc, ops, where, supported, why);
-  }
-  Status synchronize(const std::string &where) override { return d_.synchronize(where); }
-  Status beginCapture(const std::string &where) override { return d_.beginCapture(where); }
-  Status endCapture(std::unique_ptr<dev::Graph> &out, const std::string &where) override {
-    return d_.endCapture(out, where);
-  }
-  Status launchGraph(dev::Graph &graph, const std::string &where) override {
-    return d_.launchGraph(graph, where);
-  }
-  Status sideWaitsForMain(const std::string &where) override {
-    return d_.sideWaitsForMain(where);
-  }
-  Status mainWaitsForSide(const std::string &where) override {
-    return d_.mainWaitsForSide(where);
-  }
-  Status hostWorkOnSide(std::function<Status()> work, const std::string &where) override {
-    return d_.hostWorkOnSide(std::move(work), where);
-  }
-  void abandonSide() override { d_.abandonSide(); }
-
-private:
-  dev::Device &d_;
 };
 
 /// The tensor-core attention kernels' launches of `program` (PHASE 4, the
