@@ -207,11 +207,6 @@ template <int H, bool GRAD, int WARPS> struct XlAttnTcShared {
   }
 };
 
-/// 16 bytes, for copies of eight bf16 at once.
-struct XL_ALIGN(16) XlAttnTc16 {
-  unsigned w[4];
-};
-
 /// Stages `nrows` rows of H elements into dst ([nrows][LD] bf16) by
 /// `nthreads` threads (this one is `tid`): row r comes from src + rowAt(r),
 /// or is zeros where rowAt(r) < 0. bf16 storage goes by cp.async (16 bytes
@@ -230,10 +225,13 @@ XL_DEVICE void xl_attn_tc_stage(xl_bf16 *dst, int nrows, const T *src,
     if constexpr (XlSameType<T, xl_bf16>::value && ASYNC) {
       xl_cp_async_16_zfill(d, at >= 0 ? src + at + c : src, at >= 0 ? 16 : 0);
     } else if constexpr (XlSameType<T, xl_bf16>::value) {
-      XlAttnTc16 v = {{0u, 0u, 0u, 0u}};
+      // Eight bf16 as one uint4: the emulated device checks that both
+      // addresses are 16-byte aligned, as the hardware requires.
+      uint4 v;
+      v.x = v.y = v.z = v.w = 0u;
       if (at >= 0)
-        v = *reinterpret_cast<const XlAttnTc16 *>(src + at + c);
-      *reinterpret_cast<XlAttnTc16 *>(d) = v;
+        v = *reinterpret_cast<const uint4 *>(src + at + c);
+      *reinterpret_cast<uint4 *>(d) = v;
     } else {
       for (int x = 0; x < 8; ++x)
         d[x] = xl_float2bf16(at >= 0 ? static_cast<float>(src[at + c + x])
