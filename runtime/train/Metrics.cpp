@@ -13,6 +13,8 @@
 #include <fstream>
 #include <vector>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace xlnetc::rt::train {
@@ -48,6 +50,12 @@ Status MetricsWriter::open(const std::string &path,
   close();
   path_ = path;
   dropped_ = 0;
+  // Never through (or over) a symbolic link: its target keeps its bytes.
+  struct stat st;
+  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode))
+    return Status::error(fmt::format("cannot open metrics file {}: it is a symbolic link, "
+                                     "which xlnetc does not write through",
+                                     path));
   if (resumeStep) {
     std::ifstream in(path, std::ios::binary);
     if (in) {
@@ -78,12 +86,21 @@ Status MetricsWriter::open(const std::string &path,
       }
     }
   }
-  file_ = std::fopen(path.c_str(), resumeStep ? "ab" : "wb");
+  // Never through a symbolic link (O_NOFOLLOW: a link there is an error,
+  // its target untouched).
+  const int fd = ::open(path.c_str(),
+                        O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC |
+                            (resumeStep ? O_APPEND : O_TRUNC),
+                        0666);
+  if (fd >= 0 && !(file_ = ::fdopen(fd, resumeStep ? "ab" : "wb")))
+    ::close(fd);
   if (file_)
     std::setvbuf(file_, nullptr, _IONBF, 0); // one write per line (see log)
   if (!file_)
     return Status::error(fmt::format("cannot open metrics file {}: {}", path,
-                                     std::strerror(errno)));
+                                     errno == ELOOP ? "it is a symbolic link, which xlnetc "
+                                                      "does not write through"
+                                                    : std::strerror(errno)));
   return Status::ok();
 }
 

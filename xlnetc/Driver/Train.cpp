@@ -21,6 +21,7 @@
 #include "runtime/train/Checkpoint.h"
 #include "runtime/train/Metrics.h"
 #include "runtime/train/Plot.h"
+#include "runtime/train/RunDirectory.h"
 
 #include <fmt/core.h>
 
@@ -266,6 +267,19 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
   fs::create_directories(outDir, ec);
   if (ec)
     return fail(fmt::format("cannot create the run directory '{}': {}", outDir, ec.message()));
+  // The writer of the run directory (rank 0) holds it for the whole run, and
+  // finds nothing it writes there that is not a regular file
+  // (runtime/train/RunDirectory.h).
+  rt::train::RunLock runLock;
+  if (lead) {
+    if (rt::Status st = rt::train::RunLock::acquire(outDir, runLock); !st)
+      return fail(st.message());
+    if (rt::Status st = rt::train::checkRunFiles(
+            outDir, {"checkpoint.safetensors", "metrics.jsonl", "spec.toml", "spiece.model",
+                     "spiece.vocab", "loss.png"});
+        !st)
+      return fail(st.message());
+  }
   if (args.resume && !fs::exists(ckptPath))
     return fail(fmt::format("--resume: there is no checkpoint to resume in {} "
                             "(expected {})", outDir, ckptPath));
