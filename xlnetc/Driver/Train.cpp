@@ -28,10 +28,15 @@
 #include <chrono>
 #include <csignal>
 #include <thread>
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <iterator>
 #include <memory>
 
 namespace xlnetc {
@@ -107,17 +112,43 @@ rt::Status prepareTokenizer(const TrainArgs &args, const std::string &outDir,
           "no --tokenizer: training a SentencePiece unigram model "
           "(vocab {}) on {} -> {}\n",
           spec.nToken, args.data, path);
-      std::string prefix = (fs::path(outDir) / "spiece").string();
-      XLNETC_RETURN_IF_ERROR(rt::data::trainTokenizer(args.data, spec.nToken, prefix));
+      // SentencePiece writes by path: it trains into a directory of its
+      // own, whose files are renamed in, so nothing is written through a
+      // link planted in the run directory.
+      std::string scratch = (fs::path(outDir) / ".spiece-XXXXXX").string();
+      if (!::mkdtemp(scratch.data()))
+        return rt::Status::error(fmt::format("cannot create a directory in {} for the "
+                                             "tokenizer: {}",
+                                             outDir, std::strerror(errno)));
+      rt::Status st =
+          rt::data::trainTokenizer(args.data, spec.nToken, scratch + "/spiece");
+      for (const char *file : {"spiece.model", "spiece.vocab"})
+        if (st && std::rename((scratch + "/" + file).c_str(),
+                              (fs::path(outDir) / file).c_str()) != 0)
+          st = rt::Status::error(fmt::format("cannot move the trained {} into {}: {}", file,
+                                             outDir, std::strerror(errno)));
+      fs::remove_all(scratch, ec);
+      XLNETC_RETURN_IF_ERROR(st);
     }
   }
   auto tok = std::make_unique<rt::data::Tokenizer>();
   XLNETC_RETURN_IF_ERROR(rt::data::Tokenizer::load(path, *tok));
   // Keep a copy in the run directory, so --resume and export find the
-  // same model.
-  if (!fs::exists(kept) && !fs::copy_file(path, kept, ec))
-    return rt::Status::error(fmt::format("cannot copy the tokenizer {} to {}: {}", path,
-                                         kept.string(), ec.message()));
+  // same model (written beside and renamed in).
+  if (!fs::exists(kept)) {
+    std::ifstream in(path, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    rt::train::AtomicFile copy;
+    rt::Status st = in ? copy.open(kept.string())
+                       : rt::Status::error("cannot read it: " + std::string(std::strerror(errno)));
+    if (st)
+      st = copy.write(bytes.data(), bytes.size());
+    if (st)
+      st = copy.commit();
+    if (!st)
+      return rt::Status::error(fmt::format("cannot copy the tokenizer {} to {}: {}", path,
+                                           kept.string(), st.message()));
+  }
   if (tok->vocabSize() > spec.nToken)
     return rt::Status::error(fmt::format(
         "tokenizer {} has {} pieces but the model's n_token is {}", path,
