@@ -114,10 +114,7 @@ std::string statusMessage(const Plan &plan, const Step &step, const int *w) {
 
 } // namespace
 
-bool syncEachOpRequested() {
-  const char *v = std::getenv("XLNETC_CUDA_SYNC");
-  return v && *v && std::string(v) != "0";
-}
+bool syncEachOpRequested() { return dev::envSwitchOn("XLNETC_CUDA_SYNC"); }
 
 Status DeviceExecutor::module(const DeviceProgram &program,
                               LoadedModule *&out) {
@@ -265,6 +262,21 @@ struct DeviceExecutor::Prepared {
   std::string wantedKey;
   std::vector<char> skip;
   std::unique_ptr<dev::Graph> graph;
+
+  /// One op, for the synchronous mode's messages: the kernel (with its
+  /// geometry), the GEMM or the memset.
+  static std::string describeOp(const Op &op) {
+    switch (op.kind) {
+    case Op::Memset:
+      return fmt::format("zeroing {} bytes", op.bytes);
+    case Op::Gemm:
+      return dev::describeGemm(op.desc);
+    case Op::Launch:
+      break;
+    }
+    return fmt::format("kernel {} (grid {}, block {}, {} bytes of dynamic shared memory)",
+                       op.kernel.name, op.dims.grid[0], op.dims.block[0], op.dims.dynSmem);
+  }
 
   /// Marks in `skip` the ops whose results no output in `needed` depends
   /// on (empty: every output is needed). A step is live when one of its
@@ -650,25 +662,20 @@ Status DeviceExecutor::runOps(const Prepared &p,
       continue;
     if (before)
       XLNETC_RETURN_IF_ERROR(before(op.step));
-    std::string what; // the op, for the synchronous mode's message
     switch (op.kind) {
     case Prepared::Op::Memset:
       XLNETC_RETURN_IF_ERROR(device_.memset(op.dst, 0, op.bytes).withPrefix(op.where));
-      what = fmt::format("zeroing {} bytes", op.bytes);
       break;
     case Prepared::Op::Gemm:
       XLNETC_RETURN_IF_ERROR(device_.gemm(op.desc, op.ops, op.where));
-      what = dev::describeGemm(op.desc);
       break;
     case Prepared::Op::Launch:
       XLNETC_RETURN_IF_ERROR(device_.launch(
           op.kernel, op.dims, const_cast<void **>(op.params.data()), op.where));
-      what = fmt::format("kernel {} (grid {}, block {}, {} bytes of dynamic shared memory)",
-                         op.kernel.name, op.dims.grid[0], op.dims.block[0], op.dims.dynSmem);
       break;
     }
     if (syncEachOp_)
-      XLNETC_RETURN_IF_ERROR(device_.synchronize(op.where + what));
+      XLNETC_RETURN_IF_ERROR(device_.synchronize(op.where + Prepared::describeOp(op)));
   }
   return Status::ok();
 }

@@ -70,10 +70,12 @@ GpuTarget gpuTargetOf(const Device &device) {
   return t;
 }
 
-bool lineInfoRequested() {
-  const char *v = std::getenv("XLNETC_CUDA_LINEINFO");
+bool envSwitchOn(const char *name) {
+  const char *v = std::getenv(name);
   return v && *v && std::string(v) != "0";
 }
+
+bool lineInfoRequested() { return envSwitchOn("XLNETC_CUDA_LINEINFO"); }
 
 Status openDevice(DeviceKind kind, const DeviceOptions &options,
                   std::unique_ptr<Device> &out) {

@@ -250,6 +250,9 @@ Status openDevice(DeviceKind kind, const DeviceOptions &options,
 /// `unsupported`; another non-empty value is an error naming the variable.
 Status gemmEpilogueFault(bool &unsupported);
 
+/// Whether the switch `$name` is on: set, not empty and not "0".
+bool envSwitchOn(const char *name);
+
 /// $XLNETC_CUDA_LINEINFO is set and not "0": NVRTC compiles kernels with
 /// -lineinfo (compute-sanitizer and profilers show source lines) and the
 /// executor does not use a bundle's CUBINs compiled ahead of time.

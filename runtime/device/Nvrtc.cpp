@@ -128,7 +128,7 @@ unsigned compileThreads() {
 Status compileKernelsConcurrently(const std::string &head,
                                   const std::vector<std::pair<std::string, std::string>> &kernels,
                                   const NvrtcOptions &opts, KernelCache *cache,
-                                  std::vector<CompiledCubin> &out) {
+                                  std::vector<CompiledCubin> &out, size_t *threadsUsed) {
   const cuda::Nvrtc *nvrtc = nullptr;
   XLNETC_RETURN_IF_ERROR(cuda::loadNvrtc(nvrtc));
   std::vector<CompiledCubin> cubins(kernels.size());
@@ -156,6 +156,8 @@ Status compileKernelsConcurrently(const std::string &head,
   for (const Status &st : status)
     XLNETC_RETURN_IF_ERROR(st);
   out = std::move(cubins);
+  if (threadsUsed)
+    *threadsUsed = threads;
   return Status::ok();
 }
 

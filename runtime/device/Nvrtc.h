@@ -90,11 +90,13 @@ unsigned compileThreads();
 /// compileThreads() threads (NVRTC compiles separate programs concurrently;
 /// the kernel cache stores atomically). `out` follows `kernels`; the CUBINs
 /// are the bytes a one-thread compile makes. An error is the first failing
-/// kernel's, in order, prefixed "kernel NAME for ARCH: ".
+/// kernel's, in order, prefixed "kernel NAME for ARCH: ". `threadsUsed`
+/// (optional) receives how many threads compiled.
 Status compileKernelsConcurrently(const std::string &head,
                                   const std::vector<std::pair<std::string, std::string>> &kernels,
                                   const NvrtcOptions &opts, KernelCache *cache,
-                                  std::vector<CompiledCubin> &out);
+                                  std::vector<CompiledCubin> &out,
+                                  size_t *threadsUsed = nullptr);
 
 /// NVRTC's version, "13.0".
 Status nvrtcVersionString(std::string &out);

@@ -11,7 +11,6 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -99,15 +98,15 @@ rt::Status compileKernelCubins(const rt::DeviceProgram &program, const std::stri
   opts.arch = arch;
   auto start = std::chrono::steady_clock::now();
   std::vector<rt::CompiledCubin> cubins;
+  size_t threads = 0;
   XLNETC_RETURN_IF_ERROR(rt::compileKernelsConcurrently(program.sourceHead,
                                                         program.kernelSources, opts, &cache,
-                                                        cubins));
+                                                        cubins, &threads));
   size_t hits = 0;
   for (size_t i = 0; i < cubins.size(); ++i) {
     hits += cubins[i].fromCache ? 1 : 0;
     out[program.kernelSources[i].first] = std::move(cubins[i].cubin);
   }
-  const size_t threads = std::min<size_t>(rt::compileThreads(), cubins.size());
   std::cout << fmt::format("compiled {} kernels for {} ahead of time in {:.1f} s ({} from the "
                            "kernel cache, {} thread{})\n",
                            cubins.size(), arch,
