@@ -202,6 +202,15 @@ Status parseDeviceProgramJson(const std::string &text, const Plan &plan,
     DeviceStep step;
     step.workspaceBytes = r.integer(steps[i], "workspace", 0);
     step.status = r.boolean(steps[i], "status");
+    // The step's work: its largest buffer's elements. No generated grid has
+    // more blocks (the templates cover their work with a grid-stride loop
+    // and their results never depend on the grid), so a doctored grid is
+    // refused here instead of running for hours.
+    int64_t work = 1;
+    for (const std::vector<int> *ids : {&plan.steps[i].in, &plan.steps[i].out})
+      for (int id : *ids)
+        if (id >= 0 && id < buffers)
+          work = std::max(work, numelOf(plan.buffers[size_t(id)].shape));
     for (const json &l : r.array(steps[i], "launches")) {
       DeviceLaunch launch;
       auto buffer = [&](const json &obj, const char *key, bool optional) {
@@ -299,7 +308,8 @@ Status parseDeviceProgramJson(const std::string &text, const Plan &plan,
         }
       } else {
         launch.kernel = r.string(l, "kernel");
-        launch.grid = uint32_t(r.integer(l, "grid", 1, UINT32_MAX));
+        // CUDA's limits: gridDim.x < 2^31, 1024 threads per block.
+        launch.grid = uint32_t(r.integer(l, "grid", 1, INT32_MAX));
         launch.block = uint32_t(r.integer(l, "block", 1, 1024));
         launch.dynSmem = uint32_t(r.integer(l, "dyn_smem", 0, UINT32_MAX));
         for (const json &a : r.array(l, "args")) {
@@ -327,6 +337,16 @@ Status parseDeviceProgramJson(const std::string &text, const Plan &plan,
                                step.workspaceBytes));
           launch.args.push_back(arg);
         }
+        // A multi-tensor launch's work is its tables' elements.
+        int64_t launchWork = work;
+        for (const KernelArg &arg : launch.args)
+          if (arg.kind == KernelArg::Table && arg.index >= 0 && size_t(arg.index) < p.tables.size())
+            for (const DeviceTable::Entry &e : p.tables[size_t(arg.index)].entries)
+              launchWork += e.count;
+        if (r.ok() && int64_t(launch.grid) > launchWork)
+          r.fail(fmt::format("kernel {} launches {} blocks for a step of {} elements (a grid "
+                             "is never larger than its step's work)",
+                             launch.kernel, launch.grid, launchWork));
       }
       step.launches.push_back(std::move(launch));
     }

@@ -45,11 +45,14 @@ import subprocess
 # The kernel cache of the tests lives in the build tree, not in $HOME.
 _kernel_cache = os.path.join(config.xlnetc_obj_root, "test", "kernel-cache")
 config.environment["XLNETC_KERNEL_CACHE"] = _kernel_cache
+# Its key too: lit passes no HOME, so the default (~/.config) is not there.
+config.environment["XLNETC_KERNEL_CACHE_KEY"] = _kernel_cache + ".key"
 try:
     _devices = subprocess.run(
         [os.path.join(config.xlnetc_tools_dir, "xlnetc"), "devices"],
         capture_output=True, text=True, timeout=120,
-        env=dict(os.environ, XLNETC_KERNEL_CACHE=_kernel_cache)).stdout
+        env=dict(os.environ, XLNETC_KERNEL_CACHE=_kernel_cache,
+                 XLNETC_KERNEL_CACHE_KEY=_kernel_cache + ".key")).stdout
 except Exception:
     _devices = ""
 _answers = [line.split()[:2] for line in _devices.splitlines()]

@@ -22,6 +22,7 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <functional>
 
 #include <cctype>
@@ -35,6 +36,7 @@
 #include <mutex>
 #include <spawn.h>
 #include <sstream>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
@@ -184,9 +186,49 @@ private:
 // Module
 //===----------------------------------------------------------------------===//
 
-/// A dlopen'd kernel object. Its file stays in the kernel cache, or in the
-/// device's private temporary directory (removed with the device, which
-/// outlives its modules).
+/// Loads the shared object `bytes` (module `name`) from an anonymous
+/// in-memory file (memfd): what runs are the very bytes the caller checked
+/// or compiled, never a file someone could swap on disk in between. The
+/// loader knows objects by the name they were opened by, and a descriptor's
+/// number is reused once closed, so it is reached through a link of a
+/// name used once per process, made in the private directory `scratch`.
+Status dlopenBytes(const std::string &bytes, const std::string &name, const std::string &scratch,
+                   void *&handle) {
+  int fd = ::memfd_create(name.c_str(), MFD_CLOEXEC);
+  if (fd < 0)
+    return Status::error(fmt::format("emulated device: cannot make an in-memory file for {}: {}",
+                                     name, std::strerror(errno)));
+  auto fail = [&](const std::string &what) {
+    Status st = Status::error(
+        fmt::format("emulated device: cannot {} {}: {}", what, name, std::strerror(errno)));
+    ::close(fd);
+    return st;
+  };
+  const char *p = bytes.data();
+  size_t left = bytes.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return fail("write to memory");
+    p += n;
+    left -= size_t(n);
+  }
+  static std::atomic<uint64_t> loads{0};
+  const std::string link = fmt::format("{}/module-{}-{}.so", scratch, ::getpid(), loads++);
+  if (::symlink(fmt::format("/proc/self/fd/{}", fd).c_str(), link.c_str()) != 0)
+    return fail("link");
+  handle = dlopen(link.c_str(), RTLD_NOW | RTLD_LOCAL);
+  const char *e = handle ? nullptr : dlerror();
+  ::unlink(link.c_str());
+  ::close(fd); // the mapping keeps the object
+  if (!handle)
+    return Status::error(fmt::format("emulated device: cannot load {}: {}", name, e ? e : "?"));
+  return Status::ok();
+}
+
+/// A dlopen'd kernel object (loaded from memory: dlopenBytes).
 class EmuModule : public Module {
 public:
   EmuModule(void *handle, std::string name)
@@ -553,12 +595,9 @@ Status EmuDevice::loadModule(const ModuleSource &source,
   key.add("flags", flags).add("abi", std::to_string(XLNETC_EMU_ABI_VERSION));
   std::string hash = key.hex();
 
-  // 2. A cached shared object is used in place (entries start with the ELF
-  //    payload, so dlopen reads them directly).
-  std::string soPath, bytes;
-  if (cache_.lookup(hash, "so", bytes)) {
-    soPath = cache_.path(hash, "so");
-  } else {
+  // 2. A cached shared object: its bytes as checked (KernelCache::lookup).
+  std::string bytes;
+  if (!cache_.lookup(hash, "so", bytes)) {
     // 3. Compile in the scratch directory: the source and headers by name.
     for (const SourceFile &h : headers)
       XLNETC_RETURN_IF_ERROR(writeFile(dir.file(h.name), h.text));
@@ -578,18 +617,13 @@ Status EmuDevice::loadModule(const ModuleSource &source,
       return Status::error(fmt::format(
           "emulated device: {} failed to compile {} (exit {}):\n{}", cxx,
           source.name, code, readFile(logPath)));
-    // 4. Into the cache (atomically), or a private file when it is off or
-    //    unwritable; either way a file dlopen can read.
-    XLNETC_RETURN_IF_ERROR(
-        cache_.storeFile(hash, "so", readFile(built), soPath)
-            .withPrefix("emulated device: "));
+    bytes = readFile(built);
+    // 4. Into the cache; a cache that cannot take it only costs the next
+    //    run a compile.
+    (void)cache_.store(hash, "so", bytes);
   }
-  void *handle = dlopen(soPath.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!handle) {
-    const char *e = dlerror();
-    return Status::error(fmt::format("emulated device: cannot load {} ({}): {}",
-                                     source.name, soPath, e ? e : "?"));
-  }
+  void *handle = nullptr;
+  XLNETC_RETURN_IF_ERROR(dlopenBytes(bytes, source.name, dir.path(), handle));
   out = std::make_unique<EmuModule>(handle, source.name);
   return Status::ok();
 }

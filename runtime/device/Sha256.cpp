@@ -138,4 +138,39 @@ Sha256::Digest Sha256::hash(std::string_view data) {
 
 std::string Sha256::hexHash(std::string_view data) { return toHex(hash(data)); }
 
+//===----------------------------------------------------------------------===//
+// HMAC-SHA-256: H((K ^ opad) | H((K ^ ipad) | message)), a key longer than a
+// block hashed first.
+//===----------------------------------------------------------------------===//
+
+HmacSha256::HmacSha256(std::string_view key) {
+  std::array<uint8_t, 64> block{};
+  if (key.size() > block.size()) {
+    Sha256::Digest d = Sha256::hash(key);
+    std::copy(d.begin(), d.end(), block.begin());
+  } else {
+    std::memcpy(block.data(), key.data(), key.size());
+  }
+  std::array<uint8_t, 64> innerPad;
+  for (size_t i = 0; i < block.size(); ++i) {
+    innerPad[i] = block[i] ^ 0x36;
+    outerPad_[i] = block[i] ^ 0x5c;
+  }
+  inner_.update(innerPad.data(), innerPad.size());
+}
+
+Sha256::Digest HmacSha256::digest() const {
+  Sha256::Digest innerDigest = inner_.digest();
+  return Sha256().update(outerPad_.data(), outerPad_.size())
+      .update(innerDigest.data(), innerDigest.size())
+      .digest();
+}
+
+bool digestsEqual(const Sha256::Digest &a, const uint8_t *b) {
+  uint8_t diff = 0;
+  for (size_t i = 0; i < a.size(); ++i)
+    diff |= uint8_t(a[i] ^ b[i]);
+  return diff == 0;
+}
+
 } // namespace xlnetc::rt

@@ -3,7 +3,8 @@
 // A small, dependency-free SHA-256 (FIPS 180-4) with incremental update. The
 // kernel cache names its entries by the hex digest of everything that went
 // into a compiled artifact (source, headers, options, compiler version, arch)
-// and checks each entry's payload against a digest stored with it.
+// and authenticates each entry with an HMAC-SHA-256 (RFC 2104) under the
+// user's secret key, stored with it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,6 +53,27 @@ private:
   size_t buffered_ = 0;     // bytes waiting in buffer_
   uint64_t totalBytes_ = 0; // message length so far
 };
+
+/// HMAC-SHA-256 (RFC 2104, FIPS 198-1): a keyed digest; without the key, no
+/// one can make a message whose tag matches.
+class HmacSha256 {
+public:
+  explicit HmacSha256(std::string_view key);
+  HmacSha256 &update(const void *data, size_t size) {
+    inner_.update(data, size);
+    return *this;
+  }
+  HmacSha256 &update(std::string_view data) { return update(data.data(), data.size()); }
+  /// The tag of everything appended so far.
+  Sha256::Digest digest() const;
+
+private:
+  Sha256 inner_;
+  std::array<uint8_t, 64> outerPad_;
+};
+
+/// Compares two digests in time independent of where they differ.
+bool digestsEqual(const Sha256::Digest &a, const uint8_t *b);
 
 } // namespace xlnetc::rt
 

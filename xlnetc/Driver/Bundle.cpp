@@ -3,6 +3,7 @@
 #include "xlnetc/Driver/Bundle.h"
 
 #include "runtime/DeviceProgramJson.h"
+#include "runtime/InputFile.h"
 #include "runtime/device/Device.h"
 #include "runtime/device/KernelCache.h"
 #include "runtime/device/Nvrtc.h"
@@ -32,15 +33,7 @@ constexpr const char *kProgram = "program.json";
 constexpr const char *kSource = "kernels.cu";
 
 rt::Status readFile(const fs::path &path, std::string &out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return rt::Status::error(fmt::format("{}: cannot open", path.string()));
-  std::stringstream s;
-  s << in.rdbuf();
-  if (in.bad())
-    return rt::Status::error(fmt::format("{}: cannot read", path.string()));
-  out = s.str();
-  return rt::Status::ok();
+  return rt::readInputFile(path.string(), out);
 }
 
 rt::Status writeFile(const fs::path &path, const std::string &text) {
@@ -223,71 +216,159 @@ rt::Status writeBundle(const std::string &dir, const std::string &specPath,
   return rt::Status::ok();
 }
 
+namespace {
+
+/// Reads a manifest's fields, naming each by its path ("spec.file") and the
+/// type it should have when it is missing or of another type.
+class ManifestReader {
+public:
+  explicit ManifestReader(std::string where) : where_(std::move(where)) {}
+
+  const json *field(const json &obj, const std::string &path) {
+    const std::string key = path.substr(path.rfind('.') + 1);
+    if (!obj.is_object() || !obj.contains(key)) {
+      fail(fmt::format("has no '{}'", path));
+      return nullptr;
+    }
+    return &obj[key];
+  }
+  const json *object(const json &obj, const std::string &path) {
+    const json *v = field(obj, path);
+    if (v && !v->is_object())
+      return wrongType(path, "an object", *v), nullptr;
+    return v;
+  }
+  std::string string(const json &obj, const std::string &path) {
+    const json *v = field(obj, path);
+    if (v && !v->is_string())
+      return wrongType(path, "a string", *v), std::string();
+    return v ? v->get<std::string>() : std::string();
+  }
+  int64_t integer(const json &obj, const std::string &path) {
+    const json *v = field(obj, path);
+    if (v && !v->is_number_integer())
+      return wrongType(path, "an integer", *v), 0;
+    return v ? v->get<int64_t>() : 0;
+  }
+  /// A file name the manifest gives: one plain name inside the bundle.
+  std::string fileName(const json &obj, const std::string &path) {
+    std::string name = string(obj, path);
+    if (ok() && !rt::isPlainName(name))
+      fail(fmt::format("'{}' is \"{}\", not a plain file name inside the bundle", path, name));
+    return name;
+  }
+
+  void fail(const std::string &what) {
+    if (error_.empty())
+      error_ = fmt::format("{}: {}", where_, what);
+  }
+  bool ok() const { return error_.empty(); }
+  rt::Status status() const { return ok() ? rt::Status::ok() : rt::Status::error(error_); }
+
+private:
+  void wrongType(const std::string &path, const char *want, const json &v) {
+    fail(fmt::format("'{}' must be {}, not {}", path, want, v.type_name()));
+  }
+  std::string where_, error_;
+};
+
+} // namespace
+
 rt::Status readBundle(const std::string &dir, Bundle &out) {
   const fs::path root(dir);
+  const std::string rootDir = root.has_filename() ? dir : root.parent_path().string();
   std::error_code ec;
   if (!fs::is_directory(root, ec))
     return rt::Status::error(fmt::format("{}: not a bundle directory (it does not exist)", dir));
+  // Every file is read inside the bundle (a plain name, no link followed)
+  // and only if it is a regular file.
   std::string text;
-  XLNETC_RETURN_IF_ERROR(readFile(root / kManifest, text)
+  XLNETC_RETURN_IF_ERROR(rt::readFileInside(rootDir, kManifest, text)
                              .withPrefix(fmt::format("{}: not a bundle: ", dir)));
   const std::string where = (root / kManifest).string();
-  json m = readManifest(root);
-  if (m.is_null())
+  json m = json::parse(text, nullptr, false);
+  if (!m.is_object() || !m.contains("format") || m["format"] != kBundleFormat)
     return rt::Status::error(fmt::format("{}: not an xlnetc bundle manifest (format '{}')",
                                          where, kBundleFormat));
   if (!m.contains("version") || m["version"] != kBundleVersion)
     return rt::Status::error(fmt::format("{}: bundle version {} (this runtime reads {})", where,
                                          m.contains("version") ? m["version"].dump() : "none",
                                          kBundleVersion));
+  ManifestReader r(where);
   Bundle b;
-  b.dir = root.has_filename() ? dir : root.parent_path().string();
-  try {
-    const json &spec = m.at("spec");
-    b.specPath = (root / spec.at("file").get<std::string>()).string();
-    b.fingerprint = spec.at("fingerprint").get<std::string>();
-    std::string step = m.at("step").get<std::string>();
-    std::optional<StepKind> kind = parseStepKind(step);
-    if (!kind)
-      return rt::Status::error(fmt::format("{}: unknown step '{}'", where, step));
-    b.step = *kind;
-    const json &s = m.at("shape");
-    b.shape.batch = s.at("batch").get<int64_t>();
-    b.shape.seqLen = s.at("seq_len").get<int64_t>();
-    b.shape.numPredict = s.at("num_predict").get<int64_t>();
-    b.shape.mlen = s.at("mlen").get<int64_t>();
-    b.shape.reuseLen = s.at("reuse_len").get<int64_t>();
-    b.shape.permBits = s.at("perm_mask").get<std::string>() == "bits";
-    b.precision = m.at("precision").get<std::string>();
-    const json &sums = m.at("sha256");
-    // Every file is read whole and checked against the manifest's SHA-256.
-    auto readChecked = [&](const fs::path &path, const json &sum, std::string &text) {
-      XLNETC_RETURN_IF_ERROR(readFile(path, text));
-      if (rt::Sha256::hexHash(text) != sum.get<std::string>())
-        return rt::Status::error(fmt::format(
-            "{}: its SHA-256 is not the one {} records (the file was changed or damaged)",
-            path.string(), where));
-      return rt::Status::ok();
-    };
-    for (auto [key, text] : {std::pair<const char *, std::string *>{"plan", &b.planText},
-                             {"program", &b.programText},
-                             {"source", &b.source}}) {
-      std::string name = m.at(key).get<std::string>();
-      XLNETC_RETURN_IF_ERROR(readChecked(root / name, sums.at(name), *text));
+  b.dir = rootDir;
+  const json *spec = r.object(m, "spec");
+  const json *sums = r.object(m, "sha256");
+  const json *shape = r.object(m, "shape");
+  if (!r.ok())
+    return r.status();
+  const std::string specFile = r.fileName(*spec, "spec.file");
+  b.specPath = (root / specFile).string();
+  b.fingerprint = r.string(*spec, "spec.fingerprint");
+  const std::string step = r.string(m, "step");
+  b.shape.batch = r.integer(*shape, "shape.batch");
+  b.shape.seqLen = r.integer(*shape, "shape.seq_len");
+  b.shape.numPredict = r.integer(*shape, "shape.num_predict");
+  b.shape.mlen = r.integer(*shape, "shape.mlen");
+  b.shape.reuseLen = r.integer(*shape, "shape.reuse_len");
+  b.shape.permBits = r.string(*shape, "shape.perm_mask") == "bits";
+  b.precision = r.string(m, "precision");
+  if (!r.ok())
+    return r.status();
+  std::optional<StepKind> kind = parseStepKind(step);
+  if (!kind)
+    return rt::Status::error(fmt::format("{}: unknown step '{}'", where, step));
+  b.step = *kind;
+
+  // Every file is read whole and checked against the manifest's SHA-256.
+  auto readChecked = [&](const std::string &relative, const std::string &sum,
+                         std::string &content) {
+    XLNETC_RETURN_IF_ERROR(rt::readFileInside(rootDir, relative, content));
+    if (rt::Sha256::hexHash(content) != sum)
+      return rt::Status::error(fmt::format(
+          "{}/{}: its SHA-256 is not the one {} records (the file was changed or damaged)",
+          rootDir, relative, where));
+    return rt::Status::ok();
+  };
+  // The SHA-256 the manifest records for file `name`.
+  auto recorded = [&](const std::string &name) -> std::string {
+    if (!r.ok())
+      return "";
+    if (!sums->contains(name) || !(*sums)[name].is_string()) {
+      r.fail(fmt::format("'sha256' has no SHA-256 string for \"{}\"", name));
+      return "";
     }
-    if (m.contains("cubins")) {
-      const json &c = m.at("cubins");
-      b.cubinArch = c.at("arch").get<std::string>();
-      const fs::path cubinDir = root / c.at("dir").get<std::string>();
-      for (const auto &[name, sum] : c.at("sha256").items())
-        XLNETC_RETURN_IF_ERROR(readChecked(cubinDir / (name + ".cubin"), sum, b.cubins[name]));
-    }
-    std::string specText;
-    XLNETC_RETURN_IF_ERROR(
-        readChecked(b.specPath, sums.at(spec.at("file").get<std::string>()), specText));
-  } catch (const json::exception &e) {
-    return rt::Status::error(fmt::format("{}: malformed manifest: {}", where, e.what()));
+    return (*sums)[name].get<std::string>();
+  };
+  for (auto [key, content] : {std::pair<const char *, std::string *>{"plan", &b.planText},
+                              {"program", &b.programText},
+                              {"source", &b.source}}) {
+    std::string name = r.fileName(m, key);
+    std::string sum = recorded(name);
+    XLNETC_RETURN_IF_ERROR(r.status());
+    XLNETC_RETURN_IF_ERROR(readChecked(name, sum, *content));
   }
+  if (m.contains("cubins")) {
+    const json *c = r.object(m, "cubins");
+    XLNETC_RETURN_IF_ERROR(r.status());
+    b.cubinArch = r.fileName(*c, "cubins.arch");
+    const std::string cubinDir = r.string(*c, "cubins.dir");
+    const json *cubinSums = r.object(*c, "cubins.sha256");
+    if (r.ok() && cubinDir != "cubin/" + b.cubinArch)
+      r.fail(fmt::format("'cubins.dir' is \"{}\", not \"cubin/{}\"", cubinDir, b.cubinArch));
+    XLNETC_RETURN_IF_ERROR(r.status());
+    for (const auto &[name, sum] : cubinSums->items()) {
+      if (!rt::isPlainName(name) || !sum.is_string())
+        return rt::Status::error(fmt::format(
+            "{}: 'cubins.sha256' entry \"{}\" is not a kernel name with a SHA-256 string",
+            where, name));
+      XLNETC_RETURN_IF_ERROR(
+          readChecked(cubinDir + "/" + name + ".cubin", sum.get<std::string>(), b.cubins[name]));
+    }
+  }
+  std::string specText, specSum = recorded(specFile);
+  XLNETC_RETURN_IF_ERROR(r.status());
+  XLNETC_RETURN_IF_ERROR(readChecked(specFile, specSum, specText));
   if (std::optional<Precision> p = parsePrecision(b.precision))
     b.shape.precision = *p;
   else

@@ -105,6 +105,14 @@ int runDevices() {
   std::string dir = rt::KernelCache::defaultDirectory();
   std::cout << "kernel cache: " << (dir.empty() ? "(none: no HOME)" : dir)
             << " ($XLNETC_KERNEL_CACHE)\n";
+  if (!dir.empty()) {
+    rt::KernelCache cache(dir);
+    std::string why = cache.refusal(); // also warns once
+    std::cout << "kernel cache key: "
+              << (cache.keyFile().empty() ? "(none: no HOME)" : cache.keyFile())
+              << " ($XLNETC_KERNEL_CACHE_KEY)\n"
+              << "kernel cache in use: " << (why.empty() ? "yes" : "no: " + why) << "\n";
+  }
   std::string why;
   rt::dev::DeviceKind autoKind =
       rt::dev::resolveDeviceKind(rt::dev::DeviceKind::Auto, &why);
