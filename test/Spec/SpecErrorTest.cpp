@@ -332,3 +332,16 @@ TEST(SpecError, HFNumberOverflow) {
 TEST(SpecError, HFLongParseError) {
   expectError("hf-long-parse-error.config.json", "2:3903", "syntax error while parsing");
 }
+
+/// TOML's inf and nan: caught by the rule of their key, at their position,
+/// never later (the MLIR verifier, a NaN loss, an int cast of inf).
+TEST(SpecError, NonFiniteFloats) {
+  expectError("clip-inf.toml", "21:8", "clip must be a finite number > 0, got inf");
+  expectError("learning-rate-nan.toml", "21:17",
+              "learning_rate must be a finite number > 0, got nan");
+  expectError("weight-decay-inf.toml", "21:16",
+              "weight_decay must be a finite number >= 0, got inf");
+  expectError("init-range-inf.toml", "11:14", "init_range must be a finite number > 0, got inf");
+  expectError("mask-alpha-inf.toml", "18:14", "mask_alpha must be a finite number > 0, got inf");
+  expectError("mask-alpha-huge.toml", "18:14", "mask_alpha must be at most 1048576");
+}

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
 #include <filesystem>
 #include <fstream>
@@ -110,11 +111,18 @@ public:
   bool nonNegative(int64_t v, std::string_view key) {
     return check(v >= 0, key, fmt::format("{} must be >= 0, got {}", key, v));
   }
+  /// Finite and > 0 (inf and NaN fail: nothing in a spec means them).
   bool positive(double v, std::string_view key) {
-    return check(v > 0, key, fmt::format("{} must be > 0, got {}", key, v));
+    return check(v > 0 && std::isfinite(v), key,
+                 fmt::format("{} must be a finite number > 0, got {}", key, v));
   }
   bool nonNegative(double v, std::string_view key) {
-    return check(v >= 0, key, fmt::format("{} must be >= 0, got {}", key, v));
+    return check(v >= 0 && std::isfinite(v), key,
+                 fmt::format("{} must be a finite number >= 0, got {}", key, v));
+  }
+  bool atMost(double v, double hi, std::string_view key, std::string_view why) {
+    return check(v <= hi, key,
+                 fmt::format("{} must be at most {} ({}), got {}", key, hi, why, v));
   }
   /// lo <= v < hi; written so that NaN fails.
   bool halfOpen(double v, double lo, double hi, std::string_view key) {
@@ -212,6 +220,8 @@ bool RuleChecker::dataRules() {
       !positive(s.numPredict, "num_predict") ||
       !positive(s.maskAlpha, "mask_alpha") ||
       !positive(s.maskBeta, "mask_beta"))
+    return false;
+  if (!atMost(s.maskAlpha, double(kMaxLength), "mask_alpha", "a sane bound"))
     return false;
   if (!atMost(s.seqLen, kMaxLength, "seq_len", "a sane bound"))
     return false;

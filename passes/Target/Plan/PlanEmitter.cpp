@@ -11,6 +11,8 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
+#include <cmath>
+
 using namespace mlir;
 using namespace mlir::xlnet;
 namespace json = llvm::json;
@@ -142,6 +144,12 @@ public:
       return op->emitOpError()
              << "is not a kernel-level op; run the lowering pipeline "
                 "(--xlnet-lower) before emitting a plan";
+    // JSON has no inf or NaN (a plan with them would not parse), and no
+    // step means them: refuse, naming the attribute.
+    for (const auto &[key, value] : *attrs)
+      if (std::optional<double> v = value.getAsNumber(); v && !std::isfinite(*v))
+        return op->emitOpError() << "attribute '" << key.str() << "' is " << *v
+                                 << "; a plan holds finite numbers only";
     json::Array in, out;
     for (Value operand : op->getOperands())
       in.push_back(ids.lookup(operand));
