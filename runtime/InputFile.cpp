@@ -84,6 +84,13 @@ std::string notARegularFile(const std::string &path) {
   return S_ISREG(st.st_mode) ? "" : kindOf(st.st_mode);
 }
 
+std::string oddFileKind(const std::string &path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode))
+    return "";
+  return kindOf(st.st_mode);
+}
+
 Status checkInputFile(const std::string &path) {
   if (std::string what = notARegularFile(path); !what.empty())
     return Status::error(path + ": " + what + (what == "no such file" ? "" : ", not a regular file"));

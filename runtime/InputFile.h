@@ -23,6 +23,13 @@ namespace xlnetc::rt {
 /// Never blocks.
 std::string notARegularFile(const std::string &path);
 
+/// What `path` is when it exists but is no regular file ("a FIFO", "a
+/// directory", ...), else "" (a regular file, or nothing there: the open
+/// that follows says so). Never blocks: readers that open a file
+/// themselves (streams, libraries) call it first, so a FIFO is an error,
+/// not a wait for a writer that never comes.
+std::string oddFileKind(const std::string &path);
+
 /// An error naming `path` unless it is a regular file (notARegularFile):
 /// for readers that open the file themselves (streams, mmap), called before
 /// they open it.

@@ -1,6 +1,8 @@
 //===- Safetensors.cpp - Reading and writing .safetensors files -----------===//
 
 #include "runtime/Safetensors.h"
+
+#include "runtime/InputFile.h"
 #include "runtime/SafetensorsHeader.h"
 
 #include <fmt/format.h>
@@ -139,6 +141,8 @@ void writeLE64(unsigned char *p, uint64_t v) {
 
 Status detail::readSafetensorsHeader(const std::string &path, std::ifstream &in,
                                      SafetensorsHeader &out) {
+  if (std::string kind = oddFileKind(path); !kind.empty())
+    return Status::error(kind + ", not a regular file");
   in.open(path, std::ios::binary);
   if (!in)
     return Status::error(fmt::format("cannot open: {}", std::strerror(errno)));

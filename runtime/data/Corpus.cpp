@@ -2,6 +2,8 @@
 
 #include "runtime/data/Corpus.h"
 
+#include "runtime/InputFile.h"
+
 #include <fmt/format.h>
 
 #include <charconv>
@@ -33,9 +35,8 @@ Status openCorpus(const std::string &path, std::ifstream &in) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec))
     return Status::error(fmt::format("{}: corpus file not found", path));
-  if (std::filesystem::is_directory(path, ec))
-    return Status::error(
-        fmt::format("{}: is a directory, not a corpus file", path));
+  if (std::string kind = oddFileKind(path); !kind.empty())
+    return Status::error(fmt::format("{}: {}, not a corpus file", path, kind));
   in.open(path, std::ios::binary);
   if (!in)
     return Status::error(fmt::format("{}: cannot open the corpus", path));
@@ -98,6 +99,8 @@ std::string trimRight(std::string s) {
 } // namespace
 
 bool isIdsCorpusFile(const std::string &path) {
+  if (!oddFileKind(path).empty())
+    return false; // openCorpus names what it is
   std::ifstream in(path, std::ios::binary);
   std::string first;
   if (!in || !std::getline(in, first))

@@ -2,6 +2,8 @@
 
 #include "runtime/data/Tokenizer.h"
 
+#include "runtime/InputFile.h"
+
 #include <fmt/format.h>
 #include <unicode/normalizer2.h>
 #include <unicode/uchar.h>
@@ -157,9 +159,9 @@ Status Tokenizer::load(const std::string &path, Tokenizer &out) {
   if (!std::filesystem::exists(path, ec))
     return Status::error(
         fmt::format("{}: SentencePiece model not found", path));
-  if (std::filesystem::is_directory(path, ec))
-    return Status::error(fmt::format(
-        "{}: is a directory, not a SentencePiece model file", path));
+  if (std::string kind = oddFileKind(path); !kind.empty())
+    return Status::error(
+        fmt::format("{}: {}, not a SentencePiece model file", path, kind));
   auto sp = std::make_unique<sentencepiece::SentencePieceProcessor>();
   sentencepiece::util::Status s = sp->Load(path);
   if (!s.ok())
@@ -300,18 +302,67 @@ std::string explainTrainingFailure(const std::string &corpusPath, int64_t vocabS
   return fmt::format("{}: {} (SentencePiece: {})", corpusPath, what, detail);
 }
 
+/// SentencePiece's default max_sentence_length: longer lines are skipped.
+constexpr size_t kMaxSentenceBytes = 4192;
+
+/// An error unless `path` has a line SentencePiece learns from: not blank
+/// (more than ASCII whitespace) and at most kMaxSentenceBytes long. Reads
+/// the file in blocks, holding no line whole.
+Status checkTrainableText(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return Status::error(fmt::format("{}: cannot open the tokenizer training corpus", path));
+  std::vector<char> block(1 << 16);
+  size_t lineBytes = 0, lines = 0, longLines = 0;
+  bool text = false;
+  auto endLine = [&] {
+    if (text && lineBytes <= kMaxSentenceBytes)
+      return true;
+    longLines += text ? 1 : 0;
+    ++lines;
+    lineBytes = 0;
+    text = false;
+    return false;
+  };
+  while (in) {
+    in.read(block.data(), std::streamsize(block.size()));
+    for (std::streamsize i = 0; i < in.gcount(); ++i) {
+      const char c = block[size_t(i)];
+      if (c == '\n') {
+        if (endLine())
+          return Status::ok();
+        continue;
+      }
+      ++lineBytes;
+      text = text || !(c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f');
+    }
+  }
+  if (lineBytes > 0 && endLine())
+    return Status::ok();
+  return Status::error(fmt::format(
+      "{}: no line to train a tokenizer on: {} of its {} lines are blank and {} longer "
+      "than SentencePiece's {} bytes; give a corpus with text, or --tokenizer with an "
+      "existing SentencePiece model",
+      path, lines - longLines, lines, longLines, kMaxSentenceBytes));
+}
+
 } // namespace
 
 Status trainTokenizer(const std::string &corpusPath, int64_t vocabSize,
                       const std::string &modelPrefix,
                       const TrainTokenizerOptions &options) {
   std::error_code ec;
+  if (std::string kind = oddFileKind(corpusPath); !kind.empty())
+    return Status::error(fmt::format("{}: {}, not a tokenizer training corpus", corpusPath, kind));
   if (!std::filesystem::is_regular_file(corpusPath, ec))
     return Status::error(
         fmt::format("{}: tokenizer training corpus not found", corpusPath));
   if (std::filesystem::file_size(corpusPath, ec) == 0)
     return Status::error(
         fmt::format("{}: tokenizer training corpus is empty", corpusPath));
+  // SentencePiece ends the process (LOG(FATAL)) when no line is left to
+  // learn from; say so first.
+  XLNETC_RETURN_IF_ERROR(checkTrainableText(corpusPath));
   if (vocabSize <= kNumSpecialIds)
     return Status::error(fmt::format(
         "trainTokenizer: vocab size {} leaves no room beyond the {} special "

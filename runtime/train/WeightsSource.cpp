@@ -2,6 +2,8 @@
 
 #include "runtime/train/WeightsSource.h"
 
+#include "runtime/InputFile.h"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -67,6 +69,8 @@ std::string foreignFormat(const std::string &path, std::string &hint) {
 /// The shards a model.safetensors.index.json lists (weight_map's values,
 /// first appearance order), resolved against its directory.
 Status readIndex(const std::string &path, const std::string &what, WeightsSource &out) {
+  if (std::string kind = oddFileKind(path); !kind.empty())
+    return Status::error(fmt::format("{} {}: {}, not a shard index", what, path, kind));
   std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
@@ -137,6 +141,8 @@ Status resolveWeightsSource(const std::string &path, const std::string &what,
           what, path, kIndexName));
     }
   } else {
+    if (std::string kind = oddFileKind(path); !kind.empty())
+      return Status::error(fmt::format("{} {}: {}, not a weights file", what, path, kind));
     configDir = fs::path(path).parent_path();
     const std::string name = fs::path(path).filename().string();
     if (endsWith(name, ".index.json")) {

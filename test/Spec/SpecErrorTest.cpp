@@ -262,7 +262,7 @@ TEST(SpecError, DirectoryIsNotAFile) {
   std::string error;
   ASSERT_FALSE(loadSpec(XLNETC_SPEC_INPUTS_DIR, spec, error));
   EXPECT_EQ(error,
-            std::string(XLNETC_SPEC_INPUTS_DIR) + ": error: cannot open file");
+            std::string(XLNETC_SPEC_INPUTS_DIR) + ": error: a directory, not a regular file");
 }
 
 TEST(SpecError, HFNotJson) {

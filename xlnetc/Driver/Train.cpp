@@ -1,6 +1,8 @@
 //===- Train.cpp - `xlnetc train`: the pretraining loop -------------------===//
 
 #include "xlnetc/Driver/Train.h"
+
+#include "runtime/InputFile.h"
 #include "xlnetc/Driver/DataParallel.h"
 #include "xlnetc/Driver/Guard.h"
 #include "xlnetc/Driver/MemoryFit.h"
@@ -330,8 +332,8 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
   // 2. Data: tokenizer, corpus, batch stream.
   if (args.data.empty())
     return fail("no corpus: pass --data FILE");
-  if (!fs::is_regular_file(args.data, ec))
-    return fail(fmt::format("corpus {}: no such file", args.data));
+  if (rt::Status st = rt::checkInputFile(args.data); !st)
+    return fail(fmt::format("corpus {}", st.message()));
   if (fs::file_size(args.data, ec) == 0)
     return fail(fmt::format("corpus {} is empty", args.data));
   // The run's spec, resolved (hf_config read, overrides applied), is kept as

@@ -11,6 +11,8 @@
 #include "xlnetc/Spec/SpecInternal.h"
 #include "xlnetc/Spec/StepShape.h"
 
+#include "runtime/InputFile.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -343,16 +345,18 @@ bool validateSpec(const ModelSpec &spec, std::string &error) {
 bool loadSpec(const std::string &path, ModelSpec &out, std::string &error) {
   try {
     namespace fs = std::filesystem;
-    std::error_code ec;
-    std::ifstream in;
-    if (fs::is_regular_file(path, ec))
-      in.open(path, std::ios::binary);
-    if (!in.is_open()) {
-      error = detail::formatError(path, {}, "cannot open file");
+    std::string content;
+    if (rt::Status st = rt::readInputFile(path, content); !st) {
+      // readInputFile's message is "PATH: what".
+      const std::string why = st.message().substr(std::min(st.message().size(), path.size() + 2));
+      error = detail::formatError(path, {},
+                                  why.rfind("cannot open: ", 0) == 0
+                                      ? "cannot open file: " + why.substr(13)
+                                      : why);
       return false;
     }
     std::ostringstream text;
-    text << in.rdbuf();
+    text << content;
     ModelSpec spec;
     spec.sourcePath = path;
     bool isJson = fs::path(path).extension() == ".json";
