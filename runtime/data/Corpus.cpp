@@ -43,6 +43,70 @@ Status openCorpus(const std::string &path, std::ifstream &in) {
   return Status::ok();
 }
 
+/// A line longer than this is encoded in segments of at most this many
+/// bytes, so no line is held whole and the encoder's working memory (about
+/// 200 bytes per byte of text in SentencePiece) stays bounded.
+constexpr size_t kSegmentBytes = size_t(1) << 18;
+
+/// The lines of a stream, each handed over in segments of at most
+/// kSegmentBytes: a longer line is cut at the last ASCII whitespace of the
+/// segment, so SentencePiece, whose pieces never span whitespace, gives the
+/// same ids as for the whole line; a segment without whitespace is cut at a
+/// UTF-8 character boundary. Lines are those of std::getline.
+class LineSegments {
+public:
+  explicit LineSegments(std::istream &in) : in_(in) {}
+
+  /// The next segment; `lineEnd` when it ends its line. False at the end.
+  bool next(std::string &segment, bool &lineEnd) {
+    for (;;) {
+      const size_t newline = buffer_.find('\n', pos_);
+      const size_t available = (newline == std::string::npos ? buffer_.size() : newline) - pos_;
+      if (available > kSegmentBytes) {
+        const size_t cut = cutPoint();
+        segment.assign(buffer_, pos_, cut - pos_);
+        pos_ = cut;
+        lineEnd = false;
+        return true;
+      }
+      if (newline != std::string::npos || end_) {
+        if (newline == std::string::npos && available == 0)
+          return false; // nothing after the last newline
+        segment.assign(buffer_, pos_, available);
+        pos_ += available + (newline != std::string::npos ? 1 : 0);
+        lineEnd = true;
+        return true;
+      }
+      // More of this line: keep what is left, read the next block.
+      buffer_.erase(0, pos_);
+      pos_ = 0;
+      char block[1 << 16];
+      in_.read(block, sizeof(block));
+      buffer_.append(block, size_t(in_.gcount()));
+      end_ = in_.gcount() == 0;
+    }
+  }
+  bool bad() const { return in_.bad(); }
+
+private:
+  /// Where to end a segment of a line longer than kSegmentBytes.
+  size_t cutPoint() const {
+    const size_t limit = pos_ + kSegmentBytes;
+    for (size_t i = limit; i > pos_; --i)
+      if (isAsciiSpace(buffer_[i]))
+        return i;
+    size_t i = limit;
+    while (i > pos_ + 1 && (static_cast<unsigned char>(buffer_[i]) & 0xc0) == 0x80)
+      --i; // not inside a UTF-8 character
+    return i;
+  }
+
+  std::istream &in_;
+  std::string buffer_;
+  size_t pos_ = 0;
+  bool end_ = false;
+};
+
 /// The _create_data loop over the lines of `in`, starting at line number
 /// `firstLineNo`.
 Status readLines(std::istream &in, int64_t firstLineNo,
@@ -51,33 +115,46 @@ Status readLines(std::istream &in, int64_t firstLineNo,
   bool sentId = true; // official: sent_id = True
   bool inDocument = false;
   int64_t textTokens = 0;
-  std::string line;
+  LineSegments lines(in);
+  std::string segment;
+  bool lineEnd = false, blank = true;
   std::vector<int64_t> cur;
-  for (int64_t lineNo = firstLineNo; std::getline(in, line); ++lineNo) {
-    if (!line.empty() && line.back() == '\r')
-      line.pop_back();
+  for (int64_t lineNo = firstLineNo; lines.next(segment, lineEnd);) {
+    if (lineEnd && !segment.empty() && segment.back() == '\r')
+      segment.pop_back();
+    // A line's segments are encoded as they come; the line is blank when
+    // all of them are.
+    if (!isBlank(segment)) {
+      if (blank && !inDocument)
+        ++out.numDocuments;
+      blank = false;
+      inDocument = true;
+      XLNETC_RETURN_IF_ERROR(encode(segment, lineNo, cur));
+    }
+    if (!lineEnd)
+      continue;
     ++out.numLines;
-    cur.clear();
-    if (isBlank(line)) {
+    if (blank) {
       inDocument = false;
-      if (!options.useEod)
+      if (!options.useEod) {
+        ++lineNo;
         continue;
+      }
       // The <eod> takes the flag of the sentence before it: the official
       // code flips here and again after appending.
       sentId = !sentId;
       cur.push_back(kEodId);
     } else {
-      if (!inDocument)
-        ++out.numDocuments;
-      inDocument = true;
-      XLNETC_RETURN_IF_ERROR(encode(line, lineNo, cur));
       textTokens += int64_t(cur.size());
     }
     out.tokens.insert(out.tokens.end(), cur.begin(), cur.end());
     out.sentIds.insert(out.sentIds.end(), cur.size(), sentId ? 1 : 0);
     sentId = !sentId;
+    cur.clear();
+    blank = true;
+    ++lineNo;
   }
-  if (in.bad())
+  if (lines.bad())
     return Status::error(fmt::format("{}: read error", out.path));
   if (out.numLines == 0)
     return Status::error(fmt::format("{}: the corpus is empty", out.path));

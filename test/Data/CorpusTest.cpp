@@ -34,6 +34,27 @@ TEST(CorpusTest, SentenceIdsAndEodFollowTheOfficialLoop) {
   EXPECT_EQ(c.startPiece, std::vector<uint8_t>(100, 1));
 }
 
+/// A line longer than a segment: cut at whitespace (never inside an id),
+/// the ids those of the whole line; a run without whitespace longer than a
+/// segment is cut too (and here is no id).
+TEST(CorpusTest, LongLinesAreReadInSegments) {
+  std::string line;
+  std::vector<int64_t> want = {7};
+  for (int i = 0; line.size() < 600000; ++i) {
+    line += std::to_string(10 + i % 80) + (i % 3 ? " " : "\t");
+    want.push_back(10 + i % 80);
+  }
+  want.push_back(8);
+  Corpus c;
+  Status s = readIds("#xlnetc-ids\n7\n" + line + "\n8\n", c);
+  ASSERT_TRUE(s) << s.message();
+  EXPECT_EQ(c.tokens, want);
+  EXPECT_EQ(c.numLines, 3);
+  s = readIds("#xlnetc-ids\n" + std::string(300000, '1') + "\n", c);
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find(":2: '"), std::string::npos) << s.message().substr(0, 200);
+}
+
 TEST(CorpusTest, WithoutEodBlankLinesAreSkipped) {
   Corpus c;
   CorpusOptions o;

@@ -224,6 +224,49 @@ TEST_F(TokenizerTest, TextCorpusIsEncodedLineByLine) {
   EXPECT_NE(s.message().find(path), std::string::npos);
 }
 
+/// A line far longer than a segment (runtime/data/Corpus.cpp) is encoded
+/// in segments cut at whitespace, not held whole, and gives exactly the ids
+/// of the whole line; so do its neighbours, and a CRLF ending.
+TEST_F(TokenizerTest, ALongLineIsStreamedInSegmentsWithTheSameIds) {
+  Tokenizer tok;
+  ASSERT_TRUE(Tokenizer::load(model(), tok));
+  std::string longLine;
+  for (int i = 0; longLine.size() < 700000; ++i)
+    longLine += (i % 7 == 0 ? "Anna found 1,990 books, " : "and Ben lost them.  ");
+  TempDir dir;
+  std::string path = dir.file("long.txt");
+  writeText(path, "Clara sang.\n" + longLine + "\r\nBen lost it.\n");
+  Corpus c;
+  Status s = readCorpus(path, &tok, 0, {}, c);
+  ASSERT_TRUE(s) << s.message();
+  std::vector<int64_t> expect;
+  for (const std::string &line : {std::string("Clara sang."), longLine, std::string("Ben lost it.")})
+    ASSERT_TRUE(tok.encode(line, expect));
+  EXPECT_EQ(c.tokens.size(), expect.size());
+  EXPECT_EQ(c.tokens, expect);
+  EXPECT_EQ(c.numLines, 3);
+  EXPECT_EQ(c.numDocuments, 1);
+}
+
+/// SentencePiece ends the process when no line is left to train on: such a
+/// corpus is refused first, saying why.
+TEST(TrainTokenizerTest, NothingToLearnFromIsAnError) {
+  TempDir dir;
+  const std::string blank = dir.file("blank.txt"), longOnly = dir.file("long.txt");
+  writeText(blank, "  \n\t\n\n \r\n");
+  writeText(longOnly, std::string(5000, 'x') + "\n   \n");
+  Status s = trainTokenizer(blank, 400, dir.file("m"));
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("no line to train a tokenizer on: 4 of its 4 lines are blank"),
+            std::string::npos)
+      << s.message();
+  s = trainTokenizer(longOnly, 400, dir.file("m"));
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("1 of its 2 lines are blank and 1 longer than SentencePiece's 4192"),
+            std::string::npos)
+      << s.message();
+}
+
 TEST(TokenizerLoadTest, MissingFile) {
   Tokenizer tok;
   Status s = Tokenizer::load("/nonexistent/spiece.model", tok);

@@ -65,11 +65,14 @@ inline void addPrecisionOption(CLI::App *cmd, std::string &precision) {
 /// --memory-limit and --no-memory-check, shared by run-step, train and
 /// gradcheck.
 inline void addMemoryCheckOptions(CLI::App *cmd, MemoryCheckArgs &memory) {
-  cmd->add_option("--memory-limit", memory.limit,
-                  "Refuse a step that needs more than this (e.g. 16G) instead of what "
-                  "the machine has (available RAM, or the GPU's free memory)");
+  CLI::Option *limit =
+      cmd->add_option("--memory-limit", memory.limit,
+                      "Refuse a step that needs more than this (e.g. 16G) instead of what "
+                      "the machine has (available RAM, or the GPU's free memory)");
+  // Both would be a limit that is silently not checked.
   cmd->add_flag("--no-memory-check", memory.skip,
-                "Run even when the step looks too large for the machine");
+                "Run even when the step looks too large for the machine")
+      ->excludes(limit);
 }
 
 /// run-step's options after the model (or bundle).
