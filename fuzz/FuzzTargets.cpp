@@ -2,17 +2,25 @@
 
 #include "fuzz/FuzzTargets.h"
 
+#include "runtime/DeviceProgramJson.h"
 #include "runtime/Plan.h"
+#include "runtime/device/Sha256.h"
 #include "runtime/Safetensors.h"
 #include "runtime/data/Batch.h"
 #include "runtime/train/Checkpoint.h"
 #include "runtime/train/WeightsReader.h"
 #include "xlnetc/Spec/Spec.h"
 #include "xlnetc/Spec/SpecInternal.h"
+#include "xlnetc/Driver/Bundle.h"
+
+#include <nlohmann/json.hpp>
+
+#include <sys/stat.h>
 
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 namespace xlnetc::fuzz {
@@ -120,10 +128,61 @@ void rawBatch(const uint8_t *data, size_t size) {
   std::remove(path.c_str());
 }
 
+void deviceProgram(const uint8_t *data, size_t size) {
+  const std::string text = asText(data, size);
+  const size_t nul = text.find('\0');
+  if (nul == std::string::npos)
+    return;
+  rt::Plan plan;
+  if (!rt::parsePlan(text.substr(0, nul), plan))
+    return;
+  nlohmann::json program = nlohmann::json::parse(text.substr(nul + 1), nullptr, false);
+  const std::string source = "fuzz source";
+  if (program.is_object())
+    program["source_sha256"] = rt::Sha256::hexHash(source);
+  rt::DeviceProgram out;
+  (void)rt::parseDeviceProgramJson(program.is_discarded() ? text.substr(nul + 1) : program.dump(),
+                                   plan, source, out);
+}
+
+void bundleManifest(const uint8_t *data, size_t size) {
+  namespace fs = std::filesystem;
+  // The bundle's other files, made once per process; the seed manifest
+  // (fuzz/corpus/bundle_manifest/) records their SHA-256s.
+  static const std::string dir = [] {
+    const std::string d = "/tmp/xlnetc-fuzz-bundle-" + std::to_string(::getpid());
+    std::error_code ec;
+    fs::remove_all(d, ec);
+    fs::create_directories(d + "/cubin/sm_90", ec);
+    auto write = [&](const std::string &name, const std::string &text) {
+      if (FILE *f = std::fopen((d + "/" + name).c_str(), "wb")) {
+        std::fwrite(text.data(), 1, text.size(), f);
+        std::fclose(f);
+      }
+    };
+    write("plan.json", "plan");
+    write("program.json", "program");
+    write("kernels.cu", "source");
+    write("spec.toml", "spec");
+    write("cubin/sm_90/k.cubin", "cubin");
+    fs::create_symlink("/etc/hostname", d + "/link.json", ec);
+    ::mkfifo((d + "/fifo.json").c_str(), 0600);
+    return d;
+  }();
+  if (FILE *f = std::fopen((dir + "/manifest.json").c_str(), "wb")) {
+    if (size > 0)
+      std::fwrite(data, 1, size, f);
+    std::fclose(f);
+  }
+  Bundle bundle;
+  (void)readBundle(dir, bundle);
+}
+
 const std::vector<NamedTarget> &targets() {
   static const std::vector<NamedTarget> all = {
       {"safetensors", safetensors}, {"toml_spec", tomlSpec},   {"hf_config", hfConfig},
       {"plan", plan},               {"checkpoint", checkpoint}, {"raw_batch", rawBatch},
+      {"device_program", deviceProgram}, {"bundle_manifest", bundleManifest},
   };
   return all;
 }

@@ -36,6 +36,16 @@ void checkpoint(const uint8_t *data, size_t size);
 /// A raw-form batch file through the pipeline: read as safetensors, then
 /// deriveBatchFromRaw (perm_index permutations, span targets, the masks).
 void rawBatch(const uint8_t *data, size_t size);
+/// A bundle's program.json against a plan: the bytes are the plan's JSON, a
+/// NUL, then the program's JSON (its source_sha256 set to the source the
+/// harness passes, so the fuzzer gets past that check); parsePlan, then
+/// parseDeviceProgramJson (every launch, table, group and geometry check)
+/// and the memory plan it makes.
+void deviceProgram(const uint8_t *data, size_t size);
+/// A bundle's manifest.json, read by readBundle in a bundle directory the
+/// harness makes once: its files, a file in cubin/sm_90/, a symbolic link
+/// out of the bundle and a FIFO (a read of which would hang).
+void bundleManifest(const uint8_t *data, size_t size);
 
 struct NamedTarget {
   const char *name;

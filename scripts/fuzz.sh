@@ -5,7 +5,7 @@
 #
 #   bash scripts/fuzz.sh [SECONDS] [TARGET...]     (default: 600 s, every target)
 #
-# Targets: safetensors toml_spec hf_config plan checkpoint raw_batch. Seeds
+# Targets: safetensors toml_spec hf_config plan checkpoint raw_batch device_program bundle_manifest. Seeds
 # come from fuzz/corpus/<target>/; the growing corpus lives in
 # build-fuzz/corpus/<target>/. A crash, hang (10 s), leak or sanitizer report
 # stops that target and leaves its input in build-fuzz/artifacts/<target>/:
@@ -19,7 +19,7 @@ seconds="${1:-600}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(safetensors toml_spec hf_config plan checkpoint raw_batch)
+  targets=(safetensors toml_spec hf_config plan checkpoint raw_batch device_program bundle_manifest)
 fi
 cc="${CC:-clang}"
 cxx="${CXX:-clang++}"
