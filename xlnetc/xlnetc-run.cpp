@@ -2,7 +2,7 @@
 //
 //   xlnetc-run info BUNDLE
 //   xlnetc-run run-step BUNDLE [--weights W] [--batch B] [--out O] [--device D]
-//   xlnetc-run train BUNDLE --data CORPUS [--out DIR] [--resume] [--device D]
+//   xlnetc-run train BUNDLE --data CORPUS [--out DIR] [--resume [--override KEY]] [--device D]
 //   xlnetc-run bench BUNDLE... [--device D] [--threads N] [--steps N] [--warmup N] [--json F]
 //                    [--profile] [--no-host-fusion]
 //   xlnetc-run bench-attention [--batch B --heads N --d-head H --seq-len S

@@ -2,7 +2,7 @@
 //
 //   xlnetc compile SPEC [--emit=mlir|decomposed|kernels|grads|train|plan|cuda|memory|bundle] [--step=...]
 //   xlnetc run-step MODEL [--weights W] [--batch B] [--out O] [--grads]
-//   xlnetc train SPEC --data CORPUS [--tokenizer M] [--steps N] [--out DIR] [--resume]
+//   xlnetc train SPEC --data CORPUS [--tokenizer M] [--steps N] [--out DIR] [--resume [--override KEY]]
 //   xlnetc make-corpus demo|memory OUT [--spec SPEC] [--seed S]
 //   xlnetc gradcheck SPEC [--seed S] [--eps E] [--tolerance T]
 //   xlnetc compare GOT REF [--only NAME...] [--rtol R]

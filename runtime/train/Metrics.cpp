@@ -36,6 +36,22 @@ std::string metricsJsonLine(const StepMetrics &m) {
   return j.dump(); // non-finite numbers become null
 }
 
+std::string overrideJsonLine(const SettingOverride &o) {
+  // A TOML integer, float, boolean or basic string reads as the same JSON
+  // value; anything else (inf, nan) stays its TOML text.
+  auto value = [](const std::string &toml) {
+    nlohmann::ordered_json v = nlohmann::ordered_json::parse(toml, nullptr, false);
+    return v.is_discarded() ? nlohmann::ordered_json(toml) : v;
+  };
+  nlohmann::ordered_json j;
+  j["step"] = o.step;
+  j["event"] = "override";
+  j["key"] = o.key;
+  j["old"] = value(o.oldValue);
+  j["new"] = value(o.newValue);
+  return j.dump();
+}
+
 MetricsWriter::~MetricsWriter() { close(); }
 
 void MetricsWriter::close() {
@@ -104,10 +120,16 @@ Status MetricsWriter::open(const std::string &path,
   return Status::ok();
 }
 
-Status MetricsWriter::log(const StepMetrics &m) {
+Status MetricsWriter::log(const StepMetrics &m) { return writeLine(metricsJsonLine(m)); }
+
+Status MetricsWriter::logOverride(const SettingOverride &o) {
+  return writeLine(overrideJsonLine(o));
+}
+
+Status MetricsWriter::writeLine(const std::string &json) {
   if (!file_)
     return Status::error("metrics file is not open");
-  std::string line = metricsJsonLine(m) + "\n";
+  const std::string line = json + "\n";
   const long before = std::ftell(file_);
   if (std::fwrite(line.data(), 1, line.size(), file_) != line.size() ||
       std::fflush(file_) != 0) {

@@ -6,7 +6,12 @@
 //    "lr":0.00024,"grad_norm":1.23,"tokens_per_s":15300.0,"elapsed_s":72.5}
 // loss is the mean cross-entropy in nats per predicted token; ppl = e^loss,
 // bits_per_token = loss / ln 2. Non-finite numbers are written as null.
-// Each line is flushed as it is written.
+// A resumed run that takes a changed setting (xlnetc train --resume
+// --override KEY) records it as an event line, once per key, at the step it
+// resumed from, before that step's successors:
+//   {"step":120,"event":"override","key":"learning_rate","old":0.0001,"new":5e-05}
+// Readers tell the two apart by "event" (a step line has none, and every
+// event line lacks "loss"). Each line is flushed as it is written.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,6 +45,18 @@ double bitsPerToken(double loss);
 /// The JSON object of one step, without the newline.
 std::string metricsJsonLine(const StepMetrics &m);
 
+/// A setting a resumed run changed, from step `step` on (after `step`
+/// updates): its spec key and its old and new values as spec.toml writes
+/// them (TOML), which the line carries as JSON numbers, booleans or
+/// strings (a value JSON cannot spell, such as inf, as its TOML text).
+struct SettingOverride {
+  int64_t step = 0;
+  std::string key, oldValue, newValue;
+};
+
+/// The JSON object of an override event, without the newline.
+std::string overrideJsonLine(const SettingOverride &o);
+
 /// Appends metricsJsonLine()s to a file.
 class MetricsWriter {
 public:
@@ -57,6 +74,8 @@ public:
               std::optional<int64_t> resumeStep = std::nullopt);
   /// Writes one line and flushes it.
   Status log(const StepMetrics &m);
+  /// Writes one override event line and flushes it.
+  Status logOverride(const SettingOverride &o);
   /// Closes the file (also done by the destructor).
   void close();
 
@@ -65,6 +84,10 @@ public:
   size_t droppedLines() const { return dropped_; }
 
 private:
+  /// Writes the JSON object `json` and a newline and flushes them; on
+  /// failure cuts the file back to its last whole line.
+  Status writeLine(const std::string &json);
+
   std::string path_;
   std::FILE *file_ = nullptr;
   size_t dropped_ = 0;

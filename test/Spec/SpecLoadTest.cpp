@@ -10,9 +10,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <unistd.h>
 
@@ -275,6 +277,105 @@ TEST(SpecWrite, TomlRoundTripsEveryField) {
     EXPECT_EQ(back.learningRate, 3.0);
     EXPECT_EQ(back.decayMethod, "cos");
   }
+}
+
+/// writeSpecToml writes a float in its shortest exact form: a readable
+/// spec.toml, and values in messages as the user wrote them.
+TEST(SpecWrite, FloatsInShortestExactForm) {
+  ModelSpec s = mustLoad(model("xlnet-tiny.toml"));
+  s.dropout = 0.1;
+  s.adamEpsilon = 1e-8;
+  s.clip = 2;
+  const std::string text = writeSpecToml(s);
+  EXPECT_NE(text.find("dropout = 0.1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("adam_epsilon = 1e-08\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("clip = 2.0\n"), std::string::npos) << text;
+}
+
+/// specChanges names each key whose value differs, in writeSpecToml's
+/// order, with both values as spec.toml writes them and what a resume may
+/// do with it.
+TEST(SpecChanges, NamesEachChangedKeyWithBothValues) {
+  const ModelSpec a = mustLoad(model("xlnet-tiny.toml"));
+  EXPECT_TRUE(specChanges(a, a).empty());
+  ModelSpec b = a;
+  b.learningRate = a.learningRate * 2;
+  b.decayMethod = "cos";
+  b.dModel = a.dModel * 2;
+  b.device = "emu";
+  b.dropout = std::nextafter(a.dropout, 1.0); // any other double is a change
+  const std::vector<SpecChange> changes = specChanges(a, b);
+  ASSERT_EQ(changes.size(), 5u);
+  EXPECT_EQ(changes[0].key, "d_model");
+  EXPECT_EQ(changes[0].oldValue, std::to_string(a.dModel));
+  EXPECT_EQ(changes[0].newValue, std::to_string(b.dModel));
+  EXPECT_EQ(changes[0].rule, ResumeRule::Fixed);
+  EXPECT_EQ(changes[0].fixedBy, "the checkpoint's parameter shapes");
+  EXPECT_EQ(changes[1].key, "dropout");
+  EXPECT_EQ(changes[1].rule, ResumeRule::Override);
+  EXPECT_NE(changes[1].oldValue, changes[1].newValue);
+  EXPECT_EQ(changes[2].key, "learning_rate");
+  EXPECT_EQ(changes[2].oldValue, "0.001");
+  EXPECT_EQ(changes[2].newValue, "0.002");
+  EXPECT_EQ(changes[3].key, "decay_method");
+  EXPECT_EQ(changes[3].oldValue, "\"poly\"");
+  EXPECT_EQ(changes[3].newValue, "\"cos\"");
+  EXPECT_EQ(changes[4].key, "device");
+  EXPECT_EQ(changes[4].rule, ResumeRule::Free);
+  EXPECT_TRUE(changes[4].fixedBy.empty());
+}
+
+/// Which keys a resumed run may change: the training settings with
+/// --override, device freely, and none of the keys the checkpoint was made
+/// with. A spec in which every key differs lists every key once.
+TEST(SpecChanges, EveryKeyHasItsResumeRule) {
+  const ModelSpec a = mustLoad(model("xlnet-tiny.toml"));
+  ModelSpec b = a;
+  b.nLayer++, b.dModel++, b.nHead++, b.dHead++, b.dInner++, b.nToken++;
+  b.ffActivation = Activation::Relu, b.untieR = !a.untieR, b.attnType = "uni";
+  b.memLen++, b.clampLen++, b.sameLength = !a.sameLength, b.dropout += 0.01;
+  b.dropatt += 0.01, b.initRange *= 2, b.layerNormEps *= 2;
+  b.seqLen++, b.reuseLen++, b.permSize++, b.numPredict++, b.biData = !a.biData;
+  b.maskAlpha++, b.maskBeta++, b.keepAccents = !a.keepAccents;
+  b.trainBatchSize++, b.learningRate *= 2, b.warmupSteps++, b.trainSteps++;
+  b.adamEpsilon *= 2, b.weightDecay += 0.01, b.clip *= 2, b.decayMethod = "cos";
+  b.minLrRatio += 0.1, b.seed++, b.device = "emu", b.precision = "bf16";
+  std::vector<std::string> fixed, settings, free;
+  for (const SpecChange &c : specChanges(a, b))
+    (c.rule == ResumeRule::Fixed ? fixed : c.rule == ResumeRule::Override ? settings : free)
+        .push_back(c.key);
+  EXPECT_EQ(settings, (std::vector<std::string>{
+                          "dropout", "dropatt", "learning_rate", "warmup_steps",
+                          "train_steps", "adam_epsilon", "weight_decay", "clip",
+                          "decay_method", "min_lr_ratio", "precision"}));
+  EXPECT_EQ(free, (std::vector<std::string>{"device"}));
+  EXPECT_EQ(fixed, (std::vector<std::string>{
+                       "n_layer", "d_model", "n_head", "d_head", "d_inner", "n_token",
+                       "ff_activation", "untie_r", "attn_type", "mem_len", "clamp_len",
+                       "same_length", "init_range", "layer_norm_eps", "seq_len",
+                       "reuse_len", "perm_size", "num_predict", "bi_data", "mask_alpha",
+                       "mask_beta", "keep_accents", "train_batch_size", "seed"}));
+  // Every key writeSpecToml writes is compared.
+  const std::string text = writeSpecToml(a);
+  size_t keys = 0;
+  for (size_t at = text.find(" = "); at != std::string::npos; at = text.find(" = ", at + 1))
+    ++keys;
+  EXPECT_EQ(fixed.size() + settings.size() + free.size(), keys);
+}
+
+/// isSpecKey: a key of any section; a misspelling or another tool's name
+/// gets the nearest key.
+TEST(SpecChanges, IsSpecKeySuggests) {
+  std::string suggestion = "stale";
+  EXPECT_TRUE(isSpecKey("learning_rate", suggestion));
+  EXPECT_EQ(suggestion, "");
+  EXPECT_TRUE(isSpecKey("d_model", suggestion));
+  EXPECT_FALSE(isSpecKey("learnig_rate", suggestion));
+  EXPECT_EQ(suggestion, "learning_rate");
+  EXPECT_FALSE(isSpecKey("batch_size", suggestion));
+  EXPECT_EQ(suggestion, "train_batch_size");
+  EXPECT_FALSE(isSpecKey("lr", suggestion));
+  EXPECT_EQ(suggestion, "");
 }
 
 /// [model] hf_config takes the model keys from a HuggingFace config.json

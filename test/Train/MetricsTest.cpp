@@ -142,6 +142,54 @@ TEST(Metrics, ResumeAppendsAndDropsStaleLines) {
   EXPECT_EQ(parseLines(other).size(), 1u);
 }
 
+/// An override event: its fields in order, the TOML values as JSON numbers,
+/// booleans and strings (a value JSON cannot spell stays its TOML text).
+TEST(Metrics, OverrideLineCarriesTypedValues) {
+  auto j = nlohmann::ordered_json::parse(
+      overrideJsonLine({120, "learning_rate", "0.0001", "5e-05"}));
+  std::vector<std::string> keys;
+  for (auto it = j.begin(); it != j.end(); ++it)
+    keys.push_back(it.key());
+  EXPECT_EQ(keys, (std::vector<std::string>{"step", "event", "key", "old", "new"}));
+  EXPECT_EQ(j["step"].get<int64_t>(), 120);
+  EXPECT_EQ(j["event"], "override");
+  EXPECT_EQ(j["key"], "learning_rate");
+  EXPECT_EQ(j["old"].get<double>(), 1e-4);
+  EXPECT_EQ(j["new"].get<double>(), 5e-5);
+  j = nlohmann::ordered_json::parse(overrideJsonLine({3, "train_steps", "200", "400"}));
+  EXPECT_EQ(j["new"].get<int64_t>(), 400);
+  j = nlohmann::ordered_json::parse(overrideJsonLine({3, "decay_method", "\"poly\"", "\"cos\""}));
+  EXPECT_EQ(j["old"], "poly");
+  EXPECT_EQ(j["new"], "cos");
+  j = nlohmann::ordered_json::parse(overrideJsonLine({3, "clip", "1.0", "inf"}));
+  EXPECT_EQ(j["new"], "inf");
+  EXPECT_FALSE(j.contains("loss")); // how readers tell it from a step line
+}
+
+/// Override events are kept by a later resume like the step lines of their
+/// step: from a checkpoint at or after it they stay, from one before they go.
+TEST(Metrics, ResumeKeepsOverridesOfKeptSteps) {
+  TempDir dir;
+  std::string path = dir.file("metrics.jsonl");
+  {
+    MetricsWriter w;
+    ASSERT_TRUE(w.open(path).isOk());
+    ASSERT_TRUE(w.log(sample(10)).isOk());
+    ASSERT_TRUE(w.logOverride({10, "clip", "1.0", "0.5"}).isOk());
+    ASSERT_TRUE(w.log(sample(11)).isOk());
+    ASSERT_TRUE(w.logOverride({11, "clip", "0.5", "0.25"}).isOk());
+    ASSERT_TRUE(w.log(sample(12)).isOk());
+  }
+  MetricsWriter w;
+  ASSERT_TRUE(w.open(path, 10).isOk());
+  EXPECT_EQ(w.droppedLines(), 3u);
+  w.close();
+  auto lines = parseLines(path);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[1]["event"], "override");
+  EXPECT_EQ(lines[1]["new"].get<double>(), 0.5);
+}
+
 TEST(Metrics, OpenErrorNamesTheFile) {
   TempDir dir;
   std::string path = dir.file("no/such/dir/metrics.jsonl");

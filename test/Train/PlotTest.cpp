@@ -110,7 +110,10 @@ TEST(Plot, MissingGnuplotIsAWarning) {
 TEST(Plot, NothingToPlotIsAWarning) {
   TempDir dir;
   std::string metrics = dir.file("metrics.jsonl"), png = dir.file("loss.png");
-  writeFile(metrics, "{\"step\":1,\"loss\":null}\nnot json\n");
+  // A step without a loss, a line that is not JSON and an override event
+  // (Metrics.h), which has no loss.
+  writeFile(metrics, "{\"step\":1,\"loss\":null}\nnot json\n" +
+                         overrideJsonLine({1, "clip", "1.0", "0.5"}) + "\n");
   std::string warning;
   Status s = plotLossCurve(metrics, png, warning);
   ASSERT_TRUE(s.isOk()) << s.message();

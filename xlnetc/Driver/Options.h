@@ -15,6 +15,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
 #include <cstdlib>
 #include <string>
 
@@ -106,6 +107,18 @@ inline void addRunStepOptions(CLI::App *cmd, RunStepArgs &run) {
   addMemoryCheckOptions(cmd, run.memory);
 }
 
+/// --steps N: a whole number above 0 (CLI::Validator: an error message, or
+/// empty when `text` is one). Leaving the flag out trains to train_steps.
+inline std::string checkStepCount(std::string &text) {
+  errno = 0;
+  char *end = nullptr;
+  const long long n = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || errno == ERANGE || n <= 0)
+    return "the number of steps to train to must be a whole number above 0, got '" + text +
+           "' (leave --steps out to train to the spec's train_steps)";
+  return "";
+}
+
 /// train's options after the spec (or bundle).
 inline void addTrainOptions(CLI::App *cmd, TrainArgs &train) {
   cmd->add_option("--data", train.data,
@@ -118,7 +131,11 @@ inline void addTrainOptions(CLI::App *cmd, TrainArgs &train) {
   cmd->add_flag("--keep-accents", train.keepAccents,
                 "Keep accents when tokenizing (the spec's [data] keep_accents; the default "
                 "strips them, as the official code and HuggingFace do)");
-  cmd->add_option("--steps", train.steps, "Total steps (default: train_steps)");
+  cmd->add_option("--steps", train.steps,
+                  "Train until step N, at most the spec's train_steps, where the "
+                  "learning-rate schedule ends (default: train_steps); a run stopped "
+                  "early goes on with --resume")
+      ->check(CLI::Validator(checkStepCount, "N > 0"));
   cmd->add_option("--out", train.outDir,
                        "Run directory: checkpoint, metrics.jsonl, loss.png "
                        "(default: runs/<spec name>)");
@@ -127,7 +144,16 @@ inline void addTrainOptions(CLI::App *cmd, TrainArgs &train) {
   cmd->add_option("--log-every", train.logEvery,
                        "Progress line every K steps (default: about 50 lines)");
   cmd->add_flag("--resume", train.resume,
-                     "Continue the run in --out from its checkpoint");
+                "Continue the run in --out from its checkpoint, with the run's own "
+                "settings (--out's spec.toml): a spec that changes one is refused, "
+                "naming it");
+  cmd->add_option("--override", train.overrides,
+                  "With --resume: train on with this changed setting of the spec "
+                  "(learning_rate, train_steps, dropout, clip, ...; repeat the flag or "
+                  "list keys with commas); spec.toml and metrics.jsonl record the change")
+      ->delimiter(',')
+      ->allow_extra_args(false)
+      ->type_name("KEY");
   cmd->add_option("--init-from", train.initFrom,
                        "Start from a HuggingFace XLNet safetensors checkpoint");
   cmd->add_flag("--no-plot", train.noPlot, "Do not draw loss.png");

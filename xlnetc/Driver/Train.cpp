@@ -6,6 +6,7 @@
 #include "xlnetc/Driver/DataParallel.h"
 #include "xlnetc/Driver/Guard.h"
 #include "xlnetc/Driver/MemoryFit.h"
+#include "xlnetc/Driver/ResumeSettings.h"
 #include "xlnetc/Driver/Weights.h"
 #include "runtime/train/AtomicFile.h"
 
@@ -159,6 +160,20 @@ rt::Status prepareTokenizer(const TrainArgs &args, const std::string &outDir,
   return rt::Status::ok();
 }
 
+/// Writes the run's spec, resolved, to `path` (DIR/spec.toml), atomically:
+/// beside it, then renamed over it, so nothing is written through a link.
+rt::Status writeRunSpec(const std::string &path, const ModelSpec &spec,
+                        const std::string &comment) {
+  const std::string text = writeSpecToml(spec, comment);
+  rt::train::AtomicFile file;
+  rt::Status st = file.open(path);
+  if (st)
+    st = file.write(text.data(), text.size());
+  if (st)
+    st = file.commit();
+  return st;
+}
+
 /// Everything the loop binds by name: parameters, moments, memory, batch.
 struct Bindings {
   rt::TensorMap map;
@@ -224,20 +239,40 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
     return fail(args.spec + ": training needs a TOML spec with [data] and [train] "
                             "sections (a config.json has no batch shape; a TOML spec "
                             "can take its [model] from it: hf_config = \"config.json\")");
+  // The command line's settings are the spec's: spec.toml records them and
+  // a resume compares them.
   if (args.keepAccents)
     spec.keepAccents = true;
+  if (!args.precision.empty())
+    spec.precision = args.precision; // checked by applyPrecision below
+  if (!args.device.empty())
+    spec.device = args.device; // checked by openExecutor below
+  if (!args.overrides.empty() && !args.resume)
+    return fail("--override takes a changed setting of the run a --resume continues: a "
+                "fresh run takes its spec as it is");
+  if (args.steps < 0)
+    return fail(fmt::format("--steps {}: the number of steps to train to must be above 0",
+                            args.steps));
   const int64_t totalSteps = args.steps > 0 ? args.steps : spec.trainSteps;
   if (totalSteps <= 0)
     return fail(args.spec + ": no step count: set train_steps in [train] or pass --steps");
   if (spec.trainSteps <= 0)
     spec.trainSteps = totalSteps; // the lr schedule decays over the run
+  // Past train_steps the schedule has ended: the steps would all train at
+  // its floor (0 by default).
+  if (totalSteps > spec.trainSteps)
+    return fail(fmt::format(
+        "--steps {} goes past train_steps = {} of {}, where the learning-rate schedule "
+        "ends (from there on the learning rate stays at learning_rate * min_lr_ratio = {}): "
+        "to train longer, raise train_steps in the spec{}",
+        totalSteps, spec.trainSteps, args.spec, spec.learningRate * spec.minLrRatio,
+        args.resume ? " and pass --override train_steps with --resume" : ""));
   // The device first: a missing GPU fails before anything is written.
   rt::Executor executor;
   // One GPU per rank on a node: the rank's local index picks it (or the
   // launcher bound one to each). Rank 0 alone says which device (the first
   // exchange refuses ranks whose differ).
-  if (!openExecutor(args.device.empty() ? spec.device : args.device,
-                    args.noKernelCache, executor, error,
+  if (!openExecutor(spec.device, args.noKernelCache, executor, error,
                     parallel ? rt::dist::launcherLocalRank() : -1, world.rank() == 0))
     return fail(error);
   StepShape precisionShape = stepShapeFromSpec(spec); // and bf16 needs a device
@@ -328,6 +363,34 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
   if (args.resume && !args.initFrom.empty())
     return fail("--resume and --init-from exclude each other (the checkpoint "
                 "already holds the parameters)");
+  // The run's spec, resolved (hf_config read, the command line's settings
+  // applied), is kept as spec.toml: export reads it, and a resume trains the
+  // run it resumes (ResumeSettings.h): a setting that differs from the
+  // run's is refused unless --override names it. The changes taken are
+  // recorded once the checkpoint has loaded.
+  const std::string specPath = (fs::path(outDir) / "spec.toml").string();
+  std::vector<SpecChange> overridden;
+  if (args.resume && fs::exists(specPath)) {
+    ModelSpec kept;
+    if (!loadSpec(specPath, kept, error))
+      return failDiagnostics(error);
+    if (rt::Status st =
+            checkResumeSettings(kept, spec, args.overrides, specPath, args.spec, overridden);
+        !st)
+      return fail(st.message());
+  } else if (args.resume) {
+    if (!args.overrides.empty())
+      return fail(fmt::format("--override: {} has no spec.toml (a run from before xlnetc "
+                              "recorded its spec), so no setting of the run is known to "
+                              "override",
+                              outDir));
+    if (lead)
+      std::cerr << fmt::format(
+          "xlnetc: warning: {} has no spec.toml (a run from before xlnetc recorded its "
+          "spec): the settings of this resume cannot be checked against the run's; {} "
+          "records them from now on\n",
+          outDir, specPath);
+  }
 
   // 2. Data: tokenizer, corpus, batch stream.
   if (args.data.empty())
@@ -336,18 +399,6 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
     return fail(fmt::format("corpus {}", st.message()));
   if (fs::file_size(args.data, ec) == 0)
     return fail(fmt::format("corpus {} is empty", args.data));
-  // The run's spec, resolved (hf_config read, overrides applied), is kept as
-  // spec.toml: export reads it, and a resume must tokenize the same way.
-  const std::string specPath = (fs::path(outDir) / "spec.toml").string();
-  if (args.resume && fs::exists(specPath)) {
-    ModelSpec kept;
-    if (!loadSpec(specPath, kept, error))
-      return failDiagnostics(error);
-    if (kept.keepAccents != spec.keepAccents)
-      return fail(fmt::format("{} tokenized with keep_accents = {}; this resume asks for {} "
-                              "(the same text would give other tokens)",
-                              outDir, kept.keepAccents, spec.keepAccents));
-  }
   rt::data::CorpusOptions corpusOptions;
   corpusOptions.keepAccents = spec.keepAccents;
   std::unique_ptr<rt::data::Tokenizer> tokenizer;
@@ -369,20 +420,14 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
         return fail(st.message());
     }
   }
-  if (lead && (!args.resume || !fs::exists(specPath))) {
-    const std::string text =
-        writeSpecToml(spec, fmt::format("the spec of this run (from {}), written by xlnetc "
-                                        "train; xlnetc export reads it",
-                                        args.spec));
-    rt::train::AtomicFile file;
-    rt::Status st = file.open(specPath);
-    if (st)
-      st = file.write(text.data(), text.size());
-    if (st)
-      st = file.commit();
-    if (!st)
+  if (lead && (!args.resume || !fs::exists(specPath)))
+    if (rt::Status st = writeRunSpec(
+            specPath, spec,
+            fmt::format("the spec of this run (from {}), written by xlnetc train; xlnetc "
+                        "export reads it",
+                        args.spec));
+        !st)
       return fail(st.message());
-  }
   rt::data::Corpus corpus;
   if (rt::Status st = rt::data::readCorpus(args.data, tokenizer.get(), spec.nToken,
                                            corpusOptions, corpus);
@@ -424,6 +469,12 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
     if (rt::Status st = stream.restorePosition(state.dataPosition); !st)
       return fail(ckptPath + ": cannot restore the data position: " + st.message());
     step = state.step;
+    if (step > totalSteps)
+      return fail(fmt::format("{} is below the step the checkpoint {} is at ({}): a resume "
+                              "trains on from there, up to {}",
+                              args.steps > 0 ? fmt::format("--steps {}", args.steps)
+                                             : fmt::format("train_steps = {}", spec.trainSteps),
+                              ckptPath, step, args.steps > 0 ? "--steps" : "train_steps"));
     dropoutSeed = std::strtoull(state.rngState.c_str(), nullptr, 10);
     for (auto &[name, t] : state.params)
       bind.map[name] = std::move(t);
@@ -505,6 +556,26 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
                                                               : std::nullopt);
         !st)
       return fail(st.message());
+  // The settings this resume changed (--override): first in the metrics log,
+  // at the step they take effect after, then in spec.toml, so that export
+  // and the next resume read the values the run trains with from here on.
+  if (lead && !overridden.empty()) {
+    std::string keys;
+    for (const SpecChange &c : overridden) {
+      std::cout << fmt::format("override from step {}: {} {} -> {}\n", step + 1, c.key,
+                               c.oldValue, c.newValue);
+      if (rt::Status st = metrics.logOverride({step, c.key, c.oldValue, c.newValue}); !st)
+        return fail(st.message());
+      keys += (keys.empty() ? "" : ", ") + c.key;
+    }
+    if (rt::Status st = writeRunSpec(
+            specPath, spec,
+            fmt::format("the spec of this run (from {}; {} changed by --override after step "
+                        "{}), written by xlnetc train; xlnetc export reads it",
+                        args.spec, keys, step));
+        !st)
+      return fail(st.message());
+  }
 
   const int64_t tokensPerStep = globalShape.batch * globalShape.seqLen;
   int64_t numParams = 0;

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace xlnetc {
 
@@ -27,10 +28,17 @@ struct TrainArgs {
   bool keepAccents = false; ///< --keep-accents: sets the spec's keep_accents
   std::string outDir;    ///< run directory (checkpoint, metrics, plot)
   std::string initFrom;  ///< HuggingFace XLNet safetensors to start from
-  int64_t steps = 0;     ///< total optimizer steps; 0: the spec's train_steps
+  /// Train until this many optimizer steps are done (at most the spec's
+  /// train_steps, where the learning-rate schedule ends); 0: train_steps.
+  /// The CLI refuses --steps 0 and below (Options.h).
+  int64_t steps = 0;
   int64_t checkpointEvery = 0; ///< 0: only at the end
   int64_t logEvery = 0;        ///< progress line period; 0: about 50 lines
   bool resume = false;         ///< continue from outDir/checkpoint.safetensors
+  /// --override KEY: training settings (spec keys) this resume takes
+  /// although they differ from the run's outDir/spec.toml; spec.toml and
+  /// metrics.jsonl then record the change (ResumeSettings.h).
+  std::vector<std::string> overrides;
   bool noPlot = false;
   /// Write each step's batch (with raw.* and the incoming mems.{i}) to
   /// DIR/step-NNNNNN.safetensors, as run-step --batch reads it.

@@ -16,6 +16,8 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace xlnetc {
 
@@ -107,6 +109,40 @@ bool validateSpec(const ModelSpec &spec, std::string &error);
 /// same values; `comment` (optional) becomes a first `#` line. A run
 /// directory keeps its spec this way (spec.toml), resolved.
 std::string writeSpecToml(const ModelSpec &spec, const std::string &comment = "");
+
+//===--- A resumed run against its own spec ----------------------------------===//
+
+/// What `xlnetc train --resume` may do with a key whose value differs from
+/// the one in the run's kept spec (docs/Training.md "Resume").
+enum class ResumeRule {
+  /// Nothing: the checkpoint (its parameters, memory or data position) was
+  /// made with the old value; another value needs a new run.
+  Fixed,
+  /// Take the new value when asked (--override KEY): a training setting.
+  Override,
+  /// Take it: where the step runs, not what it computes (`device`).
+  Free,
+};
+
+/// One key whose value differs between two specs.
+struct SpecChange {
+  std::string key;                ///< e.g. "learning_rate"
+  std::string oldValue, newValue; ///< TOML values, as writeSpecToml writes them
+  ResumeRule rule = ResumeRule::Override;
+  /// A Fixed key: what was made with the old value ("the checkpoint's
+  /// parameter shapes"); empty otherwise.
+  std::string fixedBy;
+};
+
+/// Every key of writeSpecToml whose value differs between `before` and
+/// `after`, in its order. Values compare as writeSpecToml writes them (a
+/// float by its shortest exact form, so any other double is a change).
+std::vector<SpecChange> specChanges(const ModelSpec &before, const ModelSpec &after);
+
+/// Whether `key` is a key of [model], [data] or [train] (hf_config aside).
+/// If not, `suggestion` is the key it may be a misspelling or another
+/// tool's name of (edit distance at most 2, or an alias), else empty.
+bool isSpecKey(std::string_view key, std::string &suggestion);
 
 } // namespace xlnetc
 

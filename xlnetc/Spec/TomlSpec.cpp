@@ -18,7 +18,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
-#include <sstream>
 #include <vector>
 
 using namespace xlnetc;
@@ -28,11 +27,33 @@ namespace {
 
 enum class Kind { Int, Float, Bool, String, Act };
 
-/// One TOML key: where it lives, its type and the ModelSpec field it fills.
+/// What a resumed run may do when the key's value differs from the run's
+/// (ResumeRule), and for a fixed key what was made with the old value.
+struct OnResume {
+  ResumeRule rule;
+  const char *fixedBy = "";
+};
+const OnResume kSetting{ResumeRule::Override};
+const OnResume kWhere{ResumeRule::Free};
+const OnResume kParamShapes{ResumeRule::Fixed, "the checkpoint's parameter shapes"};
+const OnResume kArchitecture{ResumeRule::Fixed, "the architecture the checkpoint trained"};
+const OnResume kInit{ResumeRule::Fixed, "the initialization the run started from"};
+const OnResume kMemory{ResumeRule::Fixed, "the checkpoint's memory"};
+const OnResume kBatchShape{ResumeRule::Fixed,
+                           "the batch shape of the checkpoint's memory and data position"};
+const OnResume kDataPosition{ResumeRule::Fixed, "the checkpoint's data position"};
+const OnResume kTokens{ResumeRule::Fixed,
+                       "the checkpoint's data position (the same text gives other tokens)"};
+const OnResume kSeed{ResumeRule::Fixed,
+                     "the checkpoint's data position and dropout seeds"};
+
+/// One TOML key: where it lives, its type, the ModelSpec field it fills and
+/// what a resume may do when it changes.
 struct KeyDesc {
   const char *section;
   const char *key;
   Kind kind;
+  OnResume onResume;
   bool required;
   int64_t ModelSpec::*intField = nullptr;
   double ModelSpec::*floatField = nullptr;
@@ -41,24 +62,25 @@ struct KeyDesc {
   Activation ModelSpec::*actField = nullptr;
 };
 
-KeyDesc intKey(const char *sec, const char *key, int64_t ModelSpec::*f,
+KeyDesc intKey(const char *sec, const char *key, int64_t ModelSpec::*f, OnResume r,
                bool required = false) {
-  KeyDesc d{sec, key, Kind::Int, required};
+  KeyDesc d{sec, key, Kind::Int, r, required};
   d.intField = f;
   return d;
 }
-KeyDesc floatKey(const char *sec, const char *key, double ModelSpec::*f) {
-  KeyDesc d{sec, key, Kind::Float, false};
+KeyDesc floatKey(const char *sec, const char *key, double ModelSpec::*f, OnResume r) {
+  KeyDesc d{sec, key, Kind::Float, r, false};
   d.floatField = f;
   return d;
 }
-KeyDesc boolKey(const char *sec, const char *key, bool ModelSpec::*f) {
-  KeyDesc d{sec, key, Kind::Bool, false};
+KeyDesc boolKey(const char *sec, const char *key, bool ModelSpec::*f, OnResume r) {
+  KeyDesc d{sec, key, Kind::Bool, r, false};
   d.boolField = f;
   return d;
 }
-KeyDesc stringKey(const char *sec, const char *key, std::string ModelSpec::*f) {
-  KeyDesc d{sec, key, Kind::String, false};
+KeyDesc stringKey(const char *sec, const char *key, std::string ModelSpec::*f,
+                  OnResume r) {
+  KeyDesc d{sec, key, Kind::String, r, false};
   d.stringField = f;
   return d;
 }
@@ -68,48 +90,86 @@ KeyDesc stringKey(const char *sec, const char *key, std::string ModelSpec::*f) {
 const std::vector<KeyDesc> &keyTable() {
   static const std::vector<KeyDesc> table = [] {
     using S = ModelSpec;
-    KeyDesc act{"model", "ff_activation", Kind::Act, false};
+    KeyDesc act{"model", "ff_activation", Kind::Act, kArchitecture, false};
     act.actField = &S::ffActivation;
     return std::vector<KeyDesc>{
-        intKey("model", "n_layer", &S::nLayer, true),
-        intKey("model", "d_model", &S::dModel, true),
-        intKey("model", "n_head", &S::nHead, true),
-        intKey("model", "d_head", &S::dHead, true),
-        intKey("model", "d_inner", &S::dInner, true),
-        intKey("model", "n_token", &S::nToken, true),
+        intKey("model", "n_layer", &S::nLayer, kParamShapes, true),
+        intKey("model", "d_model", &S::dModel, kParamShapes, true),
+        intKey("model", "n_head", &S::nHead, kParamShapes, true),
+        intKey("model", "d_head", &S::dHead, kParamShapes, true),
+        intKey("model", "d_inner", &S::dInner, kParamShapes, true),
+        intKey("model", "n_token", &S::nToken, kParamShapes, true),
         act,
-        boolKey("model", "untie_r", &S::untieR),
-        stringKey("model", "attn_type", &S::attnType),
-        intKey("model", "mem_len", &S::memLen),
-        intKey("model", "clamp_len", &S::clampLen),
-        boolKey("model", "same_length", &S::sameLength),
-        floatKey("model", "dropout", &S::dropout),
-        floatKey("model", "dropatt", &S::dropatt),
-        floatKey("model", "init_range", &S::initRange),
-        floatKey("model", "layer_norm_eps", &S::layerNormEps),
-        intKey("data", "seq_len", &S::seqLen, true),
-        intKey("data", "reuse_len", &S::reuseLen, true),
-        intKey("data", "perm_size", &S::permSize, true),
-        intKey("data", "num_predict", &S::numPredict, true),
-        boolKey("data", "bi_data", &S::biData),
-        floatKey("data", "mask_alpha", &S::maskAlpha),
-        floatKey("data", "mask_beta", &S::maskBeta),
-        boolKey("data", "keep_accents", &S::keepAccents),
-        intKey("train", "train_batch_size", &S::trainBatchSize, true),
-        floatKey("train", "learning_rate", &S::learningRate),
-        intKey("train", "warmup_steps", &S::warmupSteps),
-        intKey("train", "train_steps", &S::trainSteps),
-        floatKey("train", "adam_epsilon", &S::adamEpsilon),
-        floatKey("train", "weight_decay", &S::weightDecay),
-        floatKey("train", "clip", &S::clip),
-        stringKey("train", "decay_method", &S::decayMethod),
-        floatKey("train", "min_lr_ratio", &S::minLrRatio),
-        intKey("train", "seed", &S::seed),
-        stringKey("train", "device", &S::device),
-        stringKey("train", "precision", &S::precision),
+        boolKey("model", "untie_r", &S::untieR, kParamShapes),
+        stringKey("model", "attn_type", &S::attnType, kArchitecture),
+        intKey("model", "mem_len", &S::memLen, kMemory),
+        intKey("model", "clamp_len", &S::clampLen, kArchitecture),
+        boolKey("model", "same_length", &S::sameLength, kArchitecture),
+        floatKey("model", "dropout", &S::dropout, kSetting),
+        floatKey("model", "dropatt", &S::dropatt, kSetting),
+        floatKey("model", "init_range", &S::initRange, kInit),
+        floatKey("model", "layer_norm_eps", &S::layerNormEps, kArchitecture),
+        intKey("data", "seq_len", &S::seqLen, kBatchShape, true),
+        intKey("data", "reuse_len", &S::reuseLen, kBatchShape, true),
+        intKey("data", "perm_size", &S::permSize, kDataPosition, true),
+        intKey("data", "num_predict", &S::numPredict, kBatchShape, true),
+        boolKey("data", "bi_data", &S::biData, kBatchShape),
+        floatKey("data", "mask_alpha", &S::maskAlpha, kDataPosition),
+        floatKey("data", "mask_beta", &S::maskBeta, kDataPosition),
+        boolKey("data", "keep_accents", &S::keepAccents, kTokens),
+        intKey("train", "train_batch_size", &S::trainBatchSize, kBatchShape, true),
+        floatKey("train", "learning_rate", &S::learningRate, kSetting),
+        intKey("train", "warmup_steps", &S::warmupSteps, kSetting),
+        intKey("train", "train_steps", &S::trainSteps, kSetting),
+        floatKey("train", "adam_epsilon", &S::adamEpsilon, kSetting),
+        floatKey("train", "weight_decay", &S::weightDecay, kSetting),
+        floatKey("train", "clip", &S::clip, kSetting),
+        stringKey("train", "decay_method", &S::decayMethod, kSetting),
+        floatKey("train", "min_lr_ratio", &S::minLrRatio, kSetting),
+        intKey("train", "seed", &S::seed, kSeed),
+        stringKey("train", "device", &S::device, kWhere),
+        stringKey("train", "precision", &S::precision, kSetting),
     };
   }();
   return table;
+}
+
+/// `text` as a TOML basic string, which is also a JSON string: quoted, with
+/// '"', '\\' and control characters escaped.
+std::string basicString(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\')
+      out += {'\\', c};
+    else if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+      out += fmt::format("\\u{:04X}", static_cast<unsigned char>(c));
+    else
+      out += c;
+  }
+  return out + '"';
+}
+
+/// The key's value in `spec` as a TOML value: floats in their shortest form
+/// that reads back as the same double (always with a '.' or an exponent, so
+/// TOML reads a float), strings as basic strings.
+std::string tomlValue(const KeyDesc &d, const ModelSpec &spec) {
+  switch (d.kind) {
+  case Kind::Int:
+    return std::to_string(spec.*d.intField);
+  case Kind::Float: {
+    std::string value = fmt::format("{}", spec.*d.floatField);
+    if (value.find_first_of(".eEni") == std::string::npos)
+      value += ".0"; // a TOML float, not an integer
+    return value;
+  }
+  case Kind::Bool:
+    return spec.*d.boolField ? "true" : "false";
+  case Kind::String:
+    return basicString(spec.*d.stringField);
+  case Kind::Act:
+    return basicString(activationName(spec.*d.actField));
+  }
+  return "";
 }
 
 const char *const kSections[] = {"model", "data", "train"};
@@ -431,8 +491,7 @@ bool xlnetc::detail::loadTomlSpec(const std::string &path,
 }
 
 std::string xlnetc::writeSpecToml(const ModelSpec &spec, const std::string &comment) {
-  // Every key of the table, in its order; floats with 17 significant
-  // digits, so that loadSpec reads the same doubles back.
+  // Every key of the table, in its order.
   std::string out;
   if (!comment.empty())
     out += "# " + comment + "\n";
@@ -442,32 +501,33 @@ std::string xlnetc::writeSpecToml(const ModelSpec &spec, const std::string &comm
       section = d.section;
       out += fmt::format("{}[{}]\n", out.empty() ? "" : "\n", section);
     }
-    std::string value;
-    switch (d.kind) {
-    case Kind::Int:
-      value = std::to_string(spec.*d.intField);
-      break;
-    case Kind::Float: {
-      value = fmt::format("{:.17g}", spec.*d.floatField);
-      if (value.find_first_of(".eEni") == std::string::npos)
-        value += ".0"; // a TOML float, not an integer
-      break;
-    }
-    case Kind::Bool:
-      value = spec.*d.boolField ? "true" : "false";
-      break;
-    case Kind::String: {
-      const toml::value<std::string> v(spec.*d.stringField);
-      std::ostringstream s;
-      s << v;
-      value = s.str();
-      break;
-    }
-    case Kind::Act:
-      value = fmt::format("\"{}\"", activationName(spec.*d.actField));
-      break;
-    }
-    out += fmt::format("{} = {}\n", d.key, value);
+    out += fmt::format("{} = {}\n", d.key, tomlValue(d, spec));
   }
   return out;
+}
+
+std::vector<SpecChange> xlnetc::specChanges(const ModelSpec &before, const ModelSpec &after) {
+  std::vector<SpecChange> changes;
+  for (const KeyDesc &d : keyTable()) {
+    std::string was = tomlValue(d, before), now = tomlValue(d, after);
+    if (was != now)
+      changes.push_back({d.key, std::move(was), std::move(now), d.onResume.rule,
+                         d.onResume.fixedBy});
+  }
+  return changes;
+}
+
+bool xlnetc::isSpecKey(std::string_view key, std::string &suggestion) {
+  suggestion.clear();
+  if (findKey(key))
+    return true;
+  size_t bestDist = 3;
+  for (const KeyDesc &d : keyTable())
+    if (size_t dist = editDistance(key, d.key); dist < bestDist) {
+      suggestion = d.key;
+      bestDist = dist;
+    }
+  if (auto alias = kAliases.find(key); alias != kAliases.end())
+    suggestion = alias->second;
+  return false;
 }

@@ -11,6 +11,8 @@
                                        (XLNETC_FAULT_REDUCE_SCALE, F a power of two)
   metrics.py tail A B RTOL             the mean loss of A's last 10% of steps is within
                                        RTOL relative of B's (bf16 against fp32)
+Each check reads the step lines; event lines ({"event": "override", ...}: a
+setting a resumed run changed) are skipped.
 Prints what it measured; exits 1 when the check fails.
 """
 import json
@@ -19,7 +21,8 @@ import sys
 
 def load(path):
     with open(path) as f:
-        return [json.loads(line) for line in f if line.strip()]
+        rows = [json.loads(line) for line in f if line.strip()]
+    return [r for r in rows if "event" not in r]
 
 
 def mean(xs):
