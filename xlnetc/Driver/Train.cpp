@@ -30,6 +30,9 @@
 
 #include <chrono>
 #include <csignal>
+
+#include <signal.h>
+#include <unistd.h>
 #include <thread>
 #include <cerrno>
 #include <cmath>
@@ -46,6 +49,54 @@ namespace xlnetc {
 namespace fs = std::filesystem;
 namespace {
 
+//===----------------------------------------------------------------------===//
+// SIGINT and SIGTERM: the run stops after its current step, writes a
+// checkpoint, says so and exits 130 or 143. The first signal only asks
+// (SA_RESETHAND: the next one of the same kind ends the process at once,
+// for a user who will not wait).
+//===----------------------------------------------------------------------===//
+
+volatile std::sig_atomic_t gStopSignal = 0;
+volatile std::sig_atomic_t gAnnounceStop = 0; ///< rank 0: say so at once
+
+extern "C" void onStopSignal(int signal) {
+  gStopSignal = signal;
+  if (gAnnounceStop) {
+    static const char note[] = "\nxlnetc: stopping after this step, then writing a checkpoint "
+                               "(the same signal again quits at once)\n";
+    ssize_t ignored = ::write(STDERR_FILENO, note, sizeof(note) - 1);
+    (void)ignored;
+  }
+}
+
+/// Catches SIGINT and SIGTERM while it lives; the old actions come back.
+class StopSignals {
+public:
+  explicit StopSignals(bool announce) {
+    gStopSignal = 0;
+    gAnnounceStop = announce ? 1 : 0;
+    struct sigaction action {};
+    action.sa_handler = onStopSignal;
+    action.sa_flags = SA_RESETHAND | SA_RESTART; // interrupted system calls go on
+    sigemptyset(&action.sa_mask);
+    ::sigaction(SIGINT, &action, &oldInt_);
+    ::sigaction(SIGTERM, &action, &oldTerm_);
+  }
+  ~StopSignals() {
+    ::sigaction(SIGINT, &oldInt_, nullptr);
+    ::sigaction(SIGTERM, &oldTerm_, nullptr);
+  }
+  StopSignals(const StopSignals &) = delete;
+  StopSignals &operator=(const StopSignals &) = delete;
+  /// The signal that asked to stop, or 0.
+  int requested() const { return gStopSignal; }
+
+private:
+  struct sigaction oldInt_ {}, oldTerm_ {};
+};
+
+const char *signalName(int signal) { return signal == SIGINT ? "SIGINT" : "SIGTERM"; }
+
 using Clock = std::chrono::steady_clock;
 
 /// The dropout seed of one step: a hash of the run seed and the step, so a
@@ -58,6 +109,16 @@ uint64_t stepSeed(uint64_t runSeed, int64_t step) {
 /// (1-based) so the NaN guard can be tested end to end.
 std::optional<int64_t> nanFaultStep() {
   const char *v = std::getenv("XLNETC_FAULT_NAN_AT_STEP");
+  if (!v || !*v)
+    return std::nullopt;
+  return std::strtoll(v, nullptr, 10);
+}
+
+/// Test hook: XLNETC_FAULT_SIGINT_AT_STEP=N raises SIGINT while step N
+/// (1-based) runs, after the next step's batch was drawn: the latest moment
+/// a stop can be asked for.
+std::optional<int64_t> sigintFaultStep() {
+  const char *v = std::getenv("XLNETC_FAULT_SIGINT_AT_STEP");
   if (!v || !*v)
     return std::nullopt;
   return std::strtoll(v, nullptr, 10);
@@ -523,7 +584,9 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
       return fail(st.message());
   }
 
-  auto saveCheckpoint = [&]() -> rt::Status {
+  // `position`: the data stream's position to record, when the stream has
+  // already moved on (a batch prefetched); else its position now.
+  auto saveCheckpoint = [&](const std::string *position = nullptr) -> rt::Status {
     rt::train::TrainState state;
     if (!lead) { // its rows of the memory to rank 0, one layer at a time
       for (int64_t l = 0; hasMems && l < spec.nLayer; ++l) {
@@ -544,7 +607,7 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
     }
     state.step = step;
     state.rngState = std::to_string(dropoutSeed);
-    state.dataPosition = stream.savePosition();
+    state.dataPosition = position ? *position : stream.savePosition();
     state.specFingerprint = fingerprint;
     state.specSummary = args.spec; // the spec file, for the "other spec" error
     return rt::train::saveCheckpoint(ckptPath, state);
@@ -646,6 +709,7 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
   std::vector<double> counts(size_t(world.size()), 1.0), nextCounts = counts;
   const double reduceScale = reduceScaleFault();
   const std::optional<int64_t> faultStep = nanFaultStep();
+  const std::optional<int64_t> sigintStep = sigintFaultStep();
   const auto runStart = Clock::now();
   auto intervalStart = runStart;
   int64_t intervalSteps = 0;
@@ -713,6 +777,8 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
   };
   bool inputsReady = false;
   rt::Status prepared = rt::Status::ok();
+  std::string positionBeforePrefetch; // where a checkpoint after this step resumes
+  StopSignals stopSignals(lead);
   while (step < totalSteps) {
     if (!inputsReady)
       if (rt::Status st = prepareInputs(step); !st)
@@ -751,9 +817,13 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
     // Data parallel: no prefetch. The next batch's exchange must not start
     // before this step's error (if any) is known, or a failed rank would
     // enter it while the others still reduce this step's gradients.
-    inputsReady = !parallel && !checkpointAfter(step + 1);
-    if (inputsReady)
+    inputsReady = !parallel && !checkpointAfter(step + 1) && !stopSignals.requested();
+    if (inputsReady) {
+      positionBeforePrefetch = stream.savePosition();
       prepared = prepareInputs(step + 1);
+    }
+    if (sigintStep && *sigintStep == step + 1)
+      std::raise(SIGINT);
     if (rt::Status st = executor.finish(outputs); !st)
       return fail(fmt::format("step {}: {}", step + 1, st.message()));
     waiting.reset();
@@ -829,6 +899,32 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
     }
     if (!prepared) // the next step's inputs, built while this one ran
       return fail(fmt::format("step {}: {}", step + 1, prepared.message()));
+    // SIGINT or SIGTERM: every rank stops after the same step (the first
+    // that any rank saw it after), with a checkpoint.
+    int stopSignal = stopSignals.requested();
+    if (parallel) {
+      std::vector<double> signals;
+      if (rt::Status st = gatherDoubles(world, double(stopSignal), signals); !st)
+        return fail(st.message());
+      for (double s : signals)
+        stopSignal = std::max(stopSignal, int(s));
+    }
+    if (stopSignal != 0 && step < totalSteps) {
+      if (lastCheckpointStep != step)
+        if (rt::Status st = saveCheckpoint(inputsReady ? &positionBeforePrefetch : nullptr); !st)
+          return fail(fmt::format("{}: stopping after step {}, the checkpoint could not be "
+                                  "written: {}",
+                                  signalName(stopSignal), step, st.message()));
+      if (lead)
+        metrics.close();
+      if (nccl)
+        nccl->finished();
+      if (lead)
+        std::cerr << fmt::format("xlnetc: {}: stopped after step {} of {}; checkpoint {} (go "
+                                 "on with --resume)\n",
+                                 signalName(stopSignal), step, totalSteps, ckptPath);
+      return 128 + stopSignal;
+    }
   }
 
   // 6. Final checkpoint and plot.
