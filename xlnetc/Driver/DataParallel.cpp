@@ -102,12 +102,11 @@ uint64_t fnv1a(const void *data, size_t n, uint64_t h = 0xcbf29ce484222325ull) {
   return h;
 }
 
-/// Every rank's `hash` (all-gather); `differs` is the first rank whose hash
-/// is not rank 0's (0: none), `all` every rank's.
-rt::Status compareHashes(rt::dist::Transport &world, uint64_t hash, int &differs,
+/// Every rank's `hash` (a tagged exchange); `differs` is the first rank
+/// whose hash is not rank 0's (0: none), `all` every rank's.
+rt::Status compareHashes(rt::dist::Transport &world, Exchange what, uint64_t hash, int &differs,
                          std::vector<uint64_t> &all) {
-  all.assign(size_t(world.size()), 0);
-  XLNETC_RETURN_IF_ERROR(world.allGatherBytes(&hash, sizeof hash, all.data()));
+  XLNETC_RETURN_IF_ERROR(exchange64(world, what, hash, all));
   differs = 0;
   for (int r = 1; r < world.size() && !differs; ++r)
     if (all[size_t(r)] != all[0])
@@ -127,7 +126,7 @@ uint64_t hashTensors(const rt::TensorMap &tensors) {
 rt::Status checkSameOnEveryRank(rt::dist::Transport &world, uint64_t hash, int64_t step) {
   int r = 0;
   std::vector<uint64_t> all;
-  XLNETC_RETURN_IF_ERROR(compareHashes(world, hash, r, all));
+  XLNETC_RETURN_IF_ERROR(compareHashes(world, Exchange::ParameterCheck, hash, r, all));
   if (r == 0)
     return rt::Status::ok();
   return rt::Status::error(fmt::format(
@@ -138,11 +137,12 @@ rt::Status checkSameOnEveryRank(rt::dist::Transport &world, uint64_t hash, int64
 
 /// Every rank's `mine` must be rank 0's: otherwise "the processes do not
 /// <what>: rank R's differs from rank 0's (this is rank X: <mine>); <hint>".
-static rt::Status checkSame(rt::dist::Transport &world, const std::string &mine,
-                            const char *what, const char *hint) {
+static rt::Status checkSame(rt::dist::Transport &world, Exchange exchange,
+                            const std::string &mine, const char *what, const char *hint) {
   int r = 0;
   std::vector<uint64_t> all;
-  XLNETC_RETURN_IF_ERROR(compareHashes(world, fnv1a(mine.data(), mine.size()), r, all));
+  XLNETC_RETURN_IF_ERROR(
+      compareHashes(world, exchange, fnv1a(mine.data(), mine.size()), r, all));
   if (r == 0)
     return rt::Status::ok();
   return rt::Status::error(fmt::format(
@@ -151,21 +151,126 @@ static rt::Status checkSame(rt::dist::Transport &world, const std::string &mine,
 }
 
 rt::Status checkSameSetup(rt::dist::Transport &world, const std::string &setup) {
-  return checkSame(world, setup, "run the same step",
+  return checkSame(world, Exchange::Setup, setup, "run the same step",
                    "check --device (auto picks per process) and that every process has the "
                    "same spec and bundle");
 }
 
 rt::Status checkSameStart(rt::dist::Transport &world, const std::string &start) {
-  return checkSame(world, start, "start from the same data and state",
+  return checkSame(world, Exchange::Start, start, "start from the same data and state",
                    "every process must read the same corpus and tokenizer and, with "
                    "--resume, the same checkpoint (on several nodes, --out on a file system "
                    "they share)");
 }
 
-rt::Status gatherDoubles(rt::dist::Transport &world, double value, std::vector<double> &out) {
-  out.assign(size_t(world.size()), 0.0);
-  return world.allGatherBytes(&value, sizeof value, out.data());
+rt::Status gatherDoubles(rt::dist::Transport &world, Exchange what, double value,
+                         std::vector<double> &out) {
+  uint64_t bits = 0;
+  std::memcpy(&bits, &value, sizeof bits);
+  std::vector<uint64_t> all;
+  XLNETC_RETURN_IF_ERROR(exchange64(world, what, bits, all));
+  out.assign(all.size(), 0.0);
+  for (size_t r = 0; r < all.size(); ++r)
+    std::memcpy(&out[r], &all[r], sizeof bits);
+  return rt::Status::ok();
+}
+
+const char *exchangeName(Exchange what) {
+  switch (what) {
+  case Exchange::Settings:
+    return "the settings check";
+  case Exchange::Setup:
+    return "the step check";
+  case Exchange::Start:
+    return "the start check";
+  case Exchange::TokenCounts:
+    return "the token-count exchange";
+  case Exchange::Loss:
+    return "the loss exchange";
+  case Exchange::Stop:
+    return "the stop exchange";
+  case Exchange::ParameterCheck:
+    return "the parameter check";
+  }
+  return "an unknown exchange";
+}
+
+rt::Status exchange64(rt::dist::Transport &world, Exchange what, uint64_t value,
+                      std::vector<uint64_t> &out) {
+  // Every rank counts its exchanges; ranks in step are at the same count
+  // in the same exchange.
+  static uint64_t count = 0;
+  const uint64_t mine[3] = {uint64_t(what), ++count, value};
+  std::vector<uint64_t> all(3 * size_t(world.size()));
+  XLNETC_RETURN_IF_ERROR(world.allGatherBytes(mine, sizeof mine, all.data())
+                             .withPrefix(fmt::format("{} (exchange {}): ",
+                                                     exchangeName(what), count)));
+  for (int r = 1; r < world.size(); ++r) {
+    const uint64_t *theirs = &all[3 * size_t(r)];
+    if (theirs[0] != all[0] || theirs[1] != all[1])
+      return rt::Status::error(fmt::format(
+          "the processes are out of step: rank 0 is in {} (exchange {}) but rank {} in {} "
+          "(exchange {}); every process must run the same steps with the same settings",
+          exchangeName(Exchange(all[0])), all[1], r, exchangeName(Exchange(theirs[0])),
+          theirs[1]));
+  }
+  out.resize(size_t(world.size()));
+  for (int r = 0; r < world.size(); ++r)
+    out[size_t(r)] = all[3 * size_t(r) + 2];
+  return rt::Status::ok();
+}
+
+rt::Status checkSameSettings(rt::dist::Transport &world,
+                             const std::vector<std::pair<std::string, std::string>> &settings) {
+  std::string mine;
+  for (const auto &[key, value] : settings)
+    mine += key + "=" + value + "\n";
+  int r = 0;
+  std::vector<uint64_t> all;
+  XLNETC_RETURN_IF_ERROR(
+      compareHashes(world, Exchange::Settings, fnv1a(mine.data(), mine.size()), r, all));
+  if (r == 0)
+    return rt::Status::ok();
+  // Rank 0's and rank r's settings to every rank, which name the first key
+  // whose values differ, all alike.
+  auto fetch = [&](int root, std::string &text) -> rt::Status {
+    int64_t size = int64_t(mine.size());
+    XLNETC_RETURN_IF_ERROR(world.broadcast(&size, sizeof size, root));
+    text = world.rank() == root ? mine : std::string(size_t(size), '\0');
+    return world.broadcast(text.data(), size, root);
+  };
+  std::string first, other;
+  XLNETC_RETURN_IF_ERROR(fetch(0, first).withPrefix("the settings check: "));
+  XLNETC_RETURN_IF_ERROR(fetch(r, other).withPrefix("the settings check: "));
+  auto parse = [](const std::string &text) {
+    std::vector<std::pair<std::string, std::string>> out;
+    size_t begin = 0;
+    while (begin < text.size()) {
+      size_t end = text.find('\n', begin), eq = text.find('=', begin);
+      out.emplace_back(text.substr(begin, eq - begin), text.substr(eq + 1, end - eq - 1));
+      begin = end + 1;
+    }
+    return out;
+  };
+  const auto a = parse(first), b = parse(other);
+  std::string key = "?", va = "(none)", vb = "(none)";
+  for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+    const bool hasA = i < a.size(), hasB = i < b.size();
+    if (hasA && hasB && a[i] == b[i])
+      continue;
+    key = hasA ? a[i].first : b[i].first;
+    for (const auto &[k, v] : a)
+      if (k == key)
+        va = v;
+    for (const auto &[k, v] : b)
+      if (k == key)
+        vb = v;
+    break;
+  }
+  return rt::Status::error(fmt::format(
+      "the processes do not run with the same settings: {} is {} on rank 0 but {} on rank {}; "
+      "start every process with the same spec and flags",
+      key, va, vb, r));
 }
 
 } // namespace xlnetc

@@ -21,6 +21,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace xlnetc {
 
@@ -49,6 +51,34 @@ private:
                 bool toGlobal) const;
 };
 
+/// The small exchanges of a data-parallel run, by what they are for. Each
+/// carries its kind and a running count, so ranks that have fallen out of
+/// step (one in the loss exchange, another in the parameter check) say so,
+/// naming both, instead of reading each other's numbers.
+enum class Exchange : uint64_t {
+  Settings = 1,
+  Setup,
+  Start,
+  TokenCounts,
+  Loss,
+  Stop,
+  ParameterCheck,
+};
+const char *exchangeName(Exchange what);
+
+/// Every rank's `value` in exchange `what`, by rank; an error, the same on
+/// every rank, when the ranks are not all in the same exchange.
+rt::Status exchange64(rt::dist::Transport &world, Exchange what, uint64_t value,
+                      std::vector<uint64_t> &out);
+
+/// Before anything else: every rank must run with the same settings (the
+/// resolved spec and every flag that changes what a rank does), as
+/// (key, value) pairs in one order; an error, on every rank, names the first
+/// key whose value differs between rank 0 and the first rank that differs,
+/// and both values.
+rt::Status checkSameSettings(rt::dist::Transport &world,
+                             const std::vector<std::pair<std::string, std::string>> &settings);
+
 /// FNV-1a over the tensors' bytes, in name order (the parameter check).
 uint64_t hashTensors(const rt::TensorMap &tensors);
 
@@ -68,8 +98,9 @@ rt::Status checkSameSetup(rt::dist::Transport &world, const std::string &setup);
 /// rank, names the first rank that differs from rank 0 and this rank's own.
 rt::Status checkSameStart(rt::dist::Transport &world, const std::string &start);
 
-/// Every rank's `value` (all-gather), by rank.
-rt::Status gatherDoubles(rt::dist::Transport &world, double value, std::vector<double> &out);
+/// Every rank's `value` in exchange `what` (exchange64), by rank.
+rt::Status gatherDoubles(rt::dist::Transport &world, Exchange what, double value,
+                         std::vector<double> &out);
 
 } // namespace xlnetc
 

@@ -20,7 +20,9 @@
 namespace xlnetc {
 
 int fail(const std::string &message) {
-  std::cerr << "xlnetc: error: " << message << "\n";
+  // One write: the ranks of a data-parallel run share one stderr, and a
+  // line written in pieces interleaves with another rank's.
+  std::cerr << ("xlnetc: error: " + message + "\n") << std::flush;
   return 1;
 }
 

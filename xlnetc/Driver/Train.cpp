@@ -30,6 +30,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <sstream>
 
 #include <signal.h>
 #include <unistd.h>
@@ -284,6 +285,38 @@ struct Bindings {
 
 } // namespace
 
+/// What every rank of a data-parallel run must agree on (checkSameSettings):
+/// each key of the resolved spec as spec.toml records it ("train.clip"),
+/// then every flag that changes what a rank does. The corpus, tokenizer and
+/// --init-from are compared by content at the start check, not by path.
+static std::vector<std::pair<std::string, std::string>>
+runSettings(const ModelSpec &spec, const TrainArgs &args, int64_t totalSteps) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::string section;
+  std::istringstream toml(writeSpecToml(spec));
+  for (std::string line; std::getline(toml, line);) {
+    if (line.size() > 2 && line.front() == '[' && line.back() == ']')
+      section = line.substr(1, line.size() - 2);
+    else if (size_t eq = line.find(" = "); eq != std::string::npos && line[0] != '#')
+      out.emplace_back(section + "." + line.substr(0, eq), line.substr(eq + 3));
+  }
+  auto flag = [&](const char *name, const std::string &value) { out.emplace_back(name, value); };
+  flag("--steps", std::to_string(totalSteps));
+  flag("--checkpoint-every", std::to_string(args.checkpointEvery));
+  flag("--check-ranks-every", std::to_string(args.checkRanksEvery));
+  flag("--resume", args.resume ? "yes" : "no");
+  flag("--out", args.outDir);
+  std::string overrides;
+  for (const std::string &o : args.overrides)
+    overrides += (overrides.empty() ? "" : ",") + o;
+  flag("--override", overrides);
+  flag("--data-parallel", args.dataParallel ? "yes" : "no");
+  flag("--bucket-mib", fmt::format("{}", args.bucketMiB));
+  flag("--rank-timeout", fmt::format("{}", args.rankTimeout));
+  flag("--no-kernel-cache", args.noKernelCache ? "yes" : "no");
+  return out;
+}
+
 /// The run on this process of `world` (docs/Distributed.md).
 static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::dist::Transport &world) {
   // `parallel`: the data-parallel step (buckets, all-reduce), which
@@ -372,7 +405,12 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
   if (!checkStepFits(spec, shape, StepKind::Train, plan, executor, /*keepsCopy=*/true,
                      memoryCheck, compile, error))
     return fail(error);
-  // The first exchange: the same step on the same kind of device everywhere.
+  // The first exchange: the same settings everywhere (a rank given other
+  // flags would train another run, or wait in a collective the others
+  // never enter), then the same step on the same kind of device.
+  if (severalRanks)
+    if (rt::Status st = checkSameSettings(world, runSettings(spec, args, totalSteps)); !st)
+      return fail(st.message());
   if (severalRanks)
     if (rt::Status st = checkSameSetup(
             world, fmt::format("{}, batch {} of {}, {}, {} plan steps, {} buffers",
@@ -733,7 +771,7 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
       double count = 0;
       for (int64_t i = 0; i < mask.numel(); ++i)
         count += mask.f32()[i];
-      XLNETC_RETURN_IF_ERROR(gatherDoubles(world, count, nextCounts));
+      XLNETC_RETURN_IF_ERROR(gatherDoubles(world, Exchange::TokenCounts, count, nextCounts));
     }
     if (!args.dumpBatches.empty()) {
       rt::data::Batch dumped = batch;
@@ -830,7 +868,7 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
     double loss = outputs.at("loss").f32()[0];
     if (parallel) { // the global batch's loss: Σ_r loss_r · count_r / Σ count_r
       std::vector<double> losses;
-      if (rt::Status st = gatherDoubles(world, loss, losses); !st)
+      if (rt::Status st = gatherDoubles(world, Exchange::Loss, loss, losses); !st)
         return fail(st.message());
       double num = 0, den = 0;
       for (size_t r = 0; r < losses.size(); ++r)
@@ -904,7 +942,7 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
     int stopSignal = stopSignals.requested();
     if (parallel) {
       std::vector<double> signals;
-      if (rt::Status st = gatherDoubles(world, double(stopSignal), signals); !st)
+      if (rt::Status st = gatherDoubles(world, Exchange::Stop, double(stopSignal), signals); !st)
         return fail(st.message());
       for (double s : signals)
         stopSignal = std::max(stopSignal, int(s));
