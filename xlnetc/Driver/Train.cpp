@@ -285,6 +285,31 @@ struct Bindings {
 
 } // namespace
 
+/// Removes the directory `dir` when it is destroyed, if it then holds
+/// nothing but the run's lock file: only a directory this run created, and
+/// never a file other than that lock.
+class RemoveIfLeftEmpty {
+public:
+  explicit RemoveIfLeftEmpty(std::string dir) : dir_(std::move(dir)) {}
+  ~RemoveIfLeftEmpty() {
+    if (dir_.empty())
+      return;
+    std::error_code ec;
+    for (const fs::directory_entry &e : fs::directory_iterator(dir_, ec))
+      if (e.path().filename() != ".xlnetc-run.lock")
+        return;
+    if (ec)
+      return;
+    fs::remove(fs::path(dir_) / ".xlnetc-run.lock", ec);
+    fs::remove(dir_, ec); // only an empty directory
+  }
+  RemoveIfLeftEmpty(const RemoveIfLeftEmpty &) = delete;
+  RemoveIfLeftEmpty &operator=(const RemoveIfLeftEmpty &) = delete;
+
+private:
+  std::string dir_;
+};
+
 /// What every rank of a data-parallel run must agree on (checkSameSettings):
 /// each key of the resolved spec as spec.toml records it ("train.clip"),
 /// then every flag that changes what a rank does. The corpus, tokenizer and
@@ -431,9 +456,13 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
   const std::string ckptPath = (fs::path(outDir) / "checkpoint.safetensors").string();
   const std::string metricsPath = (fs::path(outDir) / "metrics.jsonl").string();
   std::error_code ec;
-  fs::create_directories(outDir, ec);
+  const bool created = fs::create_directories(outDir, ec);
   if (ec)
     return fail(fmt::format("cannot create the run directory '{}': {}", outDir, ec.message()));
+  // A run that made its directory and ends before writing anything into it
+  // (a bad corpus, say) leaves no empty directory behind. Declared before
+  // the lock, so it looks after the lock is released.
+  RemoveIfLeftEmpty removeIfEmpty(lead && created ? outDir : std::string());
   // The writer of the run directory (rank 0) holds it for the whole run, and
   // finds nothing it writes there that is not a regular file
   // (runtime/train/RunDirectory.h).
