@@ -3,6 +3,7 @@
 #include "runtime/data/Corpus.h"
 
 #include "runtime/InputFile.h"
+#include "runtime/MemoryCheck.h"
 
 #include <fmt/format.h>
 
@@ -149,6 +150,14 @@ Status readLines(std::istream &in, int64_t firstLineNo,
     }
     out.tokens.insert(out.tokens.end(), cur.begin(), cur.end());
     out.sentIds.insert(out.sentIds.end(), cur.size(), sentId ? 1 : 0);
+    const int64_t held = int64_t(out.tokens.capacity() * sizeof(int64_t) + out.sentIds.capacity());
+    if (options.maxBytes > 0 && held > options.maxBytes)
+      return Status::error(fmt::format(
+          "{}:{}: the corpus does not fit in memory: its {} tokens so far take {} (9 bytes a "
+          "token, as allocated), past the {} it may have ({}); use a smaller corpus, or "
+          "--no-memory-check",
+          out.path, lineNo, out.tokens.size(), formatBytes(held), formatBytes(options.maxBytes),
+          options.maxBytesWhat));
     sentId = !sentId;
     cur.clear();
     blank = true;

@@ -56,6 +56,11 @@ struct CorpusOptions {
   bool uncased = false;
   /// Keep accents (skip preprocess_text's NFKD accent stripping).
   bool keepAccents = false;
+  /// The memory the corpus may take (its tokens and sentence flags, as
+  /// allocated); 0: no bound. Reading stops with an error naming the line
+  /// it reached, `maxBytesWhat` saying where the bound comes from.
+  int64_t maxBytes = 0;
+  std::string maxBytesWhat;
 };
 
 /// True when `path` starts with the ids header.

@@ -131,4 +131,34 @@ bool checkStepFits(const ModelSpec &spec, const StepShape &shape, StepKind step,
   return false;
 }
 
+bool pipelineMemoryBudget(const rt::Plan &plan, rt::Executor &executor, bool keepsCopy,
+                          const MemoryCheckArgs &args, int64_t &bytes, std::string &what,
+                          std::string &error) {
+  bytes = 0;
+  if (args.skip)
+    return true;
+  const bool onGpu = executor.kind() == rt::dev::DeviceKind::Cuda;
+  int64_t limit = 0;
+  if (!args.limit.empty() && !onGpu) {
+    if (rt::Status st = rt::parseByteSize(args.limit, limit); !st) {
+      error = "--memory-limit: " + st.message();
+      return false;
+    }
+    what = "the --memory-limit";
+  } else if (rt::Status st = rt::hostMemoryAvailable(limit); !st) {
+    error = st.message();
+    return false;
+  } else {
+    what = "the available RAM";
+  }
+  if (args.sharers > 1)
+    limit /= args.sharers;
+  if (!onGpu) {
+    limit -= rt::stepMemoryNeed(plan, memoryOf(executor), keepsCopy).total();
+    what += " less the step's need";
+  }
+  bytes = std::max<int64_t>(limit, 1);
+  return true;
+}
+
 } // namespace xlnetc

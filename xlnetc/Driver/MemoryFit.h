@@ -31,6 +31,15 @@ bool checkStepFits(const ModelSpec &spec, const StepShape &shape, StepKind step,
                    const MemoryCheckArgs &args, const StepCompiler &compile,
                    std::string &error);
 
+/// The host memory the data pipeline may hold (the corpus, read whole):
+/// what the memory check's limit leaves after the step where the step lives
+/// in host RAM (host, emu), the host's available RAM on a GPU; `what` says
+/// which. 0 under --no-memory-check (no bound). False, with `error`, when
+/// the limit cannot be read.
+bool pipelineMemoryBudget(const rt::Plan &plan, rt::Executor &executor, bool keepsCopy,
+                          const MemoryCheckArgs &args, int64_t &bytes, std::string &what,
+                          std::string &error);
+
 } // namespace xlnetc
 
 #endif // XLNETC_XLNETC_DRIVER_MEMORYFIT_H

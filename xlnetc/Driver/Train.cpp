@@ -529,6 +529,11 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
     return fail(fmt::format("corpus {} is empty", args.data));
   rt::data::CorpusOptions corpusOptions;
   corpusOptions.keepAccents = spec.keepAccents;
+  // The corpus is read whole: it is counted against what the memory check
+  // leaves after the step.
+  if (!pipelineMemoryBudget(plan, executor, /*keepsCopy=*/true, memoryCheck,
+                            corpusOptions.maxBytes, corpusOptions.maxBytesWhat, error))
+    return fail(error);
   std::unique_ptr<rt::data::Tokenizer> tokenizer;
   // Rank 0 alone prepares (maybe trains) the tokenizer; the others load
   // what it kept once it has.
