@@ -106,6 +106,12 @@ std::string errnoText(const std::string &what, const std::string &path) {
   return "kernel cache: " + what + " " + path + ": " + std::strerror(errno);
 }
 
+/// The environment variable `name`, "" when unset.
+std::string env(const char *name) {
+  const char *v = std::getenv(name);
+  return v ? v : "";
+}
+
 /// Prints `message` as a warning once per process.
 void warnOnce(const std::string &message) {
   static std::mutex mutex;
@@ -377,10 +383,6 @@ std::string KernelCache::refusal() const {
 }
 
 std::string KernelCache::defaultDirectory() {
-  auto env = [](const char *name) -> std::string {
-    const char *v = std::getenv(name);
-    return v ? v : "";
-  };
   if (std::string dir = env("XLNETC_KERNEL_CACHE"); !dir.empty())
     return dir;
   // The XDG spec ignores relative paths.
@@ -392,10 +394,6 @@ std::string KernelCache::defaultDirectory() {
 }
 
 std::string KernelCache::defaultKeyFile() {
-  auto env = [](const char *name) -> std::string {
-    const char *v = std::getenv(name);
-    return v ? v : "";
-  };
   if (std::string file = env("XLNETC_KERNEL_CACHE_KEY"); !file.empty())
     return file;
   if (std::string xdg = env("XDG_CONFIG_HOME"); !xdg.empty() && xdg[0] == '/')
