@@ -190,6 +190,11 @@ Status parseDeviceProgramJson(const std::string &text, const Plan &plan,
       size_t want = table.kind == DeviceTable::Norm ? 1 : 7;
       if (r.ok() && entry.buffers.size() != want)
         r.fail(fmt::format("an entry has {} buffers, not {}", entry.buffers.size(), want));
+      // The kernels touch `count` elements of every buffer of the entry.
+      for (int b : entry.buffers)
+        if (r.ok() && entry.count > numelOf(plan.buffers[size_t(b)].shape))
+          r.fail(fmt::format("an entry of {} elements names buffer {} of {}", entry.count, b,
+                             numelOf(plan.buffers[size_t(b)].shape)));
       table.entries.push_back(std::move(entry));
     }
     if (!r.ok())
@@ -338,11 +343,12 @@ Status parseDeviceProgramJson(const std::string &text, const Plan &plan,
           launch.args.push_back(arg);
         }
         // A multi-tensor launch's work is its tables' elements.
+        // (Saturated: a doctored table must not overflow the sum.)
         int64_t launchWork = work;
         for (const KernelArg &arg : launch.args)
           if (arg.kind == KernelArg::Table && arg.index >= 0 && size_t(arg.index) < p.tables.size())
             for (const DeviceTable::Entry &e : p.tables[size_t(arg.index)].entries)
-              launchWork += e.count;
+              launchWork = std::min(launchWork, INT64_MAX / 2 - e.count) + e.count;
         if (r.ok() && int64_t(launch.grid) > launchWork)
           r.fail(fmt::format("kernel {} launches {} blocks for a step of {} elements (a grid "
                              "is never larger than its step's work)",

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -116,10 +117,29 @@ Status readLines(std::istream &in, int64_t firstLineNo,
   bool sentId = true; // official: sent_id = True
   bool inDocument = false;
   int64_t textTokens = 0;
+  // The memory the corpus may take (options.maxBytes): its tokens and
+  // flags as they will be allocated once `adding` more tokens go in, and
+  // the line being encoded.
+  std::vector<int64_t> cur;
+  auto checkBudget = [&](int64_t lineNo, size_t adding) -> Status {
+    if (options.maxBytes <= 0)
+      return Status::ok();
+    const size_t want = out.tokens.size() + adding;
+    const size_t capacity =
+        want <= out.tokens.capacity() ? out.tokens.capacity() : std::max(want, 2 * out.tokens.size());
+    const int64_t held = int64_t(capacity * (sizeof(int64_t) + 1) + cur.capacity() * sizeof(int64_t));
+    if (held <= options.maxBytes)
+      return Status::ok();
+    return Status::error(fmt::format(
+        "{}:{}: the corpus does not fit in memory: its {} tokens so far take {} (9 bytes a "
+        "token, as allocated), past the {} it may have ({}); use a smaller corpus, or "
+        "--no-memory-check",
+        out.path, lineNo, want, formatBytes(held), formatBytes(options.maxBytes),
+        options.maxBytesWhat));
+  };
   LineSegments lines(in);
   std::string segment;
   bool lineEnd = false, blank = true;
-  std::vector<int64_t> cur;
   for (int64_t lineNo = firstLineNo; lines.next(segment, lineEnd);) {
     if (lineEnd && !segment.empty() && segment.back() == '\r')
       segment.pop_back();
@@ -131,6 +151,7 @@ Status readLines(std::istream &in, int64_t firstLineNo,
       blank = false;
       inDocument = true;
       XLNETC_RETURN_IF_ERROR(encode(segment, lineNo, cur));
+      XLNETC_RETURN_IF_ERROR(checkBudget(lineNo, cur.size())); // a long line, as it grows
     }
     if (!lineEnd)
       continue;
@@ -148,16 +169,11 @@ Status readLines(std::istream &in, int64_t firstLineNo,
     } else {
       textTokens += int64_t(cur.size());
     }
+    // The corpus grows by doubling: count what the next growth would
+    // allocate, before it does.
+    XLNETC_RETURN_IF_ERROR(checkBudget(lineNo, cur.size()));
     out.tokens.insert(out.tokens.end(), cur.begin(), cur.end());
     out.sentIds.insert(out.sentIds.end(), cur.size(), sentId ? 1 : 0);
-    const int64_t held = int64_t(out.tokens.capacity() * sizeof(int64_t) + out.sentIds.capacity());
-    if (options.maxBytes > 0 && held > options.maxBytes)
-      return Status::error(fmt::format(
-          "{}:{}: the corpus does not fit in memory: its {} tokens so far take {} (9 bytes a "
-          "token, as allocated), past the {} it may have ({}); use a smaller corpus, or "
-          "--no-memory-check",
-          out.path, lineNo, out.tokens.size(), formatBytes(held), formatBytes(options.maxBytes),
-          options.maxBytesWhat));
     sentId = !sentId;
     cur.clear();
     blank = true;

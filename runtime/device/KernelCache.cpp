@@ -261,7 +261,7 @@ Status loadKey(const std::string &keyFile, std::string &key) {
     if (slash != std::string::npos && slash > 0)
       XLNETC_RETURN_IF_ERROR(makeDirectories(keyFile.substr(0, slash)));
     std::string tmp = keyFile + ".tmp-XXXXXX";
-    int out = ::mkstemp(tmp.data()); // 0600
+    int out = ::mkostemp(tmp.data(), O_CLOEXEC); // 0600
     if (out < 0)
       return Status::error(errnoText("cannot create", tmp));
     std::string bytes(kKeyBytes, '\0');
@@ -357,9 +357,12 @@ const KernelCache::State *KernelCache::open() const {
         ::close(s.dirFd);
       s.dirFd = -1;
       warnOnce("kernel cache " + directory_ + " is not used: " + why +
-               "; compiling without it (a private directory of your own, e.g. "
-               "XLNETC_KERNEL_CACHE=~/.cache/xlnetc/kernels, or --no-kernel-cache, ends this "
-               "warning)");
+               "; compiling without it (" +
+               (why.rfind("the key", 0) == 0 || why.rfind("no key", 0) == 0
+                    ? std::string("a key file of your own, 0600 (XLNETC_KERNEL_CACHE_KEY), ")
+                    : std::string("a private directory of your own, e.g. "
+                                  "XLNETC_KERNEL_CACHE=~/.cache/xlnetc/kernels, ")) +
+               "or --no-kernel-cache, ends this warning)");
     };
     if (Status st = makeDirectories(directory_); !st)
       return refuse(st.message());
@@ -420,7 +423,7 @@ bool KernelCache::lookup(const std::string &key, const std::string &ext,
   if (fd < 0) {
     if (errno == ELOOP)
       warnOnce("kernel cache: ignoring " + path(key, ext) +
-               ": it is a symbolic link (the next compile replaces it)");
+               ": it is a symbolic link (a miss: the kernel is compiled again)");
     return false;
   }
   struct stat st;
@@ -430,7 +433,7 @@ bool KernelCache::lookup(const std::string &key, const std::string &ext,
   ::close(fd);
   if (!why.empty())
     warnOnce("kernel cache: ignoring " + path(key, ext) + ": " + why +
-             " (the next compile replaces it)");
+             " (a miss: the kernel is compiled again)");
   return read && decode(s->key, name, file, ext, bytes, meta);
 }
 

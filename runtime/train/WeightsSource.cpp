@@ -40,6 +40,8 @@ std::string torchConversion(const std::string &path) {
 /// What a file that is not safetensors is, from its first bytes and name
 /// (empty: nothing xlnetc recognises as another weights format).
 std::string foreignFormat(const std::string &path, std::string &hint) {
+  if (std::string kind = oddFileKind(path); !kind.empty())
+    return kind; // never opened: a FIFO would block
   std::ifstream in(path, std::ios::binary);
   char head[8] = {0};
   in.read(head, sizeof head);

@@ -135,6 +135,22 @@ TEST(DeviceProgramJson, BadDocumentsAreOneError) {
   EXPECT_NE(st.message().find("is not a pair of buffers of the plan"), std::string::npos)
       << st.message();
 
+  // A multi-tensor entry counting more elements than its buffers hold (the
+  // kernels would read and write past them), and a negative first chunk.
+  ASSERT_FALSE(doc["tables"].empty());
+  bad = doc;
+  bad["tables"][0]["entries"][0]["count"] = int64_t(1) << 40;
+  st = parse(bad, l.program.source);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.message().find("an entry of 1099511627776 elements names buffer"),
+            std::string::npos) << st.message();
+  bad = doc;
+  bad["tables"][0]["entries"][0]["chunk_begin"] = -1;
+  st = parse(bad, l.program.source);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.message().find("'chunk_begin' is -1, outside [0,"), std::string::npos)
+      << st.message();
+
   bad = doc;
   bad["steps"][step]["launches"][0]["args"][0]["kind"] = "texture";
   st = parse(bad, l.program.source);

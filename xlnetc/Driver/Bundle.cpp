@@ -43,6 +43,20 @@ rt::Status writeFile(const fs::path &path, const std::string &text) {
   return rt::Status::ok();
 }
 
+/// Whether a TOML spec's text sets hf_config (a file it reads beside it).
+bool setsHfConfig(const std::string &toml) {
+  std::istringstream in(toml);
+  for (std::string line; std::getline(in, line);) {
+    size_t at = line.find_first_not_of(" \t");
+    if (at == std::string::npos || line.compare(at, 9, "hf_config") != 0)
+      continue;
+    at = line.find_first_not_of(" \t", at + 9);
+    if (at != std::string::npos && line[at] == '=')
+      return true;
+  }
+  return false;
+}
+
 json shapeJson(const StepShape &s) {
   return {{"batch", s.batch},    {"seq_len", s.seqLen},     {"num_predict", s.numPredict},
           {"mlen", s.mlen},      {"reuse_len", s.reuseLen}, {"perm_mask", s.permBits ? "bits" : "ranks"}};
@@ -142,6 +156,10 @@ rt::Status writeBundle(const std::string &dir, const std::string &specPath,
   if (rt::Status st = readFile(specPath, specText); !st)
     return cleanup(st);
   const std::string specName = spec.fromHFConfig ? "config.json" : "spec.toml";
+  // A bundle holds everything it reads: a spec that takes its [model] from
+  // an hf_config file is written resolved (its model keys inline).
+  if (!spec.fromHFConfig && setsHfConfig(specText))
+    specText = writeSpecToml(spec, "the spec of " + specPath + ", its model keys written out");
   const std::string programText = rt::writeDeviceProgramJson(program);
   json files = json::object();
   for (auto [name, text] : {std::pair<std::string, const std::string *>{specName, &specText},
@@ -369,6 +387,11 @@ rt::Status readBundle(const std::string &dir, Bundle &out) {
   std::string specText, specSum = recorded(specFile);
   XLNETC_RETURN_IF_ERROR(r.status());
   XLNETC_RETURN_IF_ERROR(readChecked(specFile, specSum, specText));
+  if (specFile != "config.json" && setsHfConfig(specText))
+    return rt::Status::error(fmt::format(
+        "{}/{}: sets hf_config, a file outside what the manifest records: a bundle's spec "
+        "holds its model keys itself (xlnetc compile writes them so)",
+        rootDir, specFile));
   if (std::optional<Precision> p = parsePrecision(b.precision))
     b.shape.precision = *p;
   else

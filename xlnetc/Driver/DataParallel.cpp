@@ -189,6 +189,8 @@ const char *exchangeName(Exchange what) {
     return "the loss exchange";
   case Exchange::Stop:
     return "the stop exchange";
+  case Exchange::StopCheckpoint:
+    return "the stop's checkpoint exchange";
   case Exchange::ParameterCheck:
     return "the parameter check";
   }

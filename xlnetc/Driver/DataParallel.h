@@ -62,6 +62,7 @@ enum class Exchange : uint64_t {
   TokenCounts,
   Loss,
   Stop,
+  StopCheckpoint,
   ParameterCheck,
 };
 const char *exchangeName(Exchange what);

@@ -98,6 +98,9 @@ private:
 
 const char *signalName(int signal) { return signal == SIGINT ? "SIGINT" : "SIGTERM"; }
 
+/// The exit status of a run stopped by SIGINT or SIGTERM.
+bool isStopExit(int rc) { return rc == 128 + SIGINT || rc == 128 + SIGTERM; }
+
 using Clock = std::chrono::steady_clock;
 
 /// The dropout seed of one step: a hash of the run seed and the step, so a
@@ -287,7 +290,8 @@ struct Bindings {
 
 /// Removes the directory `dir` when it is destroyed, if it then holds
 /// nothing but the run's lock file: only a directory this run created, and
-/// never a file other than that lock.
+/// never a file other than that lock, which this run still holds (a run
+/// that makes a new lock file there meanwhile keeps the directory).
 class RemoveIfLeftEmpty {
 public:
   explicit RemoveIfLeftEmpty(std::string dir) : dir_(std::move(dir)) {}
@@ -459,14 +463,14 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
   const bool created = fs::create_directories(outDir, ec);
   if (ec)
     return fail(fmt::format("cannot create the run directory '{}': {}", outDir, ec.message()));
-  // A run that made its directory and ends before writing anything into it
-  // (a bad corpus, say) leaves no empty directory behind. Declared before
-  // the lock, so it looks after the lock is released.
-  RemoveIfLeftEmpty removeIfEmpty(lead && created ? outDir : std::string());
   // The writer of the run directory (rank 0) holds it for the whole run, and
   // finds nothing it writes there that is not a regular file
   // (runtime/train/RunDirectory.h).
   rt::train::RunLock runLock;
+  // A run that made its directory and ends before writing anything into it
+  // (a bad corpus, say) leaves no empty directory behind. Declared after
+  // the lock, so it removes the directory while the lock is still held.
+  RemoveIfLeftEmpty removeIfEmpty(lead && created ? outDir : std::string());
   if (lead) {
     if (rt::Status st = rt::train::RunLock::acquire(outDir, runLock); !st)
       return fail(st.message());
@@ -531,7 +535,11 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
   corpusOptions.keepAccents = spec.keepAccents;
   // The corpus is read whole: it is counted against what the memory check
   // leaves after the step.
-  if (!pipelineMemoryBudget(plan, executor, /*keepsCopy=*/true, memoryCheck,
+  // Every rank on a node holds a corpus in the node's RAM, on a GPU too.
+  MemoryCheckArgs corpusCheck = memoryCheck;
+  if (parallel)
+    corpusCheck.sharers = rt::dist::launcherLocalSize();
+  if (!pipelineMemoryBudget(plan, executor, /*keepsCopy=*/true, corpusCheck,
                             corpusOptions.maxBytes, corpusOptions.maxBytesWhat, error))
     return fail(error);
   std::unique_ptr<rt::data::Tokenizer> tokenizer;
@@ -982,11 +990,22 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
         stopSignal = std::max(stopSignal, int(s));
     }
     if (stopSignal != 0 && step < totalSteps) {
+      rt::Status saved = rt::Status::ok();
       if (lastCheckpointStep != step)
-        if (rt::Status st = saveCheckpoint(inputsReady ? &positionBeforePrefetch : nullptr); !st)
-          return fail(fmt::format("{}: stopping after step {}, the checkpoint could not be "
-                                  "written: {}",
-                                  signalName(stopSignal), step, st.message()));
+        saved = saveCheckpoint(inputsReady ? &positionBeforePrefetch : nullptr);
+      // Every rank waits for rank 0's checkpoint: none ends before it.
+      if (severalRanks) {
+        std::vector<uint64_t> written;
+        if (rt::Status st = exchange64(world, Exchange::StopCheckpoint, saved ? 1 : 0, written);
+            !st)
+          return fail(st.message());
+        if (!lead && written[0] == 0)
+          saved = rt::Status::error("rank 0 could not write it");
+      }
+      if (!saved)
+        return fail(fmt::format("{}: stopping after step {}, the checkpoint could not be "
+                                "written: {}",
+                                signalName(stopSignal), step, saved.message()));
       if (lead)
         metrics.close();
       if (nccl)
@@ -1043,7 +1062,9 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
       runGuarded("xlnetc", [&] { return trainOnRank(args, compile, *world); });
   if (saved)
     std::cout.rdbuf(saved);
-  if (rc != 0)
+  // A stop by SIGINT or SIGTERM is an end every rank reached together, after
+  // rank 0's checkpoint: no abort (it would kill the others mid-exit).
+  if (rc != 0 && !isStopExit(rc))
     world->abort(rc);
   return rc;
 }
