@@ -305,23 +305,41 @@ std::string explainTrainingFailure(const std::string &corpusPath, int64_t vocabS
 /// SentencePiece's default max_sentence_length: longer lines are skipped.
 constexpr size_t kMaxSentenceBytes = 4192;
 
-/// An error unless `path` has a line SentencePiece learns from: not blank
-/// (more than ASCII whitespace) and at most kMaxSentenceBytes long. Reads
-/// the file in blocks, holding no line whole.
+/// Whether `line` has a character SentencePiece's normalisation keeps: not
+/// white space (any Unicode space: NBSP and U+3000 included) and not a
+/// default-ignorable code point (zero-width characters), which nmt_nfkc
+/// removes.
+bool hasText(const std::string &line) {
+  const icu::UnicodeString u = icu::UnicodeString::fromUTF8(line);
+  for (int32_t i = 0; i < u.length();) {
+    const UChar32 c = u.char32At(i);
+    i += U16_LENGTH(c);
+    if (!u_isUWhiteSpace(c) && !u_hasBinaryProperty(c, UCHAR_DEFAULT_IGNORABLE_CODE_POINT))
+      return true;
+  }
+  return false;
+}
+
+/// An error unless `path` has a line SentencePiece learns from: with text
+/// (hasText) and at most kMaxSentenceBytes long. Reads the file in blocks,
+/// holding at most kMaxSentenceBytes + 1 bytes of a line.
 Status checkTrainableText(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return Status::error(fmt::format("{}: cannot open the tokenizer training corpus", path));
   std::vector<char> block(1 << 16);
+  std::string line;
   size_t lineBytes = 0, lines = 0, longLines = 0;
-  bool text = false;
+  // True when the line just ended is one to learn from.
   auto endLine = [&] {
-    if (text && lineBytes <= kMaxSentenceBytes)
+    const bool tooLong = lineBytes > kMaxSentenceBytes;
+    const bool text = tooLong ? true : hasText(line);
+    if (text && !tooLong)
       return true;
-    longLines += text ? 1 : 0;
+    longLines += tooLong ? 1 : 0;
     ++lines;
     lineBytes = 0;
-    text = false;
+    line.clear();
     return false;
   };
   while (in) {
@@ -333,16 +351,16 @@ Status checkTrainableText(const std::string &path) {
           return Status::ok();
         continue;
       }
-      ++lineBytes;
-      text = text || !(c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f');
+      if (++lineBytes <= kMaxSentenceBytes)
+        line.push_back(c);
     }
   }
   if (lineBytes > 0 && endLine())
     return Status::ok();
   return Status::error(fmt::format(
-      "{}: no line to train a tokenizer on: {} of its {} lines are blank and {} longer "
-      "than SentencePiece's {} bytes; give a corpus with text, or --tokenizer with an "
-      "existing SentencePiece model",
+      "{}: no line to train a tokenizer on: {} of its {} lines are blank (white space or "
+      "invisible characters only) and {} longer than SentencePiece's {} bytes; give a corpus "
+      "with text, or --tokenizer with an existing SentencePiece model",
       path, lines - longLines, lines, longLines, kMaxSentenceBytes));
 }
 

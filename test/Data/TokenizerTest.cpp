@@ -260,9 +260,17 @@ TEST(TrainTokenizerTest, NothingToLearnFromIsAnError) {
   EXPECT_NE(s.message().find("no line to train a tokenizer on: 4 of its 4 lines are blank"),
             std::string::npos)
       << s.message();
+  // Unicode spaces (NBSP, U+3000) and zero-width characters are blank too:
+  // SentencePiece's normalisation leaves nothing of them.
+  const std::string unicode = dir.file("unicode.txt");
+  writeText(unicode, "\xc2\xa0\xc2\xa0\n\xe3\x80\x80\n\xe2\x80\x8b\xe2\x80\x8b\n");
+  s = trainTokenizer(unicode, 400, dir.file("m"));
+  ASSERT_FALSE(s);
+  EXPECT_NE(s.message().find("3 of its 3 lines are blank"), std::string::npos) << s.message();
   s = trainTokenizer(longOnly, 400, dir.file("m"));
   ASSERT_FALSE(s);
-  EXPECT_NE(s.message().find("1 of its 2 lines are blank and 1 longer than SentencePiece's 4192"),
+  EXPECT_NE(s.message().find("1 of its 2 lines are blank (white space or invisible characters "
+                             "only) and 1 longer than SentencePiece's 4192"),
             std::string::npos)
       << s.message();
 }
