@@ -77,13 +77,6 @@ Status readAll(int fd, const std::string &where, std::string &out) {
 
 } // namespace
 
-std::string notARegularFile(const std::string &path) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0)
-    return errnoText();
-  return S_ISREG(st.st_mode) ? "" : kindOf(st.st_mode);
-}
-
 std::string oddFileKind(const std::string &path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode))
@@ -92,8 +85,11 @@ std::string oddFileKind(const std::string &path) {
 }
 
 Status checkInputFile(const std::string &path) {
-  if (std::string what = notARegularFile(path); !what.empty())
-    return Status::error(path + ": " + what + (what == "no such file" ? "" : ", not a regular file"));
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0)
+    return Status::error(path + ": " + errnoText());
+  if (!S_ISREG(st.st_mode))
+    return Status::error(path + ": " + kindOf(st.st_mode) + ", not a regular file");
   return Status::ok();
 }
 

@@ -18,11 +18,6 @@
 
 namespace xlnetc::rt {
 
-/// "" when `path` is a regular file (after links), else what it is instead
-/// ("a directory", "a FIFO", "a character device", "no such file", ...).
-/// Never blocks.
-std::string notARegularFile(const std::string &path);
-
 /// What `path` is when it exists but is no regular file ("a FIFO", "a
 /// directory", ...), else "" (a regular file, or nothing there: the open
 /// that follows says so). Never blocks: readers that open a file
@@ -30,9 +25,9 @@ std::string notARegularFile(const std::string &path);
 /// not a wait for a writer that never comes.
 std::string oddFileKind(const std::string &path);
 
-/// An error naming `path` unless it is a regular file (notARegularFile):
-/// for readers that open the file themselves (streams, mmap), called before
-/// they open it.
+/// An error naming `path` and what it is ("no such file", "a FIFO, not a
+/// regular file", ...) unless it is a regular file (after links). Never
+/// blocks: for readers that open the file themselves, before they do.
 Status checkInputFile(const std::string &path);
 
 /// Opens `path` for reading: a regular file (following links), opened

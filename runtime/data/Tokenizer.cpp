@@ -333,8 +333,7 @@ Status checkTrainableText(const std::string &path) {
   // True when the line just ended is one to learn from.
   auto endLine = [&] {
     const bool tooLong = lineBytes > kMaxSentenceBytes;
-    const bool text = tooLong ? true : hasText(line);
-    if (text && !tooLong)
+    if (!tooLong && hasText(line))
       return true;
     longLines += tooLong ? 1 : 0;
     ++lines;

@@ -242,6 +242,9 @@ class ManifestReader {
 public:
   explicit ManifestReader(std::string where) : where_(std::move(where)) {}
 
+  /// Field `path` of `obj`: its name with its parents' before dots
+  /// ("spec.file"), for messages; the last part is the key, so a key with a
+  /// dot in it (a file name under "sha256") is not read this way.
   const json *field(const json &obj, const std::string &path) {
     const std::string key = path.substr(path.rfind('.') + 1);
     if (!obj.is_object() || !obj.contains(key)) {

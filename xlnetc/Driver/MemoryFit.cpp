@@ -84,6 +84,19 @@ std::string fitHint(const ModelSpec &spec, const StepShape &shape, StepKind step
                      lo);
 }
 
+/// --memory-limit in bytes (0: not given); false, with `error`, when it is
+/// not a size.
+bool memoryLimitArg(const MemoryCheckArgs &args, int64_t &limit, std::string &error) {
+  limit = 0;
+  if (args.limit.empty())
+    return true;
+  if (rt::Status st = rt::parseByteSize(args.limit, limit); !st) {
+    error = "--memory-limit: " + st.message();
+    return false;
+  }
+  return true;
+}
+
 } // namespace
 
 bool checkStepFits(const ModelSpec &spec, const StepShape &shape, StepKind step,
@@ -94,11 +107,9 @@ bool checkStepFits(const ModelSpec &spec, const StepShape &shape, StepKind step,
     return true;
   int64_t limit = 0;
   std::string what;
-  if (!args.limit.empty()) {
-    if (rt::Status st = rt::parseByteSize(args.limit, limit); !st) {
-      error = "--memory-limit: " + st.message();
-      return false;
-    }
+  if (!memoryLimitArg(args, limit, error))
+    return false;
+  if (limit > 0) {
     what = "is the --memory-limit";
   } else if (rt::Status st = rt::memoryAvailable(executor, limit, what); !st) {
     error = st.message();
@@ -139,11 +150,9 @@ bool pipelineMemoryBudget(const rt::Plan &plan, rt::Executor &executor, bool kee
     return true;
   const bool onGpu = executor.kind() == rt::dev::DeviceKind::Cuda;
   int64_t limit = 0;
-  if (!args.limit.empty() && !onGpu) {
-    if (rt::Status st = rt::parseByteSize(args.limit, limit); !st) {
-      error = "--memory-limit: " + st.message();
-      return false;
-    }
+  if (!onGpu && !memoryLimitArg(args, limit, error))
+    return false;
+  if (limit > 0) {
     what = "the --memory-limit";
   } else if (rt::Status st = rt::hostMemoryAvailable(limit); !st) {
     error = st.message();

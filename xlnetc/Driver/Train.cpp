@@ -30,7 +30,6 @@
 
 #include <chrono>
 #include <csignal>
-#include <sstream>
 
 #include <signal.h>
 #include <unistd.h>
@@ -109,20 +108,13 @@ uint64_t stepSeed(uint64_t runSeed, int64_t step) {
   return rt::host::splitmix64(runSeed ^ rt::host::splitmix64(uint64_t(step)));
 }
 
-/// Test hook: XLNETC_FAULT_NAN_AT_STEP=N poisons mask_emb before step N
-/// (1-based) so the NaN guard can be tested end to end.
-std::optional<int64_t> nanFaultStep() {
-  const char *v = std::getenv("XLNETC_FAULT_NAN_AT_STEP");
-  if (!v || !*v)
-    return std::nullopt;
-  return std::strtoll(v, nullptr, 10);
-}
-
-/// Test hook: XLNETC_FAULT_SIGINT_AT_STEP=N raises SIGINT while step N
-/// (1-based) runs, after the next step's batch was drawn: the latest moment
-/// a stop can be asked for.
-std::optional<int64_t> sigintFaultStep() {
-  const char *v = std::getenv("XLNETC_FAULT_SIGINT_AT_STEP");
+/// Test hooks that name a step (1-based), $name=N; nullopt when unset:
+/// XLNETC_FAULT_NAN_AT_STEP poisons mask_emb before step N, so the NaN guard
+/// can be tested end to end; XLNETC_FAULT_SIGINT_AT_STEP raises SIGINT
+/// while step N runs, after the next step's batch was drawn: the latest
+/// moment a stop can be asked for.
+std::optional<int64_t> faultStep(const char *name) {
+  const char *v = std::getenv(name);
   if (!v || !*v)
     return std::nullopt;
   return std::strtoll(v, nullptr, 10);
@@ -320,15 +312,7 @@ private:
 /// --init-from are compared by content at the start check, not by path.
 static std::vector<std::pair<std::string, std::string>>
 runSettings(const ModelSpec &spec, const TrainArgs &args, int64_t totalSteps) {
-  std::vector<std::pair<std::string, std::string>> out;
-  std::string section;
-  std::istringstream toml(writeSpecToml(spec));
-  for (std::string line; std::getline(toml, line);) {
-    if (line.size() > 2 && line.front() == '[' && line.back() == ']')
-      section = line.substr(1, line.size() - 2);
-    else if (size_t eq = line.find(" = "); eq != std::string::npos && line[0] != '#')
-      out.emplace_back(section + "." + line.substr(0, eq), line.substr(eq + 3));
-  }
+  std::vector<std::pair<std::string, std::string>> out = specValues(spec);
   auto flag = [&](const char *name, const std::string &value) { out.emplace_back(name, value); };
   flag("--steps", std::to_string(totalSteps));
   flag("--checkpoint-every", std::to_string(args.checkpointEvery));
@@ -788,8 +772,8 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
   // weights of its loss and gradient in the global batch's.
   std::vector<double> counts(size_t(world.size()), 1.0), nextCounts = counts;
   const double reduceScale = reduceScaleFault();
-  const std::optional<int64_t> faultStep = nanFaultStep();
-  const std::optional<int64_t> sigintStep = sigintFaultStep();
+  const std::optional<int64_t> nanStep = faultStep("XLNETC_FAULT_NAN_AT_STEP");
+  const std::optional<int64_t> sigintStep = faultStep("XLNETC_FAULT_SIGINT_AT_STEP");
   const auto runStart = Clock::now();
   auto intervalStart = runStart;
   int64_t intervalSteps = 0;
@@ -831,7 +815,7 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
       if (name.rfind("raw.", 0) != 0)
         bind.map[name] = std::move(t);
     bind.map["step"] = rt::Tensor::fromI64({}, {next});
-    if (faultStep && *faultStep == next + 1) {
+    if (nanStep && *nanStep == next + 1) {
       rt::Tensor poisoned;
       if (rt::Status st = bind.get(executor, "transformer.mask_emb", poisoned); !st)
         return st;

@@ -19,8 +19,6 @@
 #include <cmath>
 #include <exception>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <vector>
 
 namespace xlnetc {
@@ -355,13 +353,11 @@ bool loadSpec(const std::string &path, ModelSpec &out, std::string &error) {
                                       : why);
       return false;
     }
-    std::ostringstream text;
-    text << content;
     ModelSpec spec;
     spec.sourcePath = path;
     bool isJson = fs::path(path).extension() == ".json";
-    bool ok = isJson ? detail::loadHFConfig(path, text.str(), spec, error)
-                     : detail::loadTomlSpec(path, text.str(), spec, error);
+    bool ok = isJson ? detail::loadHFConfig(path, content, spec, error)
+                     : detail::loadTomlSpec(path, content, spec, error);
     if (ok)
       out = std::move(spec);
     return ok;

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace xlnetc {
@@ -109,6 +110,9 @@ bool validateSpec(const ModelSpec &spec, std::string &error);
 /// same values; `comment` (optional) becomes a first `#` line. A run
 /// directory keeps its spec this way (spec.toml), resolved.
 std::string writeSpecToml(const ModelSpec &spec, const std::string &comment = "");
+
+/// Every key of writeSpecToml as ("section.key", TOML value), in its order.
+std::vector<std::pair<std::string, std::string>> specValues(const ModelSpec &spec);
 
 //===--- A resumed run against its own spec ----------------------------------===//
 

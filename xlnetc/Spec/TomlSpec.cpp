@@ -506,6 +506,13 @@ std::string xlnetc::writeSpecToml(const ModelSpec &spec, const std::string &comm
   return out;
 }
 
+std::vector<std::pair<std::string, std::string>> xlnetc::specValues(const ModelSpec &spec) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const KeyDesc &d : keyTable())
+    out.emplace_back(std::string(d.section) + "." + d.key, tomlValue(d, spec));
+  return out;
+}
+
 std::vector<SpecChange> xlnetc::specChanges(const ModelSpec &before, const ModelSpec &after) {
   std::vector<SpecChange> changes;
   for (const KeyDesc &d : keyTable()) {
