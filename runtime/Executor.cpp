@@ -2,6 +2,8 @@
 
 #include "runtime/Executor.h"
 
+#include "runtime/host/GemmKernels.h"
+
 #include <fmt/format.h>
 #include <omp.h>
 
@@ -25,12 +27,12 @@ Status Executor::open(dev::DeviceKind kind, const dev::DeviceOptions &options,
   return dev::openDevice(out.kind_, options, out.device_);
 }
 
-std::string Executor::description() const {
+std::string Executor::description(int threads) const {
   if (device_)
     return device_->description();
-  int threads = omp_get_max_threads();
-  return fmt::format("host executor ({} thread{})", threads,
-                     threads == 1 ? "" : "s");
+  int used = threads > 0 ? threads : omp_get_max_threads();
+  return fmt::format("host executor ({} thread{}, {})", used, used == 1 ? "" : "s",
+                     host::gemmKernelsText());
 }
 
 void Executor::setCarry(std::vector<std::pair<std::string, std::string>> carry) {

@@ -3,6 +3,7 @@
 #include "runtime/HostExecutor.h"
 
 #include "runtime/MemoryPlan.h"
+#include "runtime/host/CpuFeatures.h"
 #include "runtime/host/Kernels.h"
 #include "runtime/host/VecKernels.h"
 
@@ -21,6 +22,23 @@ HostThreadScope::HostThreadScope(int threads)
   if (threads > 0)
     omp_set_num_threads(threads);
   openblas_set_num_threads(1);
+}
+
+Status checkHostThreads(int threads, const char *what) {
+  if (threads < 0)
+    return Status::error(fmt::format("{} {}: the thread count must be 0 (all CPUs) or more",
+                                     what, threads));
+  int cpus = host::availableCpus();
+  int used = threads > 0 ? threads : omp_get_max_threads();
+  if (used <= cpus)
+    return Status::ok();
+  if (threads > 0)
+    return Status::error(fmt::format("{} {}: this process can run on {} CPU{}; use at most "
+                                     "{} threads ({} 0: all of them)",
+                                     what, threads, cpus, cpus == 1 ? "" : "s", cpus, what));
+  return Status::error(fmt::format("OMP_NUM_THREADS={}: this process can run on {} CPU{}; set "
+                                   "it to at most {}, or unset it",
+                                   used, cpus, cpus == 1 ? "" : "s", cpus));
 }
 
 HostThreadScope::~HostThreadScope() {

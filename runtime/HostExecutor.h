@@ -148,6 +148,7 @@ private:
 /// cores, made the tiny model's step 10x slower than one thread.
 class HostThreadScope {
 public:
+  /// `threads` must have passed checkHostThreads.
   explicit HostThreadScope(int threads);
   ~HostThreadScope();
   HostThreadScope(const HostThreadScope &) = delete;
@@ -156,6 +157,13 @@ public:
 private:
   int savedOmp_, savedBlas_;
 };
+
+/// Refuses a thread count this machine cannot run (more threads than the
+/// CPUs this process may use, where libgomp fails or crashes instead of
+/// running them, and a negative count). `threads` 0 checks OpenMP's default,
+/// which OMP_NUM_THREADS sets. `what` names the setting in the message
+/// ("--threads").
+Status checkHostThreads(int threads, const char *what = "--threads");
 
 /// Executes `plan`. `bindings` holds every input and param buffer by name with
 /// exactly the plan's dtype and shape (extra entries are ignored). On success

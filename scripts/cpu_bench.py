@@ -18,7 +18,14 @@ or transformers is missing (or with --no-torch) the PyTorch columns say so
 and xlnetc's are still measured.
 
 usage: cpu_bench.py [SPEC ...] [--steps N] [--warmup N] [--threads T] [--rounds R]
-                    [--build DIR] [--python PY] [--no-torch] [--json OUT]
+                    [--isa native|avx2] [--build DIR] [--python PY] [--no-torch] [--json OUT]
+
+The header names the CPU, its features and the GEMM kernels xlnetc ran (and
+why: chosen by OpenBLAS, corrected by xlnetc from the CPU's features, or
+forced). --isa avx2 measures both sides as on an AVX2-only CPU: xlnetc with
+OpenBLAS's Haswell kernels and its avx2 loops (OPENBLAS_CORETYPE=Haswell,
+XLNETC_HOST_ISA=avx2), PyTorch with ATEN_CPU_CAPABILITY=avx2,
+MKL_ENABLE_INSTRUCTIONS=AVX2 and ONEDNN_MAX_CPU_ISA=AVX2.
 
 Defaults: models/xlnet-small.toml bench/cpu/d512.toml bench/cpu/base-width.toml,
 10 timed steps after 2, all cores, 1 round, build/, this Python. On a shared
@@ -34,6 +41,13 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The environment of each side per --isa setting.
+ISA_ENV = {
+    "native": ({}, {}),
+    "avx2": ({"OPENBLAS_CORETYPE": "Haswell", "XLNETC_HOST_ISA": "avx2"},
+             {"ATEN_CPU_CAPABILITY": "avx2", "MKL_ENABLE_INSTRUCTIONS": "AVX2",
+              "ONEDNN_MAX_CPU_ISA": "AVX2"}),
+}
 DEFAULT_SPECS = ["models/xlnet-small.toml", "bench/cpu/d512.toml", "bench/cpu/base-width.toml"]
 
 
@@ -67,6 +81,9 @@ def main(argv):
     ap.add_argument("--no-torch", action="store_true", help="time xlnetc only")
     ap.add_argument("--rounds", type=int, default=1,
                     help="time xlnetc and PyTorch alternately this many times")
+    ap.add_argument("--isa", choices=sorted(ISA_ENV), default="native",
+                    help="native: what each side picks on this CPU; avx2: both as on an "
+                         "AVX2-only CPU")
     ap.add_argument("--json")
     args = ap.parse_args(argv[1:])
     if args.rounds < 1:
@@ -81,7 +98,11 @@ def main(argv):
     if not have_torch:
         print(f"PyTorch: not measured ({why})", flush=True)
 
-    env = dict(os.environ, OMP_WAIT_POLICY="passive", OMP_NUM_THREADS=str(args.threads))
+    xlnetc_isa, torch_isa = ISA_ENV[args.isa]
+    xenv = dict(os.environ, **xlnetc_isa)
+    env = dict(os.environ, OMP_WAIT_POLICY="passive", OMP_NUM_THREADS=str(args.threads),
+               **torch_isa)
+    machine = None  # the CPU and GEMM kernels, from xlnetc-run bench's JSON
     rows = []
     with tempfile.TemporaryDirectory(prefix="xlnetc-cpu-bench-") as tmp:
         for spec in args.specs:
@@ -99,9 +120,11 @@ def main(argv):
                 xj = os.path.join(tmp, name + ".xlnetc.json")
                 run([runner, "bench", bundle, "--device", "host", "--threads",
                      str(args.threads), "--steps", str(args.steps), "--warmup",
-                     str(args.warmup), "--json", xj])
+                     str(args.warmup), "--json", xj], env=xenv)
                 with open(xj) as f:
                     xres = json.load(f)
+                machine = machine or {"cpu": xres["cpu"], "device": xres["device"],
+                                      "gemm": xres["gemm_library"]}
                 sgemm_runs.append(xres["gemm_reference"]["tflops"] * 1e3)
                 xrow = xres["rows"][0]
                 x_runs.append(statistics.median(xrow["step_ms"]))
@@ -139,6 +162,14 @@ def main(argv):
                              "print(f'torch {torch.__version__}, transformers "
                              "{transformers.__version__}')"]).stdout.strip()
     print()
+    if machine:
+        gemm = machine["gemm"]
+        print(f"CPU: {machine['cpu']['name']}; features: {machine['cpu']['features']}")
+        print(f"setting: {args.isa}"
+              + (f" (xlnetc: {', '.join(f'{k}={v}' for k, v in xlnetc_isa.items())}; PyTorch: "
+                 f"{', '.join(f'{k}={v}' for k, v in torch_isa.items())})" if xlnetc_isa else "")
+              + f"; GEMM kernels: {gemm['name']}, {gemm['kernels']} ({gemm['why']}"
+              + (f"; {gemm['weaker_than']}" if gemm["weaker_than"] else "") + ")")
     threads = f"{args.threads} thread{'' if args.threads == 1 else 's'}"
     sgemms = ", ".join(f"{r['sgemm_gflops']:.1f}" for r in rows)
     print(f"CPU training step, {threads}; fp32 sgemm (1024³, host GEMM, per model): "
@@ -168,6 +199,7 @@ def main(argv):
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"program": "scripts/cpu_bench.py", "threads": args.threads,
+                       "isa": args.isa, "machine": machine,
                        # each row has its own; this is their median
                        "sgemm_gflops": statistics.median(r["sgemm_gflops"] for r in rows)
                        if rows else None, "torch": torch_version or None,

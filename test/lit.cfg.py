@@ -64,6 +64,16 @@ if ["emu", "yes"] in _answers:
     config.available_features.add("emu")
 if ["nvrtc", "yes"] in _answers:
     config.available_features.add("nvrtc")
+# The OpenBLAS kernels this CPU runs (the gemm-cores row, best first):
+# gemm-skylakex, gemm-haswell, gemm-sandybridge; gemm-kernels.test runs the
+# numerics under each.
+for _line in _devices.splitlines():
+    _words = _line.split()
+    if _words[:2] == ["gemm-cores", "yes"]:
+        for _core in _words[2:]:
+            if _core.startswith("("):
+                break
+            config.available_features.add("gemm-" + _core.lower())
 
 # HuggingFace transformers for the export round trip (hf-roundtrip.test): a
 # Python that imports torch, transformers, sentencepiece and safetensors —

@@ -172,6 +172,6 @@ int runMain(int argc, char **argv) {
 } // namespace
 
 int main(int argc, char **argv) {
-  xlnetc::ensurePassiveOpenMPWait(argv);
+  xlnetc::prepareHostProcess(argv);
   return xlnetc::runGuarded("xlnetc-run", [&] { return runMain(argc, argv); });
 }

@@ -182,6 +182,6 @@ int runMain(int argc, char **argv) {
 } // namespace
 
 int main(int argc, char **argv) {
-  xlnetc::ensurePassiveOpenMPWait(argv);
+  xlnetc::prepareHostProcess(argv);
   return xlnetc::runGuarded("xlnetc", [&] { return runMain(argc, argv); });
 }

@@ -14,6 +14,7 @@
 #include "runtime/MemoryPlan.h"
 #include "runtime/Plan.h"
 #include "runtime/data/Batch.h"
+#include "runtime/host/GemmKernels.h"
 #include "runtime/host/Kernels.h"
 #include "runtime/device/AttentionTc.h"
 #include "runtime/device/Device.h"
@@ -251,7 +252,7 @@ int runBench(const BenchArgs &args) {
   bool host = false; // the host executor: an fp32 sgemm reference, no device memory
   {
     rt::Executor probe;
-    if (!openExecutor(args.device, args.noKernelCache, probe, error))
+    if (!openExecutor(args.device, args.noKernelCache, args.threads, probe, error))
       return fail(error);
     rt::dev::Device *probeDev = probe.device();
     host = probeDev == nullptr;
@@ -271,16 +272,17 @@ int runBench(const BenchArgs &args) {
       if (rt::Status st = measureGemm(*probeDev, gemmSize, gemmTflops); !st)
         return fail("bench: " + st.message());
     }
-    deviceText = probe.description();
-    if (host && args.threads > 0)
-      deviceText = fmt::format("host executor ({} thread{})", args.threads,
-                               args.threads == 1 ? "" : "s");
+    deviceText = probe.description(args.threads);
   }
+  const rt::host::CpuFeatures &cpu = rt::host::cpuFeatures();
+  const rt::host::KernelReport kernels = rt::host::currentKernels();
   if (host)
-    std::cout << fmt::format("xlnetc-run bench on the {}\n  reference: fp32 sgemm {}³ through "
-                             "the host executor's GEMM, {:.1f} GFLOP/s (the MFU's "
-                             "denominator)\n",
-                             deviceText, gemmSize, gemmTflops * 1e3);
+    std::cout << fmt::format("xlnetc-run bench on the {}\n  CPU: {}: {}\n  GEMM kernels: {}{}\n"
+                             "  reference: fp32 sgemm {}³ through the host executor's GEMM, "
+                             "{:.1f} GFLOP/s (the MFU's denominator)\n",
+                             deviceText, cpu.identity(), cpu.list(), kernels.why,
+                             kernels.weakerThan.empty() ? "" : "; " + kernels.weakerThan,
+                             gemmSize, gemmTflops * 1e3);
   else
     std::cout << fmt::format("xlnetc-run bench on {}\n  reference: bf16 GEMM {}³, {:.3f} "
                              "TFLOP/s (the MFU's denominator)\n",
@@ -304,7 +306,7 @@ int runBench(const BenchArgs &args) {
       return failDiagnostics(error);
     // A fresh executor per bundle: its memory is all this step's.
     rt::Executor executor;
-    if (!openExecutor(args.device, args.noKernelCache, executor, error))
+    if (!openExecutor(args.device, args.noKernelCache, args.threads, executor, error))
       return fail(error);
     rt::dev::Device *dev = executor.device();
     size_t before = 0, after = 0;
@@ -429,6 +431,12 @@ int runBench(const BenchArgs &args) {
                            args.steps, args.warmup);
   json out = {{"program", "xlnetc-run bench"},
               {"device", deviceText},
+              {"cpu", {{"name", cpu.identity()}, {"features", cpu.list()}}},
+              {"gemm_library",
+               {{"name", rt::host::blasLibrary().name},
+                {"kernels", rt::host::blasLibrary().core},
+                {"why", kernels.why},
+                {"weaker_than", kernels.weakerThan}}},
               {"gemm_reference",
                {{"size", gemmSize}, {"dtype", host ? "fp32" : "bf16"}, {"tflops", gemmTflops}}},
               {"warmup", args.warmup},
@@ -508,7 +516,7 @@ int runAttentionBench(const AttentionBenchArgs &args) {
     return fail("bench-attention: --iters must be at least 1 and --warmup at least 0");
   std::string error;
   rt::Executor executor;
-  if (!openExecutor(args.device, args.noKernelCache, executor, error))
+  if (!openExecutor(args.device, args.noKernelCache, /*threads=*/0, executor, error))
     return fail(error);
   dv::Device *devp = executor.device();
   if (!devp)

@@ -1,6 +1,7 @@
 //===- Devices.cpp - `xlnetc devices` ------------------------------------===//
 //
-// Says what this machine can run: the host executor always; the emulated
+// Says what this machine can run: the host executor always, with the CPU's
+// features and the GEMM kernels chosen for it (and why); the emulated
 // device when the host C++ compiler builds and runs a kernel; a GPU when the
 // CUDA driver loads and reports one. Also where the driver, NVRTC, cuBLASLt
 // and NCCL were loaded from (the loader's search path, /usr/local/cuda or
@@ -16,6 +17,7 @@
 #include "runtime/device/CudaApi.h"
 #include "runtime/device/KernelCache.h"
 #include "runtime/device/Nvrtc.h"
+#include "runtime/host/GemmKernels.h"
 
 #include <fmt/format.h>
 
@@ -64,6 +66,19 @@ int runDevices() {
   rt::Executor host;
   (void)rt::Executor::open(rt::dev::DeviceKind::Host, {}, host);
   row("host", true, host.description());
+  const rt::host::CpuFeatures &cpu = rt::host::cpuFeatures();
+  row("cpu", true, fmt::format("{}, {} CPUs for this process: {}", cpu.identity(),
+                               rt::host::availableCpus(), cpu.list()));
+  const rt::host::KernelReport kernels = rt::host::currentKernels();
+  row("gemm", kernels.weakerThan.empty(),
+      fmt::format("{} ({}{})", rt::host::gemmKernelsText(), kernels.why,
+                  kernels.weakerThan.empty() ? "" : "; " + kernels.weakerThan));
+  std::string cores;
+  for (const std::string &core : rt::host::openBlasCoresFor(cpu))
+    cores += core + " ";
+  row("gemm-cores", !cores.empty(),
+      cores.empty() ? "none beyond OpenBLAS's own choice (this CPU has no AVX)"
+                    : cores + "(the OPENBLAS_CORETYPE values this CPU runs, best first)");
 
   std::string emuText;
   rt::Status emu = probeEmu(emuText);

@@ -38,7 +38,7 @@ int runGradCheck(const GradCheckArgs &args) {
     return fail(args.spec + ": gradcheck needs a TOML spec (a config.json has no batch shape)");
   // The device first: a missing GPU is reported before any work.
   rt::Executor executor;
-  if (!openExecutor(args.device, args.noKernelCache, executor, error))
+  if (!openExecutor(args.device, args.noKernelCache, /*threads=*/0, executor, error))
     return fail(error);
   StepShape shape = stepShapeFromSpec(spec);
   rt::Plan forward, grads;

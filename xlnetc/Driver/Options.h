@@ -13,26 +13,51 @@
 #include "xlnetc/Driver/Compare.h"
 #include "xlnetc/Driver/Train.h"
 
+#include "runtime/host/GemmKernels.h"
+
 #include <CLI/CLI.hpp>
 
 #include <cerrno>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include <unistd.h>
 
 namespace xlnetc {
 
-/// libgomp reads OMP_WAIT_POLICY when it is loaded, before main. Its default
-/// (spin before sleeping) made one tiny-model step take ~100 ms instead of
-/// ~5 ms on a 2-core VM about half the time (idle workers spinning against
-/// the thread doing the work); "passive" is always fast. So, unless the user
-/// chose a policy, run again once with it set.
-inline void ensurePassiveOpenMPWait(char **argv) {
-  if (std::getenv("OMP_WAIT_POLICY"))
+/// Two settings that libraries read once, when they are loaded before main,
+/// so the process runs itself again (once) with them in its environment:
+/// - OMP_WAIT_POLICY=passive: libgomp's default (spin before sleeping) made
+///   one tiny-model step take ~100 ms instead of ~5 ms on a 2-core VM about
+///   half the time (idle workers spinning against the thread doing the
+///   work); "passive" is always fast.
+/// - OPENBLAS_CORETYPE: when OpenBLAS picked sgemm kernels weaker than the
+///   CPU runs (a CPU model newer than the library gets its Prescott
+///   kernels), the ones the CPU's features call for (rt::host::coreToSet);
+///   XLNETC_OPENBLAS_PICKED keeps what OpenBLAS picked, for the reports.
+/// A value the user set is kept.
+inline void prepareHostProcess(char **argv) {
+  namespace host = rt::host;
+  bool again = false;
+  if (!std::getenv("OMP_WAIT_POLICY")) {
+    setenv("OMP_WAIT_POLICY", "passive", /*overwrite=*/0);
+    again = true;
+  }
+  std::optional<std::string> core =
+      host::coreToSet(host::cpuFeatures(), host::blasLibrary(), host::coreEnvironment());
+  if (core) {
+    setenv("XLNETC_OPENBLAS_PICKED", host::blasLibrary().core.c_str(), /*overwrite=*/1);
+    setenv("OPENBLAS_CORETYPE", core->c_str(), /*overwrite=*/1);
+    again = true;
+  }
+  if (!again)
     return;
-  setenv("OMP_WAIT_POLICY", "passive", /*overwrite=*/0);
   execv("/proc/self/exe", argv); // returns only on failure: carry on as is
+  if (core) {                    // and say what the kernels are, not what was meant
+    unsetenv("XLNETC_OPENBLAS_PICKED");
+    unsetenv("OPENBLAS_CORETYPE");
+  }
 }
 
 /// --device and --no-kernel-cache, shared by run-step, train and gradcheck.

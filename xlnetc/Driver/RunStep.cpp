@@ -7,6 +7,8 @@
 #include "xlnetc/Driver/Synthetic.h"
 
 #include "runtime/Executor.h"
+#include "runtime/HostExecutor.h"
+#include "runtime/host/GemmKernels.h"
 #include "runtime/Plan.h"
 #include "runtime/Safetensors.h"
 #include "runtime/data/Batch.h"
@@ -79,10 +81,14 @@ bool checkShape(const ModelSpec &spec, const StepShape &s, const std::string &wh
   return true;
 }
 
-bool openExecutor(const std::string &device, bool noKernelCache,
+bool openExecutor(const std::string &device, bool noKernelCache, int threads,
                   rt::Executor &executor, std::string &error, int localRank, bool announce) {
   rt::dev::DeviceKind kind;
   if (rt::Status st = rt::dev::parseDeviceKind(device, kind); !st) {
+    error = st.message();
+    return false;
+  }
+  if (rt::Status st = rt::checkHostThreads(threads); !st) {
     error = st.message();
     return false;
   }
@@ -95,10 +101,13 @@ bool openExecutor(const std::string &device, bool noKernelCache,
   }
   if (!announce)
     return true;
-  std::cerr << "xlnetc: device: " << executor.description();
+  std::cerr << "xlnetc: device: " << executor.description(threads);
   if (!executor.autoFallbackReason().empty())
     std::cerr << " (auto: " << executor.autoFallbackReason() << ")";
   std::cerr << "\n";
+  if (std::string note = rt::host::weakerKernelsNote();
+      !note.empty() && executor.kind() == rt::dev::DeviceKind::Host)
+    std::cerr << "xlnetc: note: " << note << "\n";
   return true;
 }
 
@@ -226,7 +235,7 @@ int runRunStep(const RunStepArgs &args, const StepCompiler &compile) {
   }
   // The device first: a missing GPU is reported before any work.
   rt::Executor executor;
-  if (!openExecutor(args.device, args.noKernelCache, executor, error))
+  if (!openExecutor(args.device, args.noKernelCache, args.threads, executor, error))
     return fail(error);
 
   // 1. The batch decides the step's shapes; without one, the spec does.

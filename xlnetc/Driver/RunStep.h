@@ -59,8 +59,11 @@ bool applyPrecision(const std::string &flag, const rt::Executor &executor, StepS
 /// auto fell back to the host). On failure `error` is one line.
 /// `localRank` >= 0: a data-parallel process's index on its node, which
 /// picks its GPU (cuda::processGpu); otherwise the first GPU.
-/// `announce`: print the line (data parallel: rank 0 only).
-bool openExecutor(const std::string &device, bool noKernelCache,
+/// `threads`: the --threads the steps will run with (0: all CPUs), checked
+/// here (rt::checkHostThreads) and reported in the line.
+/// `announce`: print the line (data parallel: rank 0 only), and on the host
+/// a note when the GEMM kernels are weaker than the CPU runs.
+bool openExecutor(const std::string &device, bool noKernelCache, int threads,
                   rt::Executor &executor, std::string &error, int localRank = -1,
                   bool announce = true);
 

@@ -379,7 +379,7 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
   // One GPU per rank on a node: the rank's local index picks it (or the
   // launcher bound one to each). Rank 0 alone says which device (the first
   // exchange refuses ranks whose differ).
-  if (!openExecutor(spec.device, args.noKernelCache, executor, error,
+  if (!openExecutor(spec.device, args.noKernelCache, args.threads, executor, error,
                     parallel ? rt::dist::launcherLocalRank() : -1, world.rank() == 0))
     return fail(error);
   StepShape precisionShape = stepShapeFromSpec(spec); // and bf16 needs a device
