@@ -102,6 +102,15 @@ public:
                            int64_t(planSteps) - run, planSteps);
   }
 
+  /// Seconds per training step of `steps` timed ones in the ops `ops`.
+  double secondsPerStep(std::initializer_list<const char *> ops, int steps) const {
+    double s = 0;
+    for (const char *op : ops)
+      if (auto it = byOp_.find(op); it != byOp_.end())
+        s += it->second.seconds;
+    return s / steps;
+  }
+
 private:
   struct Entry {
     double seconds = 0;
@@ -192,7 +201,9 @@ double measureHostSgemm(int64_t size, int threads) {
 /// backward's six (dout·vᵀ, dv, dk, dq·k, dq·k_r, dk_r); the recomputation
 /// of the scores in the backward is not counted (the convention of
 /// FlashAttention's reports).
-double stepFlops(const rt::Plan &plan) {
+/// The GEMMs' share of stepFlops: the device program's GEMM launches, or on
+/// the host the plan's gemm and gemm_wgrad steps.
+double gemmFlops(const rt::Plan &plan) {
   double f = 0;
   if (plan.device)
     for (const rt::DeviceStep &s : plan.device->steps)
@@ -200,7 +211,7 @@ double stepFlops(const rt::Plan &plan) {
         if (l.kind == rt::DeviceLaunch::Gemm)
           f += 2.0 * double(l.gemm.m) * double(l.gemm.n) * double(l.gemm.k) *
                double(l.gemm.batch);
-  if (!plan.device) // the host runs the plan's gemm and gemm_wgrad steps
+  if (!plan.device)
     for (const rt::Step &s : plan.steps) {
       if (s.kind != rt::OpKind::Gemm && s.kind != rt::OpKind::GemmWgrad)
         continue;
@@ -210,6 +221,11 @@ double stepFlops(const rt::Plan &plan) {
           plan.buffers[size_t(wgrad ? s.in[1] : s.out[0])].shape);
       f += 2.0 * double(v.M) * double(v.K) * double(v.N);
     }
+  return f;
+}
+
+double stepFlops(const rt::Plan &plan) {
+  double f = gemmFlops(plan);
   for (const rt::Step &s : plan.steps) {
     const bool grad = s.kind == rt::OpKind::RelAttentionGrad;
     if (!grad && s.kind != rt::OpKind::RelAttention)
@@ -420,6 +436,16 @@ int runBench(const BenchArgs &args) {
       const double sum = std::accumulate(times.begin(), times.end(), 0.0);
       profile.report(args.steps, plan.steps.size(), sum / double(times.size()), table,
                      rows.back()["profile"]);
+      // The GEMMs' own rate against the reference (adds summed inside a
+      // GEMM count as its time).
+      const double gemmSecs = profile.secondsPerStep({"gemm", "gemm_wgrad"}, args.steps);
+      if (gemmSecs > 0) {
+        const double gemmGflops = gemmFlops(plan) / gemmSecs / 1e9;
+        table += fmt::format("    GEMMs (gemm, gemm_wgrad): {:.1f} GFLOP/s, {:.1f}% of the "
+                             "reference sgemm\n",
+                             gemmGflops, 100.0 * gemmGflops / (gemmTflops * 1e3));
+        rows.back()["gemm_gflops"] = gemmGflops;
+      }
     }
   }
   std::cout << table

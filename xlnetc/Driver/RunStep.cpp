@@ -105,9 +105,12 @@ bool openExecutor(const std::string &device, bool noKernelCache, int threads,
   if (!executor.autoFallbackReason().empty())
     std::cerr << " (auto: " << executor.autoFallbackReason() << ")";
   std::cerr << "\n";
+  static bool noted = false; // once a process, however many executors it opens
   if (std::string note = rt::host::weakerKernelsNote();
-      !note.empty() && executor.kind() == rt::dev::DeviceKind::Host)
+      !noted && !note.empty() && executor.kind() == rt::dev::DeviceKind::Host) {
     std::cerr << "xlnetc: note: " << note << "\n";
+    noted = true;
+  }
   return true;
 }
 
