@@ -120,7 +120,10 @@ const BlasLibrary &blasLibrary() {
 }
 
 CoreEnvironment coreEnvironment() {
-  return {envOr("OPENBLAS_CORETYPE"), envOr("XLNETC_OPENBLAS_PICKED")};
+  CoreEnvironment env{envOr("OPENBLAS_CORETYPE"), envOr("XLNETC_OPENBLAS_PICKED")};
+  if (env.coretype.empty()) // a marker left without the setting it explains
+    env.picked.clear();
+  return env;
 }
 
 std::optional<std::string> coreToSet(const CpuFeatures &cpu, const BlasLibrary &blas,

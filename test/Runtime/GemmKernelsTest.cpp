@@ -15,6 +15,8 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 using namespace xlnetc::rt;
 using namespace xlnetc::rt::host;
 
@@ -125,6 +127,25 @@ TEST(GemmKernels, FixedAndUnknownBuildsAreNotTouched) {
   r = explainKernels(xeon207(), openBlas("GraniteRapids"), {});
   EXPECT_EQ(r.why, "chosen by OpenBLAS (kernels xlnetc has no table entry for)");
   EXPECT_EQ(r.weakerThan, "");
+}
+
+TEST(GemmKernels, AMarkerWithoutTheSettingIsIgnored) {
+  // XLNETC_OPENBLAS_PICKED explains an OPENBLAS_CORETYPE the rerun set;
+  // alone (a user unset the other in a child's environment) it means nothing.
+  const char *saved = std::getenv("OPENBLAS_CORETYPE");
+  std::string keep = saved ? saved : "";
+  unsetenv("OPENBLAS_CORETYPE");
+  setenv("XLNETC_OPENBLAS_PICKED", "Prescott", 1);
+  CoreEnvironment env = coreEnvironment();
+  EXPECT_EQ(env.coretype, "");
+  EXPECT_EQ(env.picked, "");
+  setenv("OPENBLAS_CORETYPE", "SkylakeX", 1);
+  EXPECT_EQ(coreEnvironment().picked, "Prescott");
+  unsetenv("XLNETC_OPENBLAS_PICKED");
+  if (saved)
+    setenv("OPENBLAS_CORETYPE", keep.c_str(), 1);
+  else
+    unsetenv("OPENBLAS_CORETYPE");
 }
 
 TEST(GemmKernels, TheRunningProcessIsDescribed) {
