@@ -33,8 +33,8 @@ public:
   /// The resolved kind (never Auto).
   dev::DeviceKind kind() const { return kind_; }
   /// One line: "host executor (2 threads, OpenBLAS 0.3.21, SkylakeX
-  /// kernels)" with the threads a step given `threads` uses (0: all the
-  /// OpenMP default), or the device's description.
+  /// kernels)" with the threads a step given `threads` uses (0: OpenMP's
+  /// default), or the device's description.
   std::string description(int threads = 0) const;
   /// Why Auto chose the host (empty otherwise), e.g. "no CUDA driver: ...".
   const std::string &autoFallbackReason() const { return autoWhy_; }

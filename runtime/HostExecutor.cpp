@@ -24,6 +24,11 @@ HostThreadScope::HostThreadScope(int threads)
   openblas_set_num_threads(1);
 }
 
+HostThreadScope::~HostThreadScope() {
+  omp_set_num_threads(savedOmp_);
+  openblas_set_num_threads(savedBlas_);
+}
+
 Status checkHostThreads(int threads, const char *what) {
   if (threads < 0)
     return Status::error(fmt::format("{} {}: the thread count must be 0 (all CPUs) or more",
@@ -34,16 +39,11 @@ Status checkHostThreads(int threads, const char *what) {
     return Status::ok();
   if (threads > 0)
     return Status::error(fmt::format("{} {}: this process can run on {} CPU{}; use at most "
-                                     "{} threads ({} 0: all of them)",
+                                     "{} threads ({} 0: OpenMP's default, all of them)",
                                      what, threads, cpus, cpus == 1 ? "" : "s", cpus, what));
   return Status::error(fmt::format("OMP_NUM_THREADS={}: this process can run on {} CPU{}; set "
                                    "it to at most {}, or unset it",
                                    used, cpus, cpus == 1 ? "" : "s", cpus));
-}
-
-HostThreadScope::~HostThreadScope() {
-  omp_set_num_threads(savedOmp_);
-  openblas_set_num_threads(savedBlas_);
 }
 
 namespace {

@@ -158,11 +158,12 @@ private:
   int savedOmp_, savedBlas_;
 };
 
-/// Refuses a thread count this machine cannot run (more threads than the
-/// CPUs this process may use, where libgomp fails or crashes instead of
-/// running them, and a negative count). `threads` 0 checks OpenMP's default,
-/// which OMP_NUM_THREADS sets. `what` names the setting in the message
-/// ("--threads").
+/// Refuses a thread count above the CPUs this process may use (its affinity
+/// mask) and a negative one: more threads than CPUs only oversubscribe them
+/// (slower, never faster, for these compute-bound loops), and at counts in
+/// the thousands libgomp fails ("Thread creation failed") or crashes.
+/// `threads` 0 checks OpenMP's default (all CPUs, or OMP_NUM_THREADS).
+/// `what` names the setting in the message ("--threads").
 Status checkHostThreads(int threads, const char *what = "--threads");
 
 /// Executes `plan`. `bindings` holds every input and param buffer by name with

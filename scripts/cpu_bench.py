@@ -23,11 +23,12 @@ usage: cpu_bench.py [SPEC ...] [--steps N] [--warmup N] [--threads T] [--rounds 
                     [--python PY] [--no-torch] [--json OUT]
 
 PyTorch runs at its fastest setting by default: torch.compile (measured
-2026-11-27 on xlnet-small, 2 threads: 439-464 ms a step against eager's
+2026-11-27 on xlnet-small, 2 threads: 435-464 ms a step against eager's
 497), which compiles for about a minute the first time (inductor's cache
 makes later runs start in seconds); --torch-mode eager for the eager model.
 The xlnetc column "GEMMs" is the rate of the step's gemm and gemm_wgrad ops
-alone (xlnetc-run bench --profile) as a share of the measured sgemm.
+alone (xlnetc-run bench --profile) as a share of the measured sgemm; the
+xlnetc step times come from those profiled runs (two clock reads per op).
 
 The header names the CPU, its features and the GEMM kernels xlnetc ran (and
 why: chosen by OpenBLAS, corrected by xlnetc from the CPU's features, or
@@ -83,7 +84,7 @@ def main(argv):
     ap.add_argument("specs", nargs="*", default=DEFAULT_SPECS)
     ap.add_argument("--steps", type=int, default=10)
     ap.add_argument("--warmup", type=int, default=2)
-    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--threads", type=int, default=len(os.sched_getaffinity(0)) or 1)
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--python", default=sys.executable,
                     help="the Python with torch and transformers")

@@ -70,5 +70,5 @@ if [ "$rounds" -gt 1 ]; then
     "$tmp/rows"
 fi
 echo "GFLOP/s. own 1024: the library's threads on 1024^3; the rest as the host executor"
-echo "calls it: OpenMP splits the rows, one single-threaded sgemm per thread (FFN in:"
+echo "calls it: OpenMP splits the rows (the columns where more), one single-threaded sgemm per thread (FFN in:"
 echo "1024x1024x256, FFN out: 1024x256x1024, LM head: 160x8000x256, xlnet-small's shapes)"

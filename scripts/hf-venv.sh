@@ -35,8 +35,11 @@ trap 'status=$?; if [ $status -ne 0 ]; then rm -rf "$venv"; echo "hf-venv: faile
 rm -rf "$venv"
 python3 -m venv "$venv"
 touch "$stamp"
-if ! "$venv/bin/pip" install -q --no-cache-dir --upgrade pip ||
-   ! "$venv/bin/pip" install -q --no-cache-dir torch "$transformers" sentencepiece protobuf \
+# Two tries with a 30 s timeout each: an offline machine learns it in about
+# a minute rather than after pip's default five retries.
+pip_flags=(-q --no-cache-dir --retries 1 --timeout 30)
+if ! "$venv/bin/pip" install "${pip_flags[@]}" --upgrade pip ||
+   ! "$venv/bin/pip" install "${pip_flags[@]}" torch "$transformers" sentencepiece protobuf \
        safetensors numpy; then
   rm -rf "$venv"
   trap - EXIT

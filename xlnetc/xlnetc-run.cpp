@@ -98,7 +98,7 @@ int runMain(int argc, char **argv) {
   benchCmd->add_option("--device", bench.device, "host, emu, cuda or auto")
       ->capture_default_str();
   benchCmd->add_option("--threads", bench.threads,
-                       "Host executor threads (0: all cores)")->capture_default_str();
+                       "Host executor threads, at most the CPUs this process may use (0: OpenMP's default)")->capture_default_str();
   benchCmd->add_option("--steps", bench.steps, "Timed steps per bundle")->capture_default_str();
   benchCmd->add_option("--warmup", bench.warmup, "Untimed steps first")->capture_default_str();
   benchCmd->add_option("--gemm-size", bench.gemmSize,

@@ -5,7 +5,8 @@
 // usage: gemm_libraries KIND LIBRARY   (KIND: openblas, scipy-openblas, blis, onednn)
 // Threads: GB_THREADS (default 2). Prints one row: the library's own
 // threading on 1024^3, then the host executor's way (OpenMP splits the rows,
-// one single-threaded sgemm per thread) on 1024^3 and on xlnet-small's
+// or the columns when there are more of them, one single-threaded sgemm per
+// thread, as blockedSgemm) on 1024^3 and on xlnet-small's
 // shapes: the FFN (1024x1024x256, 1024x256x1024) and the LM head
 // (160x8000x256). Each rate is the best of at least 5 timings over at least
 // 0.5 s after a warm-up; each result
@@ -25,11 +26,12 @@ typedef int (*dnnl_sgemm_t)(char, char, long, long, long, float, const float *, 
 static cblas_sgemm_t cblas;
 static dnnl_sgemm_t dnnl;
 
-static void sgemm(int m, int n, int k, const float *a, const float *b, float *c) {
+static void sgemm(int m, int n, int k, int lda, int ldb, int ldc, const float *a,
+                  const float *b, float *c) {
   if (cblas)
-    cblas(101 /*row major*/, 111, 111, m, n, k, 1.f, a, k, b, n, 0.f, c, n);
+    cblas(101 /*row major*/, 111, 111, m, n, k, 1.f, a, lda, b, ldb, 0.f, c, ldc);
   else
-    dnnl('N', 'N', m, n, k, 1.f, a, k, b, n, 0.f, c, n);
+    dnnl('N', 'N', m, n, k, 1.f, a, lda, b, ldb, 0.f, c, ldc);
 }
 
 static double now(void) {
@@ -50,12 +52,19 @@ static double rate(int m, int n, int k, int split, int threads) {
     if (split) {
 #pragma omp parallel num_threads(threads)
       {
+        // As blockedSgemm (runtime/host/Kernels.cpp): rows when n <= m,
+        // else columns.
         int id = omp_get_thread_num(), nt = omp_get_num_threads();
-        int m0 = m * id / nt, m1 = m * (id + 1) / nt;
-        sgemm(m1 - m0, n, k, a + (long)m0 * k, b, c + (long)m0 * n);
+        if (n <= m) {
+          int m0 = m * id / nt, m1 = m * (id + 1) / nt;
+          sgemm(m1 - m0, n, k, k, n, n, a + (long)m0 * k, b, c + (long)m0 * n);
+        } else {
+          int n0 = n * id / nt, n1 = n * (id + 1) / nt;
+          sgemm(m, n1 - n0, k, k, n, n, a, b + n0, c + n0);
+        }
       }
     } else {
-      sgemm(m, n, k, a, b, c);
+      sgemm(m, n, k, k, n, n, a, b, c);
     }
     t = now() - t;
     if (rep > 0 && t < best) best = t;

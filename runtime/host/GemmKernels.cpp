@@ -147,6 +147,10 @@ KernelReport explainKernels(const CpuFeatures &cpu, const BlasLibrary &blas,
   std::optional<IsaTier> now = openBlasCoreTier(blas.core);
   bool weaker = now && *now < tier;
   std::string cpuWords = fmt::format("this CPU's {}", isaTierName(tier));
+  // Who chose the kernels, first match wins: xlnetc's rerun (the marker is
+  // set; did the library take the core?), the user's OPENBLAS_CORETYPE
+  // (ignored by a single-target build, unknown to this one, or taken), a
+  // single-target build, then OpenBLAS's own pick.
   if (!env.picked.empty() && sameName(env.coretype, blas.core))
     r.why = fmt::format("OpenBLAS picked {} for this CPU ({}); xlnetc set "
                         "OPENBLAS_CORETYPE={} from its features ({})",
@@ -193,7 +197,7 @@ std::string weakerKernelsNote() {
   if (r.weakerThan.empty())
     return "";
   CoreEnvironment env = coreEnvironment();
-  bool userChose = !env.coretype.empty() && env.picked.empty();
+  bool userChose = !env.coretype.empty() && env.picked.empty() && b.dynamicArch;
   return fmt::format("the GEMMs run OpenBLAS's {} kernels, {}: {}{}", b.core, r.weakerThan,
                      r.why, userChose ? " (unset it to let xlnetc choose)" : "");
 }

@@ -44,7 +44,7 @@ struct ScoreRow {
 /// dp and into dbd, and the sums of c over keys of each segment class.
 struct GradRow {
   const float *prob;
-  float *a, *dpc, *dbd;
+  float *a, *dpc, *dbd; // a aliases none of prob, dpc, dbd (dropatt writes it first)
   const uint8_t *differ, *masked;
   float scale;
   int64_t K;
@@ -79,7 +79,8 @@ struct VecKernels {
                   float rate, float scale);
   /// prob = softmax(s) of the row (a fully masked row is uniform).
   void (*scoreSoftmax)(const ScoreRow &row, float *prob);
-  /// a[j] = prob[j] · keep(key, index0 + j) · dropScale.
+  /// a[j] = prob[j] · keep(key, index0 + j) · dropScale. `a` must not
+  /// alias `prob` (the keep factors are written to `a` first).
   void (*dropRow)(const float *prob, float *a, int64_t K, uint64_t key, uint64_t index0,
                   float rate, float dropScale);
   void (*gradRow)(GradRow &row);

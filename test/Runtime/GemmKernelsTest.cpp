@@ -4,8 +4,10 @@
 // CPUs and libraries: the case (a Xeon model OpenBLAS 0.3.21 does not
 // know, given Prescott kernels), an AVX2-only CPU, a user's own
 // OPENBLAS_CORETYPE, a library built for one target, names the table lacks.
-// The drivers' rerun itself (Options.h prepareHostProcess) is this decision
-// plus setenv and execv; lit's gemm-kernels tests run the forced kernels.
+// The drivers' rerun itself (Options.h prepareHostProcess) is tested end to
+// end by test/Tools/gemm-kernels-rerun.test (a preloaded library that picks
+// Prescott); test/Numerics/gemm-kernels.test runs the numerics under each
+// kernel choice.
 //
 //===----------------------------------------------------------------------===//
 

@@ -457,17 +457,18 @@ int runBench(const BenchArgs &args) {
                            args.steps, args.warmup);
   json out = {{"program", "xlnetc-run bench"},
               {"device", deviceText},
-              {"cpu", {{"name", cpu.identity()}, {"features", cpu.list()}}},
-              {"gemm_library",
-               {{"name", rt::host::blasLibrary().name},
-                {"kernels", rt::host::blasLibrary().core},
-                {"why", kernels.why},
-                {"weaker_than", kernels.weakerThan}}},
               {"gemm_reference",
                {{"size", gemmSize}, {"dtype", host ? "fp32" : "bf16"}, {"tflops", gemmTflops}}},
               {"warmup", args.warmup},
               {"steps", args.steps},
               {"rows", rows}};
+  if (host) { // the host's GEMMs are OpenBLAS's (a GPU's are cuBLASLt's)
+    out["cpu"] = {{"name", cpu.identity()}, {"features", cpu.list()}};
+    out["gemm_library"] = {{"name", rt::host::blasLibrary().name},
+                           {"kernels", rt::host::blasLibrary().core},
+                           {"why", kernels.why},
+                           {"weaker_than", kernels.weakerThan}};
+  }
   if (!writeJson(args.json, out, error))
     return fail(error);
   return 0;

@@ -30,7 +30,7 @@ struct BenchArgs {
   /// Edge of the square bf16 GEMM whose rate is the MFU's denominator; 0:
   /// 8192 on a GPU, 256 on the emulated device.
   int64_t gemmSize = 0;
-  int threads = 0; ///< host executor threads (0: all cores)
+  int threads = 0; ///< host executor threads (0: OpenMP's default)
   std::string json; ///< also write the results here
   bool noKernelCache = false;
   /// Host executor only: also time every plan step and print the time per

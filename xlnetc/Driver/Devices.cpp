@@ -67,8 +67,9 @@ int runDevices() {
   (void)rt::Executor::open(rt::dev::DeviceKind::Host, {}, host);
   row("host", true, host.description());
   const rt::host::CpuFeatures &cpu = rt::host::cpuFeatures();
-  row("cpu", true, fmt::format("{}, {} CPUs for this process: {}", cpu.identity(),
-                               rt::host::availableCpus(), cpu.list()));
+  const int cpus = rt::host::availableCpus();
+  row("cpu", true, fmt::format("{}, {} CPU{} for this process: {}", cpu.identity(), cpus,
+                               cpus == 1 ? "" : "s", cpu.list()));
   const rt::host::KernelReport kernels = rt::host::currentKernels();
   row("gemm", kernels.weakerThan.empty(),
       fmt::format("{} ({}{})", rt::host::gemmKernelsText(), kernels.why,
@@ -76,9 +77,12 @@ int runDevices() {
   std::string cores;
   for (const std::string &core : rt::host::openBlasCoresFor(cpu))
     cores += core + " ";
-  row("gemm-cores", !cores.empty(),
-      cores.empty() ? "none beyond OpenBLAS's own choice (this CPU has no AVX)"
-                    : cores + "(the OPENBLAS_CORETYPE values this CPU runs, best first)");
+  if (!rt::host::blasLibrary().dynamicArch)
+    row("gemm-cores", false, "none: this OpenBLAS is built for one target (no DYNAMIC_ARCH)");
+  else
+    row("gemm-cores", !cores.empty(),
+        cores.empty() ? "none beyond OpenBLAS's own choice (this CPU has no AVX)"
+                      : cores + "(the OPENBLAS_CORETYPE values this CPU runs, best first)");
 
   std::string emuText;
   rt::Status emu = probeEmu(emuText);

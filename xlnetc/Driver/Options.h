@@ -125,7 +125,7 @@ inline void addRunStepOptions(CLI::App *cmd, RunStepArgs &run) {
                      "Write the batch tensors the step used (safetensors)");
   cmd->add_option("--seed", run.seed, "Seed for dropout and synthetic inputs")
       ->capture_default_str();
-  cmd->add_option("--threads", run.threads, "Host threads (0: all cores)")
+  cmd->add_option("--threads", run.threads, "Host threads, at most the CPUs this process may use (0: OpenMP's default: all of them, or OMP_NUM_THREADS)")
       ->capture_default_str();
   addDeviceOptions(cmd, run.device, run.noKernelCache, "host");
   addPrecisionOption(cmd, run.precision);
@@ -185,7 +185,7 @@ inline void addTrainOptions(CLI::App *cmd, TrainArgs &train) {
   cmd->add_option("--dump-batches", train.dumpBatches,
                        "Write each step's batch and incoming memory to "
                        "DIR/step-NNNNNN.safetensors (run-step --batch format)");
-  cmd->add_option("--threads", train.threads, "Host threads (0: all cores)")
+  cmd->add_option("--threads", train.threads, "Host threads, at most the CPUs this process may use (0: OpenMP's default: all of them, or OMP_NUM_THREADS)")
       ->capture_default_str();
   addDeviceOptions(cmd, train.device, train.noKernelCache,
                    "the spec's [train] device, default host");

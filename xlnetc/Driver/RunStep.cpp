@@ -88,7 +88,10 @@ bool openExecutor(const std::string &device, bool noKernelCache, int threads,
     error = st.message();
     return false;
   }
-  if (rt::Status st = rt::checkHostThreads(threads); !st) {
+  // The CPU executors' threads (a GPU step's host threads are not --threads).
+  const bool cpuThreads = kind == rt::dev::DeviceKind::Host || kind == rt::dev::DeviceKind::Emu ||
+                          (kind == rt::dev::DeviceKind::Auto && threads > 0);
+  if (rt::Status st = cpuThreads ? rt::checkHostThreads(threads) : rt::Status::ok(); !st) {
     error = st.message();
     return false;
   }

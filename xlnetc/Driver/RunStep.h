@@ -59,7 +59,7 @@ bool applyPrecision(const std::string &flag, const rt::Executor &executor, StepS
 /// auto fell back to the host). On failure `error` is one line.
 /// `localRank` >= 0: a data-parallel process's index on its node, which
 /// picks its GPU (cuda::processGpu); otherwise the first GPU.
-/// `threads`: the --threads the steps will run with (0: all CPUs), checked
+/// `threads`: the --threads the steps will run with (0: OpenMP's default), checked
 /// here (rt::checkHostThreads) and reported in the line.
 /// `announce`: print the line (data parallel: rank 0 only), and on the host
 /// a note when the GEMM kernels are weaker than the CPU runs.
