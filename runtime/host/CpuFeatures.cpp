@@ -83,9 +83,13 @@ CpuFeatures detect() {
   bool tiles = (xcr & 0x60000) == 0x60000; // XTILECFG, XTILEDATA
 
   f.sse42 = bit(l1.c, 20);
+  f.movbe = bit(l1.c, 22);
   f.avx = ymm && bit(l1.c, 28);
   f.fma = f.avx && bit(l1.c, 12);
+  f.f16c = f.avx && bit(l1.c, 29);
   Regs l7 = cpuid(7, 0);
+  f.bmi1 = bit(l7.b, 3);
+  f.bmi2 = bit(l7.b, 8);
   f.avx2 = f.avx && bit(l7.b, 5);
   f.avx512f = zmm && bit(l7.b, 16);
   f.avx512dq = f.avx512f && bit(l7.b, 17);

@@ -22,6 +22,7 @@ struct CpuFeatures {
   unsigned family = 0, model = 0; ///< display family and model (Intel's rule)
   bool sse42 = false;
   bool avx = false, avx2 = false, fma = false;
+  bool bmi1 = false, bmi2 = false, f16c = false, movbe = false; ///< x86-64-v3's rest
   bool avx512f = false, avx512bw = false, avx512cd = false, avx512dq = false,
        avx512vl = false;
   bool avx512bf16 = false;
@@ -30,6 +31,11 @@ struct CpuFeatures {
   /// AVX-512 F, BW, CD, DQ and VL: what Skylake-SP and later have and what
   /// OpenBLAS's SkylakeX kernels (and x86-64-v4) need.
   bool avx512Core() const { return avx512f && avx512bw && avx512cd && avx512dq && avx512vl; }
+  /// x86-64-v3: AVX2, FMA, BMI1/2, F16C, MOVBE (LZCNT and the rest come
+  /// with them on every CPU that has these).
+  bool x86_64_v3() const { return avx2 && fma && bmi1 && bmi2 && f16c && movbe; }
+  /// x86-64-v4: v3 and the AVX-512 core.
+  bool x86_64_v4() const { return x86_64_v3() && avx512Core(); }
   /// "SSE4.2 AVX AVX2 FMA AVX-512 (F BW CD DQ VL) AVX512-BF16", or "none".
   std::string list() const;
   /// "Intel Xeon ... (GenuineIntel family 6 model 207)".

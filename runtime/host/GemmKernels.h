@@ -3,7 +3,7 @@
 // The host executor's (and the emulated device's) GEMMs are OpenBLAS
 // sgemms. A DYNAMIC_ARCH OpenBLAS (Debian's) picks its kernels when it is
 // loaded, by CPU model number; a model newer than the library falls back to
-// its Prescott (SSE3) kernels, 4-5x slower than the AVX-512 ones on a
+// its Prescott (SSE3) kernels, 4-6x slower than the AVX-512 ones on a
 // current Xeon. So the kernels are decided here by the CPU's features
 // instead, and OPENBLAS_CORETYPE (read only while the library initialises)
 // is set before it does: the drivers run themselves again with it set

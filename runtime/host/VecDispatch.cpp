@@ -2,12 +2,11 @@
 
 #include "runtime/host/VecKernels.h"
 
+#include "runtime/host/CpuFeatures.h"
+
 #include <fmt/format.h>
 
 #include <cstdlib>
-#if XLNETC_VEC_X86
-#include <cpuid.h>
-#endif
 #include <string>
 
 namespace xlnetc::rt::host {
@@ -21,14 +20,6 @@ const VecKernels &vecKernels_avx512();
 
 namespace {
 
-#if XLNETC_VEC_X86
-/// Whether CPUID leaf 1 sets `bit` of ECX.
-bool cpuid1Ecx(unsigned bit) {
-  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  return __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit) != 0;
-}
-#endif
-
 struct Level {
   const char *name;
   const VecKernels &(*table)();
@@ -39,23 +30,10 @@ const std::vector<Level> &levels() {
   // Best first.
   static const std::vector<Level> all = {
 #if XLNETC_VEC_X86
-      {"avx512", vecKernels_avx512,
-       [] {
-         // x86-64-v4: AVX-512 F, BW, CD, DQ, VL (and the v3 features).
-         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                __builtin_cpu_supports("avx512cd") && __builtin_cpu_supports("avx512dq") &&
-                __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx2") &&
-                __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi2");
-       }},
-      {"avx2", vecKernels_avx2,
-       [] {
-         // x86-64-v3: AVX2, FMA, BMI1/2, F16C, MOVBE, LZCNT.
-         // F16C and MOVBE through CPUID: clang's __builtin_cpu_supports
-         // does not know them.
-         return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-                __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") &&
-                cpuid1Ecx(bit_F16C) && cpuid1Ecx(bit_MOVBE);
-       }},
+      // The features (CpuFeatures.h) the -march levels of VecKernels.cpp
+      // compile for.
+      {"avx512", vecKernels_avx512, [] { return cpuFeatures().x86_64_v4(); }},
+      {"avx2", vecKernels_avx2, [] { return cpuFeatures().x86_64_v3(); }},
 #endif
       {"baseline", vecKernels_baseline, [] { return true; }},
   };

@@ -88,13 +88,6 @@ bool openExecutor(const std::string &device, bool noKernelCache, int threads,
     error = st.message();
     return false;
   }
-  // The CPU executors' threads (a GPU step's host threads are not --threads).
-  const bool cpuThreads = kind == rt::dev::DeviceKind::Host || kind == rt::dev::DeviceKind::Emu ||
-                          (kind == rt::dev::DeviceKind::Auto && threads > 0);
-  if (rt::Status st = cpuThreads ? rt::checkHostThreads(threads) : rt::Status::ok(); !st) {
-    error = st.message();
-    return false;
-  }
   rt::dev::DeviceOptions options;
   options.kernelCache = !noKernelCache;
   options.localRank = localRank;
@@ -102,6 +95,14 @@ bool openExecutor(const std::string &device, bool noKernelCache, int threads,
     error = "--device " + device + ": " + st.message();
     return false;
   }
+  // The CPU executors' threads, on the device auto resolved to (a GPU
+  // step's host threads are not --threads).
+  const rt::dev::DeviceKind resolved = executor.kind();
+  if (resolved == rt::dev::DeviceKind::Host || resolved == rt::dev::DeviceKind::Emu)
+    if (rt::Status st = rt::checkHostThreads(threads); !st) {
+      error = st.message();
+      return false;
+    }
   if (!announce)
     return true;
   std::cerr << "xlnetc: device: " << executor.description(threads);
