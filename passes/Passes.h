@@ -33,10 +33,12 @@ enum class Stage {
 /// Adds the passes that take a freshly built module (Stage::Model) to
 /// `until`. This is the one place where pass order is written. `optimizer`
 /// configures the Stage::Optimized pass; `bf16` ends a pipeline that reaches
-/// the kernel-level ops with --xlnet-mixed-precision.
+/// the kernel-level ops with --xlnet-mixed-precision; `fuse` (kernel-level
+/// stages only) ends it with --xlnet-fuse-kernels, as every plan is made.
 void buildLoweringPipeline(OpPassManager &pm, Stage until = Stage::Kernels,
                            const ApplyOptimizerPassOptions &optimizer = {},
-                           bool bf16 = false);
+                           bool bf16 = false,
+                           const FuseKernelsPassOptions *fuse = nullptr);
 
 /// One past the largest `site` attribute of the random ops (dropout,
 /// rel_attention) under `root`; 0 when none has one. New sites are numbered

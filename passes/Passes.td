@@ -118,6 +118,44 @@ def DifferentiatePass : Pass<"xlnet-differentiate", "::mlir::func::FuncOp"> {
   let dependentDialects = ["::mlir::xlnet::XLNetDialect"];
 }
 
+def FuseKernelsPass : Pass<"xlnet-fuse-kernels", "::mlir::func::FuncOp"> {
+  let summary = "Fold adds, GELU epilogues and bias gradients into the ops that make their operands";
+  let description = [{
+    The fusions both executors run, decided once (docs/Plan.md "Fused
+    forms"), in this order:
+
+    1. GELU forward: `gemm(x, w, bias) -> P; activation gelu_tanh(P) -> A`
+       becomes one gemm returning `(A, aux = P)` (cuBLASLt's GELU_AUX_BIAS).
+    2. GELU backward: `gemm(x, w) -> dA`, read only by `activation_grad
+       gelu_tanh(dA, P) -> dP`, and a `bias_grad(dP) -> db` become one gemm
+       `pre P {activation_grad = gelu_tanh}` returning `(dP, aux = db)`
+       (DGELU_BGRAD).
+    3. Accumulate: `gemm or gemm_wgrad(...) -> Y; add(X, Y) -> Z` becomes the
+       GEMM with `init X` returning Z (beta 1).
+    4. Add into: the same for `bias_grad`, `embedding_grad`,
+       `mem_concat_grad` (result 0), `add_layer_norm_grad` (dgamma, dbeta)
+       and `rel_attention_grad` (any result but dq): the op gets an init.
+
+    3 and 4 need Y read by the add alone, X defined before Y's producer and
+    a producer without an init for that result yet. 1 and 2 need the GEMM's
+    output width (the aux matrix's leading dimension) to be a multiple of
+    `aux-ld-multiple`. Every rewrite keeps the numbers: the fused kernels
+    compute what the ops did, rounded the same way (the GEMM's beta 1 sums
+    in the GEMM's order).
+
+    Runs last, after `--xlnet-mixed-precision`; `xlnetc compile
+    --emit=fused` prints its result.
+  }];
+  let options = [
+    Option<"auxLdMultiple", "aux-ld-multiple", "int64_t", "8",
+           "GELU epilogues only where the GEMM's output width is a multiple of this (cuBLASLt: 8)">,
+    Option<"attentionGradInit", "attention-grad-init", "std::string", "\"tensor-core\"",
+           "Which rel_attention_grad ops take inits: tensor-core (bf16, compact masks, d_head a "
+           "multiple of 16 up to 128: the CUDA kernels that sum into inits), all, none">
+  ];
+  let dependentDialects = ["::mlir::xlnet::XLNetDialect"];
+}
+
 def LowerToKernelsPass : Pass<"xlnet-lower-to-kernels", "::mlir::func::FuncOp"> {
   let summary = "Lower model-level xlnet ops to kernel-level ops (one op = one plan step)";
   let description = [{

@@ -13,13 +13,16 @@ using namespace mlir;
 
 void xlnet::buildLoweringPipeline(OpPassManager &pm, Stage until,
                                   const ApplyOptimizerPassOptions &optimizer,
-                                  bool bf16) {
+                                  bool bf16, const FuseKernelsPassOptions *fuse) {
   if (until == Stage::Model)
     return;
-  // Last: bf16 storage for what the earlier stages made (f32 throughout).
+  // Last: bf16 storage for what the earlier stages made (f32 throughout),
+  // then the fusions both executors run (on the types they will run).
   auto finish = [&] {
     if (bf16)
       pm.addNestedPass<func::FuncOp>(createMixedPrecisionPass());
+    if (fuse)
+      pm.addNestedPass<func::FuncOp>(createFuseKernelsPass(*fuse));
   };
   // 1. Layers -> memory, attention and FFN ops.
   pm.addNestedPass<func::FuncOp>(createDecomposeLayersPass());

@@ -307,7 +307,7 @@ struct DeviceExecutor::Prepared {
       if (!any)
         continue;
       liveStep[s] = 1;
-      for (int id : step.in)
+      for (int id : step.reads())
         if (id >= 0)
           live[size_t(id)] = 1;
     }

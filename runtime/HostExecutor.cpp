@@ -48,11 +48,42 @@ Status checkHostThreads(int threads, const char *what) {
 
 namespace {
 
+/// Whether the kernel of `s` sums its output 0 into an init itself (a
+/// GEMM's beta 1, the scatter starting from a copy): a plain gemm,
+/// gemm_wgrad, embedding_grad. Other inits are added after the kernel.
+bool kernelTakesInit(const Step &s) {
+  return (s.kind == OpKind::Gemm && s.out.size() == 1 &&
+          s.attrs.activationGrad == Activation::None) ||
+         s.kind == OpKind::GemmWgrad || s.kind == OpKind::EmbeddingGrad;
+}
+
+/// A gemm step and its fused epilogues (docs/Plan.md "Fused forms"): the
+/// same kernels as the steps they replace, so the same numbers.
+void runGemm(const Step &s, const std::vector<const Tensor *> &in, std::vector<Tensor *> &out,
+             const Tensor *init) {
+  const StepAttrs &a = s.attrs;
+  if (a.activationGrad != Activation::None) {
+    // dP = (x·op(w)) · act'(pre), in place; db = dP summed over its rows.
+    host::gemm(*in[0], *in[1], nullptr, a.kRank, a.transposeW, Activation::None, *out[0]);
+    host::activationGrad(*out[0], *in[2], a.activationGrad, *out[0]);
+    host::biasGrad(*out[0], *out[1]);
+    return;
+  }
+  const Tensor *bias = in.size() == 3 ? in[2] : nullptr;
+  if (out.size() == 2) {
+    // aux = x·op(w) + bias (the pre-activation), y = act(aux).
+    host::gemm(*in[0], *in[1], bias, a.kRank, a.transposeW, Activation::None, *out[1]);
+    host::applyActivation(*out[1], a.activation, *out[0]);
+    return;
+  }
+  host::gemm(*in[0], *in[1], bias, a.kRank, a.transposeW, a.activation, *out[0], init);
+}
+
 /// Runs one verified step on resolved operands (`out` holds one tensor per
-/// output; multi-output ops write all of them). `init` (gemm, gemm_wgrad,
-/// embedding_grad; may be null): out = init + the step's result; `probs` (rel_attention writes,
-/// rel_attention_grad reads; may be null): the kept probabilities
-/// (HostFusion.h).
+/// output; multi-output ops write all of them). `init` (a step that
+/// kernelTakesInit; may be null): out[0] = init + the step's result;
+/// `probs` (rel_attention writes, rel_attention_grad reads; may be null):
+/// the kept probabilities (HostFusion.h).
 Status runStep(const Step &s, const std::vector<const Tensor *> &in,
                std::vector<Tensor *> &out, uint64_t seed, const Tensor *init,
                float *probs) {
@@ -82,8 +113,7 @@ Status runStep(const Step &s, const std::vector<const Tensor *> &in,
                    *out[0]);
     return Status::ok();
   case OpKind::Gemm:
-    host::gemm(*in[0], *in[1], in.size() == 3 ? in[2] : nullptr, a.kRank,
-               a.transposeW, a.activation, *out[0], init);
+    runGemm(s, in, out, init);
     return Status::ok();
   case OpKind::RelAttention: {
     host::RelAttentionArgs args{in[0], in[1], in[2], in[3],
@@ -208,33 +238,34 @@ Status checkBound(const Buffer &b, const Tensor &t, const Tensor *&bound) {
 HostWorkspace::HostWorkspace() = default;
 HostWorkspace::~HostWorkspace() = default;
 
-void HostWorkspace::prepare(const Plan &plan, bool accumulate, bool keepProbs) {
-  // What the memory plan and the fusions depend on: every buffer's type
-  // and role, every step's op and buffers (a plan at the same address may
-  // be another plan), and the fusion switches.
+void HostWorkspace::prepare(const Plan &plan, bool keepProbs) {
+  // What the memory plan and the kept probabilities depend on: every
+  // buffer's type and role, every step's op and buffers (a plan at the same
+  // address may be another plan), and the switch.
   std::vector<int64_t> shape;
   shape.reserve(signature_.size());
-  shape.push_back((accumulate ? 1 : 0) + (keepProbs ? 2 : 0));
+  shape.push_back(keepProbs ? 1 : 0);
   for (const Buffer &b : plan.buffers) {
     shape.push_back(int64_t(b.dtype) * 4 + int64_t(b.role));
     shape.push_back(int64_t(b.shape.size()));
     shape.insert(shape.end(), b.shape.begin(), b.shape.end());
   }
   for (const Step &s : plan.steps) {
-    // What the fusions read besides the ids: the op, a GEMM's activation,
-    // the attention's scale.
-    shape.push_back(int64_t(s.kind) * 256 + int64_t(s.attrs.activation));
+    // What the choice reads besides the ids: the op, the attention's scale.
+    shape.push_back(int64_t(s.kind));
     int64_t scaleBits = 0;
     std::memcpy(&scaleBits, &s.attrs.scale, sizeof(scaleBits));
     shape.push_back(scaleBits);
     shape.push_back(int64_t(s.in.size()) * 65536 + int64_t(s.out.size()));
     shape.insert(shape.end(), s.in.begin(), s.in.end());
     shape.insert(shape.end(), s.out.begin(), s.out.end());
+    shape.push_back(int64_t(s.init.size()));
+    shape.insert(shape.end(), s.init.begin(), s.init.end());
   }
   if (arena_ && shape == signature_)
     return;
   signature_ = std::move(shape);
-  fusions_ = host::findHostFusions(plan, accumulate, keepProbs);
+  fusions_ = host::findHostFusions(plan, keepProbs);
   keptProbs_.clear();
   for (int64_t floats : fusions_.keptProbsFloats)
     keptProbs_.emplace_back(size_t(floats));
@@ -300,7 +331,7 @@ Status executeHost(const Plan &plan, const TensorMap &bindings,
   }
   std::vector<size_t> lastUse(n, 0);
   for (size_t i = 0; i < plan.steps.size(); ++i)
-    for (int id : plan.steps[i].in)
+    for (int id : plan.steps[i].reads())
       if (id >= 0 && size_t(id) < n)
         lastUse[id] = i;
 
@@ -308,25 +339,22 @@ Status executeHost(const Plan &plan, const TensorMap &bindings,
   // (kept from step to step), or one allocation per temp without one.
   HostWorkspace local;
   HostWorkspace &ws = workspace ? *workspace : local;
-  // Kept probabilities change no step's operands: observers see every step
-  // either way.
-  ws.prepare(plan, opts.fuse && (!opts.observer || opts.observer->acceptsFusedSteps()),
-             opts.fuse);
+  // Kept probabilities change no step's operands.
+  ws.prepare(plan, opts.fuse);
   const MemoryPlan &memory = ws.memory();
   const host::HostFusions &fusions = ws.fusions();
 
   // 2. Run the steps in order. Plans built in memory may skip parsePlan, so
   //    each step's ids and types are re-checked (cheap next to the kernels).
-  //    An absorbed step (an add a GEMM did) does not run: its result is
-  //    there already.
   std::vector<Tensor> temps(n);
   std::vector<bool> written(n, false);
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const Step &s = plan.steps[i];
-    if (fusions.absorbedBy[i] >= 0)
-      continue;
     std::string where = stepPrefix(i, s);
-    for (int id : s.in)
+    if (!s.init.empty() && s.init.size() != s.out.size())
+      return Status::error(where + fmt::format("has {} inits for {} outputs", s.init.size(),
+                                               s.out.size()));
+    for (int id : s.reads())
       if (id < 0 || size_t(id) >= n ||
           (plan.buffers[id].role == Buffer::Temp && !written[id]))
         return Status::error(where + fmt::format("reads buffer {} which is "
@@ -337,17 +365,7 @@ Status executeHost(const Plan &plan, const TensorMap &bindings,
         return Status::error(where + fmt::format("writes buffer {} which is "
                                                  "not an unwritten temp", id));
     XLNETC_RETURN_IF_ERROR(verifyStepTypes(plan, s).withPrefix(where));
-    // A step that does an add writes the add's result (fusion.into), from
-    // its other operand (fusion.init), instead of its own.
-    const host::HostFusions::Accumulate &fusion = fusions.accumulate[i];
-    const std::vector<int> writes = fusion.into >= 0 ? std::vector<int>{fusion.into} : s.out;
-    if (fusion.into >= 0) {
-      const Step &add = plan.steps[fusion.add];
-      XLNETC_RETURN_IF_ERROR(verifyStepTypes(plan, add).withPrefix(stepPrefix(fusion.add, add)));
-      if (plan.buffers[fusion.init].role == Buffer::Temp && !written[fusion.init])
-        return Status::error(where + fmt::format("adds buffer {} which is not a written buffer",
-                                                 fusion.init));
-    }
+    const std::vector<int> &writes = s.out;
 
     std::vector<const Tensor *> in;
     for (int id : s.in)
@@ -383,10 +401,16 @@ Status executeHost(const Plan &plan, const TensorMap &bindings,
     if (opts.observer)
       XLNETC_RETURN_IF_ERROR(opts.observer->beforeStep(i, s).withPrefix(where));
     const int probs = fusions.keptProbs[i];
+    // Inits: summed by the kernel where it can (kernelTakesInit, unless
+    // opts.fuse is off), otherwise added after it, as the add would.
+    const bool kernelInit = opts.fuse && kernelTakesInit(s) && s.initOf(0) >= 0;
     XLNETC_RETURN_IF_ERROR(runStep(s, in, out, opts.seed,
-                                   fusion.into >= 0 ? bound[fusion.init] : nullptr,
+                                   kernelInit ? bound[s.initOf(0)] : nullptr,
                                    probs >= 0 ? ws.keptProbs(probs) : nullptr)
                                .withPrefix(where));
+    for (size_t k = 0; k < out.size(); ++k)
+      if (s.initOf(k) >= 0 && !(kernelInit && k == 0))
+        host::add(*bound[s.initOf(k)], *out[k], *out[k]);
     if (opts.observer)
       XLNETC_RETURN_IF_ERROR(opts.observer->afterStep(i, s, out).withPrefix(where));
     for (int id : writes) {

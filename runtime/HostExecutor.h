@@ -41,11 +41,10 @@ struct ExecOptions {
   /// that writes it, to prove that the kernels write all of their outputs
   /// (the arena is never zeroed). For tests.
   bool poisonTemps = false;
-  /// host: run the fusions of host/HostFusion.h (an `add` of a GEMM's
-  /// result summed inside that GEMM; the attention backward reading the
-  /// probabilities its forward kept); false: one kernel per plan step,
-  /// each computing all it needs. An observer that does not accept fused
-  /// steps (StepObserver::acceptsFusedSteps) turns the adds in GEMMs off.
+  /// host: a GEMM or scatter sums its init itself (beta 1) and the
+  /// attention backward reads the probabilities its forward kept
+  /// (host/HostFusion.h); false: every init is added after its kernel and
+  /// every kernel computes all it needs.
   bool fuse = true;
   /// The outputs the caller reads (e.g. loss, grad_norm, lr for a training
   /// step); empty: all. The device executors copy back only these and skip
@@ -55,8 +54,7 @@ struct ExecOptions {
   std::vector<std::string> wanted;
   /// Told about the steps (the data-parallel gradient all-reduce,
   /// dist/GradReducer.h); null: none. The host executor calls beforeStep and
-  /// afterStep around every step (around every step it runs, when the
-  /// observer accepts fused steps: StepObserver::acceptsFusedSteps); the device executors call
+  /// afterStep around every step; the device executors call
   /// beforeDeviceStep at the steps it wants, and run the step piece by
   /// piece (no graph), the observer's work on their side stream.
   StepObserver *observer = nullptr;
@@ -71,11 +69,6 @@ public:
   /// After step `index` wrote `out` (which the observer may change in
   /// place before any later step reads them).
   virtual Status afterStep(size_t index, const Step &step, const std::vector<Tensor *> &out) = 0;
-  /// Whether the host executor may fuse steps while this observer watches.
-  /// It then calls beforeStep and afterStep around a fused GEMM with `out`
-  /// holding the sum it wrote instead of its own result, and not at all for
-  /// the `add` the GEMM did. By default the executor runs every step alone.
-  virtual bool acceptsFusedSteps() const { return false; }
 
   /// A device executor's buffers, by plan buffer id, and its side stream
   /// (dev::Device): the observer's work overlaps the step's.
@@ -105,12 +98,12 @@ public:
                                   const DeviceBuffers &buffers) = 0;
 };
 
-/// What the host executor keeps from one step to the next: the plan's
-/// fusions (host/HostFusion.h), the memory plan of its temps (planMemory,
-/// as the device executor's arena) and one 64-byte aligned arena it places
-/// them in, reused by every step of the same plan (a different plan, or
-/// the same with fusion switched, re-plans). Not thread-safe; one per
-/// Executor.
+/// What the host executor keeps from one step to the next: the kept
+/// attention probabilities (host/HostFusion.h), the memory plan of its
+/// temps (planMemory, as the device executor's arena) and one 64-byte
+/// aligned arena it places them in, reused by every step of the same plan
+/// (a different plan, or the same with the switch changed, re-plans). Not
+/// thread-safe; one per Executor.
 class HostWorkspace {
 public:
   HostWorkspace();
@@ -118,11 +111,11 @@ public:
   HostWorkspace(const HostWorkspace &) = delete;
   HostWorkspace &operator=(const HostWorkspace &) = delete;
 
-  /// Plans and allocates for `plan` with the fusions findHostFusions finds
-  /// with these switches, unless its buffers and steps and the switches are
-  /// those of the last call.
-  void prepare(const Plan &plan, bool accumulate, bool keepProbs);
-  /// The fusions run (none with both switches off).
+  /// Plans and allocates for `plan` (keeping probabilities when
+  /// `keepProbs`), unless its buffers and steps and the switch are those of
+  /// the last call.
+  void prepare(const Plan &plan, bool keepProbs);
+  /// The memory plan and the kept probabilities.
   const host::HostFusions &fusions() const { return fusions_; }
   /// Kept probabilities `index` (HostFusions::keptProbs).
   float *keptProbs(int index) { return keptProbs_[size_t(index)].data(); }

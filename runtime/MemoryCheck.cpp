@@ -27,7 +27,7 @@ StepMemoryNeed stepMemoryNeed(const Plan &plan, StepMemory where, bool keepsCopy
   } else if (onDevice) {
     m = planMemory(plan, plan.device.get());
   } else { // the host executor as it runs by default: with its fusions
-    const host::HostFusions f = host::findHostFusions(plan, true, true);
+    const host::HostFusions f = host::findHostFusions(plan, true);
     m = f.memory;
     keptProbsBytes = f.keptProbsBytes();
   }

@@ -35,14 +35,9 @@ bool startsWith(const std::string &s, const char *prefix) {
 /// operands.
 template <class F>
 void forEachTouched(const Plan &plan, const DeviceProgram *program,
-                    const std::vector<std::vector<int>> *touched, size_t i, F touch) {
-  if (touched) {
-    for (int id : (*touched)[i])
-      touch(id);
-    return;
-  }
+                    size_t i, F touch) {
   if (!program) {
-    for (int id : plan.steps[i].in)
+    for (int id : plan.steps[i].reads())
       touch(id);
     for (int id : plan.steps[i].out)
       touch(id);
@@ -98,15 +93,12 @@ int64_t planInputBlock(const Plan &plan, std::vector<int64_t> &offset) {
 
 namespace {
 
-/// planMemory with the steps' buffers from `program`, from `touched` or
-/// (both null) from the plan.
-MemoryPlan planMemoryOf(const Plan &plan, const DeviceProgram *program,
-                        const std::vector<std::vector<int>> *touched) {
+/// planMemory with the steps' buffers from `program` or (null) from the
+/// plan.
+MemoryPlan planMemoryOf(const Plan &plan, const DeviceProgram *program) {
   const size_t n = plan.buffers.size(), steps = plan.steps.size();
   if (program && program->steps.size() != steps)
     program = nullptr; // not this plan's program: the plan alone
-  if (touched && touched->size() != steps)
-    touched = nullptr;
   MemoryPlan m;
   m.offset.assign(n, -1);
   m.firstTouched.assign(steps, {});
@@ -116,7 +108,7 @@ MemoryPlan planMemoryOf(const Plan &plan, const DeviceProgram *program,
   //    live to the end.
   std::vector<int64_t> first(n, -1), last(n, -1);
   for (size_t i = 0; i < steps; ++i)
-    forEachTouched(plan, program, touched, i, [&](int id) {
+    forEachTouched(plan, program, i, [&](int id) {
       if (id < 0 || size_t(id) >= n)
         return;
       if (first[size_t(id)] < 0)
@@ -143,7 +135,7 @@ MemoryPlan planMemoryOf(const Plan &plan, const DeviceProgram *program,
     // Never touched: with a program or touches, a result a fusion never
     // writes (it gets no memory); with the plan alone, keep it valid for the
     // whole step.
-    if (first[id] < 0 && (program || touched) && b.outputs.empty())
+    if (first[id] < 0 && program && b.outputs.empty())
       continue;
     if (first[id] < 0)
       first[id] = 0, last[id] = int64_t(steps) - 1;
@@ -261,12 +253,9 @@ MemoryPlan planMemoryOf(const Plan &plan, const DeviceProgram *program,
 } // namespace
 
 MemoryPlan planMemory(const Plan &plan, const DeviceProgram *program) {
-  return planMemoryOf(plan, program, nullptr);
+  return planMemoryOf(plan, program);
 }
 
-MemoryPlan planMemory(const Plan &plan, const std::vector<std::vector<int>> &touched) {
-  return planMemoryOf(plan, nullptr, &touched);
-}
 
 std::string formatMemoryPlan(const MemoryPlan &m, int64_t batchRows) {
   auto mib = [](int64_t bytes) { return double(bytes) / (1024.0 * 1024.0); };

@@ -86,12 +86,6 @@ int64_t planInputBlock(const Plan &plan, std::vector<int64_t> &offset);
 /// scratch.
 MemoryPlan planMemory(const Plan &plan, const DeviceProgram *program);
 
-/// Plans the arena of an executor that runs some steps' work inside others
-/// (the host executor's fusions, host/HostFusion.h): `touched[i]` are the
-/// buffers step i reads or writes as run. A temp no step touches and that
-/// is not returned gets no memory.
-MemoryPlan planMemory(const Plan &plan, const std::vector<std::vector<int>> &touched);
-
 /// The table `xlnetc compile --emit=memory` prints: bytes (and MiB) per
 /// category, the arena against its lower bound, and per sequence (the
 /// batch's rows) where `batchRows` > 0.

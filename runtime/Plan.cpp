@@ -26,41 +26,44 @@ constexpr int kVariadic = -1;
 struct OpInfo {
   const char *name;
   OpKind kind;
-  int minIn, maxIn, numOut;
+  int minIn, maxIn, minOut, maxOut;
+  /// The outputs that may start from an init (a bit per output).
+  unsigned initOutputs = 0;
 };
 
 constexpr OpInfo kOps[] = {
-    {"embedding", OpKind::Embedding, 2, 2, 1},
-    {"mask_embedding", OpKind::MaskEmbedding, 1, 1, 1},
-    {"rel_pos_encoding", OpKind::RelPosEncoding, 0, 0, 1},
-    {"rel_segment", OpKind::RelSegment, 1, 1, 1},
-    {"attn_mask", OpKind::AttnMask, 1, 1, 1},
-    {"target_positions", OpKind::TargetPositions, 1, 1, 1},
-    {"mem_concat", OpKind::MemConcat, 2, 2, 1},
-    {"mem_cache", OpKind::MemCache, 1, 2, 1},
-    {"gemm", OpKind::Gemm, 2, 3, 1},
-    {"rel_attention", OpKind::RelAttention, 10, 11, 1},
-    {"add_layer_norm", OpKind::AddLayerNorm, 4, 4, 1},
-    {"dropout", OpKind::Dropout, 1, 1, 1},
-    {"lm_loss", OpKind::LmLoss, 3, 3, 2},
+    {"embedding", OpKind::Embedding, 2, 2, 1, 1},
+    {"mask_embedding", OpKind::MaskEmbedding, 1, 1, 1, 1},
+    {"rel_pos_encoding", OpKind::RelPosEncoding, 0, 0, 1, 1},
+    {"rel_segment", OpKind::RelSegment, 1, 1, 1, 1},
+    {"attn_mask", OpKind::AttnMask, 1, 1, 1, 1},
+    {"target_positions", OpKind::TargetPositions, 1, 1, 1, 1},
+    {"mem_concat", OpKind::MemConcat, 2, 2, 1, 1},
+    {"mem_cache", OpKind::MemCache, 1, 2, 1, 1},
+    // Output 1: the fused epilogues' aux (docs/Plan.md "Fused forms").
+    {"gemm", OpKind::Gemm, 2, 3, 1, 2, 0b1},
+    {"rel_attention", OpKind::RelAttention, 10, 11, 1, 1},
+    {"add_layer_norm", OpKind::AddLayerNorm, 4, 4, 1, 1},
+    {"dropout", OpKind::Dropout, 1, 1, 1, 1},
+    {"lm_loss", OpKind::LmLoss, 3, 3, 2, 2},
     // Backward ops.
-    {"embedding_grad", OpKind::EmbeddingGrad, 2, 2, 1},
-    {"mask_embedding_grad", OpKind::MaskEmbeddingGrad, 1, 1, 1},
-    {"mem_concat_grad", OpKind::MemConcatGrad, 1, 1, 1},
-    {"activation", OpKind::ActivationOp, 1, 1, 1},
-    {"activation_grad", OpKind::ActivationGrad, 2, 2, 1},
-    {"gemm_wgrad", OpKind::GemmWgrad, 2, 2, 1},
-    {"bias_grad", OpKind::BiasGrad, 1, 1, 1},
-    {"rel_attention_grad", OpKind::RelAttentionGrad, 11, 12, 8},
-    {"add_layer_norm_grad", OpKind::AddLayerNormGrad, 4, 4, 3},
-    {"lm_loss_grad", OpKind::LmLossGrad, 3, 3, 1},
-    {"add", OpKind::Add, 2, 2, 1},
+    {"embedding_grad", OpKind::EmbeddingGrad, 2, 2, 1, 1, 0b1},
+    {"mask_embedding_grad", OpKind::MaskEmbeddingGrad, 1, 1, 1, 1},
+    {"mem_concat_grad", OpKind::MemConcatGrad, 1, 1, 1, 1, 0b1},
+    {"activation", OpKind::ActivationOp, 1, 1, 1, 1},
+    {"activation_grad", OpKind::ActivationGrad, 2, 2, 1, 1},
+    {"gemm_wgrad", OpKind::GemmWgrad, 2, 2, 1, 1, 0b1},
+    {"bias_grad", OpKind::BiasGrad, 1, 1, 1, 1, 0b1},
+    {"rel_attention_grad", OpKind::RelAttentionGrad, 11, 12, 8, 8, 0b11111110},
+    {"add_layer_norm_grad", OpKind::AddLayerNormGrad, 4, 4, 3, 3, 0b110},
+    {"lm_loss_grad", OpKind::LmLossGrad, 3, 3, 1, 1},
+    {"add", OpKind::Add, 2, 2, 1, 1},
     // Mixed precision.
-    {"cast", OpKind::Cast, 1, 1, 1},
+    {"cast", OpKind::Cast, 1, 1, 1, 1},
     // Optimizer ops.
-    {"lr_schedule", OpKind::LrSchedule, 1, 1, 1},
-    {"global_norm", OpKind::GlobalNorm, 1, kVariadic, 1},
-    {"adam_update", OpKind::AdamUpdate, 7, 7, 3},
+    {"lr_schedule", OpKind::LrSchedule, 1, 1, 1, 1},
+    {"global_norm", OpKind::GlobalNorm, 1, kVariadic, 1, 1},
+    {"adam_update", OpKind::AdamUpdate, 7, 7, 3, 3},
 };
 
 const OpInfo *findOp(const std::string &name) {
@@ -163,6 +166,31 @@ Status parseBuffer(const json &j, size_t index, Buffer &b) {
   return Status::ok();
 }
 
+/// The optional 'init': one entry per output, -1 or the buffer the output
+/// starts from, only on the outputs the op's table entry allows.
+Status parseInit(const json &j, const OpInfo &info, size_t numBuffers, Step &s) {
+  auto it = j.find("init");
+  if (it == j.end())
+    return Status::ok();
+  if (!it->is_array() || it->size() != s.out.size())
+    return Status::error(fmt::format("'init' must be an array of {} entries (one per "
+                                     "output, -1 for none), got {}",
+                                     s.out.size(), it->dump()));
+  for (size_t k = 0; k < it->size(); ++k) {
+    const json &v = (*it)[k];
+    if (!v.is_number_integer() || v.get<int64_t>() < -1 ||
+        v.get<int64_t>() >= int64_t(numBuffers))
+      return Status::error(fmt::format("'init' entry {} is {}: -1 or a buffer id 0..{}", k,
+                                       v.dump(), int64_t(numBuffers) - 1));
+    const int id = int(v.get<int64_t>());
+    if (id >= 0 && !(info.initOutputs >> k & 1u))
+      return Status::error(fmt::format("output {} of {} cannot start from an init", k,
+                                       info.name));
+    s.init.push_back(id);
+  }
+  return Status::ok();
+}
+
 Status parseStep(const json &j, size_t numBuffers, Step &s) {
   if (!j.is_object())
     return Status::error("not an object");
@@ -190,9 +218,13 @@ Status parseStep(const json &j, size_t numBuffers, Step &s) {
             ? fmt::format("takes {} inputs, got {}", info->minIn, s.in.size())
             : fmt::format("takes {} to {} inputs, got {}", info->minIn,
                           info->maxIn, s.in.size()));
-  if (int(s.out.size()) != info->numOut)
-    return Status::error(fmt::format("has {} outputs, got {}", info->numOut,
-                                     s.out.size()));
+  if (int(s.out.size()) < info->minOut || int(s.out.size()) > info->maxOut)
+    return Status::error(
+        info->minOut == info->maxOut
+            ? fmt::format("has {} outputs, got {}", info->minOut, s.out.size())
+            : fmt::format("has {} to {} outputs, got {}", info->minOut, info->maxOut,
+                          s.out.size()));
+  XLNETC_RETURN_IF_ERROR(parseInit(j, *info, numBuffers, s));
   auto attrs = j.find("attrs");
   return detail::parseStepAttrs(attrs == j.end() ? json() : *attrs, s);
 }
@@ -209,6 +241,12 @@ Status checkDataflow(const Plan &plan) {
             "{}input {} reads temp buffer {} before any step writes it",
             stepPrefix(i, s), k, b.id));
     }
+    for (size_t k = 0; k < s.init.size(); ++k)
+      if (s.init[k] >= 0 && plan.buffers[s.init[k]].role == Buffer::Temp &&
+          writer[s.init[k]] < 0)
+        return Status::error(fmt::format(
+            "{}the init of output {} is temp buffer {}, which no step wrote before",
+            stepPrefix(i, s), k, s.init[k]));
     for (size_t k = 0; k < s.out.size(); ++k) {
       const Buffer &b = plan.buffers[s.out[k]];
       if (b.role != Buffer::Temp)
@@ -293,6 +331,14 @@ Status parseImpl(const json &doc, Plan &plan) {
 } // namespace
 
 const char *opName(OpKind kind) { return opInfo(kind).name; }
+
+std::vector<int> Step::reads() const {
+  std::vector<int> ids = in;
+  for (int id : init)
+    if (id >= 0)
+      ids.push_back(id);
+  return ids;
+}
 
 const char *activationName(Activation act) {
   switch (act) {

@@ -72,7 +72,7 @@ enum class OpKind {
 };
 
 /// The plan version this runtime reads (and the only one it accepts).
-constexpr int kSupportedPlanVersion = 3;
+constexpr int kSupportedPlanVersion = 4;
 
 /// Activation applied by a gemm step.
 enum class Activation { None, Relu, GeluTanh, GeluErf };
@@ -101,6 +101,10 @@ struct StepAttrs {
   int kRank = 1;
   bool transposeW = false;
   Activation activation = Activation::None;
+  // gemm: the backward epilogue (docs/Plan.md "Fused forms"): gelu_tanh
+  // reads the pre-activation as input 2 and returns the bias gradient as
+  // output 1.
+  Activation activationGrad = Activation::None;
   // rel_attention, rel_attention_grad
   double scale = 1.0;
   double dropatt = 0.0;
@@ -132,7 +136,16 @@ struct Step {
   OpKind kind = OpKind::Gemm;
   std::vector<int> in;
   std::vector<int> out;
+  /// Empty, or one entry per output: the buffer output k starts from
+  /// (out[k] = init[k] + what the op computes), or -1 (docs/Plan.md "Fused
+  /// forms"). A step reads its inits as it reads `in`.
+  std::vector<int> init;
   StepAttrs attrs;
+
+  /// The init of output `k`, or -1.
+  int initOf(size_t k) const { return k < init.size() ? init[k] : -1; }
+  /// Every buffer the step reads: `in`, then the inits.
+  std::vector<int> reads() const;
   /// Free-form location (the MLIR location) for messages.
   std::string loc;
 };

@@ -39,8 +39,8 @@ public:
   Status boolean(const char *key, bool &out) {
     return typed(key, out, &json::is_boolean, "true or false", true);
   }
-  Status string(const char *key, std::string &out) {
-    return typed(key, out, &json::is_string, "a string", true);
+  Status string(const char *key, std::string &out, bool required = true) {
+    return typed(key, out, &json::is_string, "a string", required);
   }
 
 private:
@@ -200,9 +200,20 @@ Status parseStepAttrs(const json &attrs, Step &step) {
   case OpKind::MemCache:
     XLNETC_RETURN_IF_ERROR(r.nonNegative("reuse_len", a.reuseLen));
     return r.nonNegative("mem_len", a.memLen);
-  case OpKind::Gemm:
+  case OpKind::Gemm: {
     XLNETC_RETURN_IF_ERROR(parseGemmShape(r, a));
-    return parseActivation(r, a);
+    XLNETC_RETURN_IF_ERROR(parseActivation(r, a));
+    std::string grad = "none";
+    XLNETC_RETURN_IF_ERROR(r.string("activation_grad", grad, /*required=*/false));
+    if (grad == "gelu_tanh")
+      a.activationGrad = Activation::GeluTanh;
+    else if (grad != "none")
+      return Status::error(fmt::format(
+          "attribute 'activation_grad' must be \"none\" or \"gelu_tanh\" (the fused "
+          "backward epilogue), got \"{}\"",
+          grad));
+    return Status::ok();
+  }
   case OpKind::GemmWgrad:
     return parseGemmShape(r, a);
   case OpKind::ActivationOp:

@@ -41,6 +41,8 @@ public:
       : plan_(plan), step_(step), inNames_(std::move(inNames)) {}
 
   size_t numIn() const { return step_.in.size(); }
+  size_t numOut() const { return step_.out.size(); }
+  const Step &step() const { return step_; }
   const Buffer &in(size_t k) const { return plan_.buffers[step_.in[k]]; }
   const Buffer &out(size_t k) const { return plan_.buffers[step_.out[k]]; }
   const std::vector<int64_t> &shape(size_t k) const { return in(k).shape; }
@@ -149,6 +151,47 @@ private:
 
 constexpr DType F32 = DType::F32, I64 = DType::I64, Bool = DType::Bool;
 
+/// The fused forms of gemm (docs/Plan.md "Fused forms"): an init (no bias,
+/// no epilogue), the forward GELU's aux output (the pre-activation) and the
+/// backward's activation_grad (input 2 the pre-activation, output 1 the
+/// bias gradient, N elements). All in the output's type, as cuBLASLt's
+/// epilogues want them.
+Status verifyGemmEpilogue(const Rule &r, int64_t n) {
+  const StepAttrs &a = r.attrs();
+  const Buffer &out = r.out(0);
+  auto sameAsOut = [&](const Buffer &b, const std::string &what) {
+    if (b.dtype != out.dtype || b.shape != out.shape)
+      return Status::error(fmt::format("{} is {} but must have output 0's type {}", what,
+                                       bufStr(b), bufStr(out)));
+    return Status::ok();
+  };
+  if (r.step().initOf(0) >= 0 &&
+      (r.numIn() != 2 || a.activation != Activation::None ||
+       a.activationGrad != Activation::None || r.numOut() != 1))
+    return Status::error("a gemm with an init (y = init + x·op(w)) takes no bias, no "
+                         "activation or activation_grad and has one output");
+  if (a.activationGrad != Activation::None) {
+    if (r.numIn() != 3 || r.numOut() != 2 || a.activation != Activation::None)
+      return Status::error("a gemm with activation_grad takes x, w and the pre-activation "
+                           "and writes the gradient and the bias gradient (no activation)");
+    XLNETC_RETURN_IF_ERROR(sameAsOut(r.in(2), r.name(2) + " (the pre-activation)"));
+    const Buffer &db = r.out(1);
+    if (db.dtype != out.dtype || db.shape.size() != 1 || db.shape[0] != n)
+      return Status::error(fmt::format("output 1 (buffer {}, the bias gradient) is {} but "
+                                       "must be {}[{}]",
+                                       db.id, bufStr(db), dtypeName(out.dtype), n));
+    return Status::ok();
+  }
+  if (r.numOut() == 2) {
+    if (a.activation != Activation::GeluTanh || r.numIn() != 3)
+      return Status::error("a gemm's output 1 (the pre-activation) needs activation "
+                           "gelu_tanh and a bias (cuBLASLt's GELU_AUX_BIAS)");
+    return sameAsOut(r.out(1), fmt::format("output 1 (buffer {}, the pre-activation)",
+                                           r.out(1).id));
+  }
+  return Status::ok();
+}
+
 Status verifyGemm(const Rule &r) {
   int kRank = r.attrs().kRank;
   XLNETC_RETURN_IF_ERROR(r.operand(0, F32, -kRank));
@@ -170,7 +213,10 @@ Status verifyGemm(const Rule &r) {
         "{} dims of {} are {} (transpose_w {})",
         kRank, r.name(0), shapeStr(xK), r.attrs().transposeW ? "last" : "first",
         kRank, r.name(1), shapeStr(wK), r.attrs().transposeW));
-  if (r.numIn() == 3) {
+  // Input 2 is the bias, or with activation_grad the pre-activation.
+  const bool grad = r.attrs().activationGrad != Activation::None;
+  const bool hasBias = r.numIn() == 3 && !grad;
+  if (hasBias) {
     XLNETC_RETURN_IF_ERROR(r.operandDType(2, F32));
     if (numelOf(r.shape(2)) != numelOf(wN))
       return Status::error(fmt::format(
@@ -183,11 +229,11 @@ Status verifyGemm(const Rule &r) {
   XLNETC_RETURN_IF_ERROR(r.outputs({{F32, y}}, "(x's leading dims followed by w's N dims)"));
   // The bias has the output's type (cuBLASLt's rule).
   const Buffer &out = r.out(0);
-  if (r.numIn() == 3 && r.in(2).dtype != out.dtype)
+  if (hasBias && r.in(2).dtype != out.dtype)
     return Status::error(fmt::format("{} is {} but the output (buffer {}) is {}: a bias has "
                                      "its output's type",
                                      r.name(2), bufStr(r.in(2)), out.id, bufStr(out)));
-  return Status::ok();
+  return verifyGemmEpilogue(r, numelOf(wN));
 }
 
 /// The operands of rel_attention starting at input `o` (0 for rel_attention,
@@ -322,9 +368,29 @@ Status verifyBiasGrad(const Rule &r, const Buffer &out) {
       out.id, bufStr(out), n, r.name(0), n));
 }
 
+/// The op's own rule (docs/Plan.md's table).
+Status verifyOpTypes(const Plan &plan, const Step &step);
+
 } // namespace
 
 Status verifyStepTypes(const Plan &plan, const Step &step) {
+  // An output that starts from an init has the init's type and shape.
+  for (size_t k = 0; k < step.init.size() && k < step.out.size(); ++k) {
+    const int id = step.initOf(k);
+    if (id < 0)
+      continue;
+    const Buffer &init = plan.buffers[size_t(id)], &out = plan.buffers[size_t(step.out[k])];
+    if (init.dtype != out.dtype || init.shape != out.shape)
+      return Status::error(fmt::format("the init of output {} (buffer {}) is {} but the "
+                                       "output (buffer {}) is {}",
+                                       k, id, bufStr(init), out.id, bufStr(out)));
+  }
+  return verifyOpTypes(plan, step);
+}
+
+namespace {
+
+Status verifyOpTypes(const Plan &plan, const Step &step) {
   const StepAttrs &a = step.attrs;
   switch (step.kind) {
   case OpKind::Embedding: {
@@ -536,5 +602,7 @@ Status verifyStepTypes(const Plan &plan, const Step &step) {
   }
   return Status::error("unhandled op");
 }
+
+} // namespace
 
 } // namespace xlnetc::rt

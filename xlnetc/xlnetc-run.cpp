@@ -109,8 +109,8 @@ int runMain(int argc, char **argv) {
   benchCmd->add_flag("--profile", bench.profile,
                      "Host executor: also print the time of every op kind per step");
   benchCmd->add_flag("--no-host-fusion", bench.noHostFusion,
-                     "Host executor: run every plan step as its own kernel (no adds in "
-                     "GEMMs, no kept attention probabilities)");
+                     "Host executor: add every init after its kernel (no GEMM with "
+                     "beta 1) and keep no attention probabilities");
   xlnetc::addMemoryCheckOptions(benchCmd, bench.memory);
 
   xlnetc::AttentionBenchArgs attn;

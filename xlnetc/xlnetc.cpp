@@ -1,6 +1,6 @@
 //===- xlnetc.cpp - the xlnetc command-line tool --------------------------===//
 //
-//   xlnetc compile SPEC [--emit=mlir|decomposed|kernels|grads|train|plan|cuda|memory|bundle] [--step=...]
+//   xlnetc compile SPEC [--emit=mlir|decomposed|kernels|grads|train|fused|plan|cuda|memory|bundle] [--step=...]
 //   xlnetc run-step MODEL [--weights W] [--batch B] [--out O] [--grads]
 //   xlnetc train SPEC --data CORPUS [--tokenizer M] [--steps N] [--out DIR] [--resume [--override KEY]]
 //   xlnetc make-corpus demo|memory OUT [--spec SPEC] [--seed S]
@@ -36,14 +36,16 @@ int runMain(int argc, char **argv) {
   compileCmd->add_option("--emit", compile.emit,
                          "What to print: mlir (model-level IR), decomposed, "
                          "kernels (kernel-level forward), grads (+ backward), "
-                         "train (+ optimizer), plan (JSON of --step), cuda "
+                         "train (+ optimizer), fused (--step's IR after "
+                         "--xlnet-fuse-kernels: what every plan is made from), "
+                         "plan (JSON of --step), cuda "
                          "(the CUDA C++ of --step's device program), memory "
                          "(--step's device bytes by category, from its memory plan) "
                          "or bundle (a directory -o DIR that xlnetc-run runs; the "
                          "default when -o names a path without an extension)")
       ->capture_default_str();
   compileCmd->add_option("--step", compile.step,
-                         "Step of --emit=plan, cuda and memory: forward, grads "
+                         "Step of --emit=fused, plan, cuda and memory: forward, grads "
                          "or train")
       ->capture_default_str();
   compileCmd->add_option("-o,--output", compile.output,

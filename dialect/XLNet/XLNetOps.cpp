@@ -517,15 +517,106 @@ static LogicalResult verifySameOperandElements(Operation *op, Value a,
   return success();
 }
 
+/// `init` (an operand of a fused form, --xlnet-fuse-kernels) has the type
+/// of the result it starts: the op writes `result = init + its own value`.
+static LogicalResult verifyInit(Operation *op, Value init, Value result,
+                                StringRef resultName) {
+  if (init && init.getType() != result.getType())
+    return op->emitOpError() << "'init' (" << init.getType() << ") must have the type of "
+                             << resultName << " (" << result.getType() << ")";
+  return success();
+}
+
+/// The inits of a multi-result op: `init_results` names, in increasing
+/// order, the results in [first, last] that start from `inits` (one each).
+static LogicalResult verifyInits(Operation *op, OperandRange inits,
+                                 ArrayRef<int64_t> initResults, int64_t first,
+                                 int64_t last) {
+  if (inits.size() != initResults.size())
+    return op->emitOpError() << "has " << inits.size() << " inits but 'init_results' names "
+                             << initResults.size() << " results";
+  for (auto [i, r] : llvm::enumerate(initResults)) {
+    if (r < first || r > last)
+      return op->emitOpError() << "'init_results' entry " << i << " is " << r
+                               << "; only results " << first << " to " << last
+                               << " may start from an init";
+    if (i > 0 && r <= initResults[i - 1])
+      return op->emitOpError() << "'init_results' must be increasing, got " << r
+                               << " after " << initResults[i - 1];
+    if (failed(verifyInit(op, inits[i], op->getResult(unsigned(r)),
+                          ("result " + Twine(r)).str())))
+      return failure();
+  }
+  return success();
+}
+
+/// The fused forms of gemm (--xlnet-fuse-kernels): `init`, the forward
+/// GELU's `aux` (the pre-activation) and the backward's DGELU_BGRAD.
+static LogicalResult verifyGemmEpilogue(GemmOp op) {
+  Type resultType = op.getResult().getType();
+  if (op.getInit()) {
+    if (op.getBias() || op.getActivation() != Activation::none ||
+        op.getActivationGrad() != Activation::none || op.getAux())
+      return op.emitOpError() << "with 'init' (y = init + x·op(w)) takes no bias, "
+                                 "activation, activation_grad or aux";
+    if (failed(verifyInit(op, op.getInit(), op.getResult(), "the result")))
+      return failure();
+  }
+  if (op.getActivationGrad() != Activation::none) {
+    if (op.getActivationGrad() != Activation::gelu_tanh)
+      return op.emitOpError() << "activation_grad must be gelu_tanh (cuBLASLt's DGELU_BGRAD), "
+                                 "got "
+                              << stringifyActivation(op.getActivationGrad());
+    if (!op.getPre() || !op.getAux() || op.getBias() ||
+        op.getActivation() != Activation::none)
+      return op.emitOpError() << "with activation_grad takes 'pre' (the pre-activation) and "
+                                 "returns 'aux' (the bias gradient), with no bias and no "
+                                 "activation";
+    if (op.getPre().getType() != resultType)
+      return op.emitOpError() << "'pre' (" << op.getPre().getType()
+                              << ") must have the result's type (" << resultType << ")";
+    auto aux = cast<RankedTensorType>(op.getAux().getType());
+    auto result = cast<RankedTensorType>(resultType);
+    if (aux.getRank() != 1 || aux.getElementType() != result.getElementType())
+      return op.emitOpError() << "'aux' (the bias gradient) must be rank 1 of the result's "
+                                 "element type, got "
+                              << aux;
+    return success();
+  }
+  if (op.getPre())
+    return op.emitOpError() << "'pre' is read only with activation_grad";
+  if (op.getAux()) {
+    if (op.getActivation() != Activation::gelu_tanh || !op.getBias())
+      return op.emitOpError() << "'aux' (the pre-activation) needs activation gelu_tanh and "
+                                 "a bias (cuBLASLt's GELU_AUX_BIAS)";
+    if (op.getAux().getType() != resultType)
+      return op.emitOpError() << "'aux' (" << op.getAux().getType()
+                              << ") must have the result's type (" << resultType << ")";
+  }
+  return success();
+}
+
 LogicalResult GemmOp::verify() {
   auto w = getW().getType();
   int64_t kRank = getKRankAttr().getInt();
-  if (failed(verifySameOperandElements(*this, getX(), "x", getW(), "w")))
+  if (failed(verifySameOperandElements(*this, getX(), "x", getW(), "w")) ||
+      failed(verifyGemmEpilogue(*this)))
     return failure();
   if (failed(verifyGemmShapes(*this, getX().getType(), w, getResult().getType(),
                               kRank, getTransposeW(), "w", "result")))
     return failure();
   int64_t wN = w.getRank() - kRank, wN0 = getTransposeW() ? 0 : kRank;
+  int64_t n = 1; // the output width N
+  for (int64_t i = 0; i < wN; ++i)
+    n = ShapedType::isDynamic(w.getDimSize(wN0 + i)) || ShapedType::isDynamic(n)
+            ? ShapedType::kDynamic
+            : n * w.getDimSize(wN0 + i);
+  if (getActivationGrad() != Activation::none) {
+    auto db = cast<RankedTensorType>(getAux().getType());
+    if (db.hasStaticShape() && !ShapedType::isDynamic(n) && db.getNumElements() != n)
+      return emitOpError() << "'aux' (the bias gradient) has " << db.getNumElements()
+                           << " elements but the output width N is " << n;
+  }
   if (getBias()) {
     auto bias = getBias().getType();
     if (bias.getElementType() != getResult().getType().getElementType())
@@ -534,11 +625,6 @@ LogicalResult GemmOp::verify() {
                            << "), as cuBLASLt's bias epilogues read it";
     if (bias.getRank() != 1)
       return emitOpError() << "bias must have rank 1 [N], got " << bias;
-    int64_t n = 1;
-    for (int64_t i = 0; i < wN; ++i)
-      n = ShapedType::isDynamic(w.getDimSize(wN0 + i)) || ShapedType::isDynamic(n)
-              ? ShapedType::kDynamic
-              : n * w.getDimSize(wN0 + i);
     if (bias.hasStaticShape() && !ShapedType::isDynamic(n) &&
         bias.getNumElements() != n)
       return emitOpError() << "bias has " << bias.getNumElements()
@@ -589,7 +675,7 @@ LogicalResult DropoutOp::verify() {
 
 LogicalResult EmbeddingGradOp::verify() {
   DimBinder d(*this);
-  return success(succeeded(d.bind(getIds(), "ids", {"B", "S"})) &&
+  return success(succeeded(verifyInit(*this, getInit(), getResult(), "the result")) &&succeeded(d.bind(getIds(), "ids", {"B", "S"})) &&
                  succeeded(d.bind(getDout(), "dout", {"B", "S", "D"})) &&
                  succeeded(d.bind(getResult(), "result", {"V", "D"})));
 }
@@ -602,7 +688,7 @@ LogicalResult MaskEmbeddingGradOp::verify() {
 
 LogicalResult MemConcatGradOp::verify() {
   DimBinder d(*this);
-  if (failed(d.bind(getDout(), "dout", {"B", "K", "D"})) ||
+  if (failed(verifyInit(*this, getInit(), getResult(), "the result")) || failed(d.bind(getDout(), "dout", {"B", "K", "D"})) ||
       failed(d.bind(getResult(), "result", {"B", "S", "D"})))
     return failure();
   if (auto k = d.get("K"), s = d.get("S"); k && s && *k < *s)
@@ -619,7 +705,8 @@ LogicalResult ActivationGradOp::verify() {
 }
 
 LogicalResult GemmWGradOp::verify() {
-  if (failed(verifySameOperandElements(*this, getX(), "x", getDy(), "dy")))
+  if (failed(verifySameOperandElements(*this, getX(), "x", getDy(), "dy")) ||
+      failed(verifyInit(*this, getInit(), getResult(), "the result")))
     return failure();
   return verifyGemmShapes(*this, getX().getType(), getResult().getType(),
                           getDy().getType(), getKRankAttr().getInt(),
@@ -628,6 +715,8 @@ LogicalResult GemmWGradOp::verify() {
 
 LogicalResult BiasGradOp::verify() {
   auto dy = getDy().getType(), out = getResult().getType();
+  if (failed(verifyInit(*this, getInit(), getResult(), "the result")))
+    return failure();
   if (out.getRank() != 1)
     return emitOpError() << "result must have rank 1 [N], got " << out;
   if (dy.getRank() < 1)
@@ -665,7 +754,7 @@ LogicalResult RelAttentionGradOp::verify() {
       return emitOpError() << "result " << index << " (" << pair.first.getType()
                            << ") must have the type of its operand ("
                            << pair.second.getType() << ")";
-  return success();
+  return verifyInits(*this, getInits(), getInitResults(), 1, 7);
 }
 
 LogicalResult AddLayerNormGradOp::verify() {
@@ -678,6 +767,8 @@ LogicalResult AddLayerNormGradOp::verify() {
                          << getResidual().getType() << ") and 'dsum' ("
                          << getDsum().getType()
                          << ") must have the type of 'x' (" << x << ")";
+  if (failed(verifyInits(*this, getInits(), getInitResults(), 1, 2)))
+    return failure();
   return verifyLayerNormVectors(
       *this, x, {{getGamma(), "gamma"}, {getDgamma(), "dgamma"}, {getDbeta(), "dbeta"}},
       getEps().convertToDouble());

@@ -456,7 +456,7 @@ def XLNet_TwoStreamLayerOp : XLNet_Op<"two_stream_layer", [Pure]> {
 // Kernel level (produced by --xlnet-lower-to-kernels)
 //===----------------------------------------------------------------------===//
 
-def XLNet_GemmOp : XLNet_Op<"gemm", [Pure]> {
+def XLNet_GemmOp : XLNet_Op<"gemm", [Pure, AttrSizedOperandSegments]> {
   let summary = "matrix multiply with optional bias and activation epilogue";
   let description = [{
     `y = act(x · op(w) + bias)`. `x` is viewed as a matrix whose columns are
@@ -469,17 +469,38 @@ def XLNet_GemmOp : XLNet_Op<"gemm", [Pure]> {
     %y = xlnet.gemm %x, %w1 bias %b1 {activation = #xlnet<activation relu>, transpose_w}
         : (tensor<2x16x32xf32>, tensor<48x32xf32>, tensor<48xf32>) -> tensor<2x16x48xf32>
     ```
+
+    Forms made by `--xlnet-fuse-kernels` (docs/Plan.md "Fused forms"):
+    - `init %c`: `y = c + x · op(w)` (the GEMM with beta 1; no bias, no
+      activation);
+    - `activation = gelu_tanh` with a bias and a second result `aux`: `aux`
+      is the pre-activation `x · op(w) + bias` (cuBLASLt's GELU_AUX_BIAS);
+    - `activation_grad = gelu_tanh` with `pre %p`: `y = (x · op(w)) ·
+      gelu'(p)`, and the second result `aux` is its bias gradient, `y`
+      summed over its rows (cuBLASLt's DGELU_BGRAD).
   }];
   let arguments = (ins XLNet_FloatTensor:$x, XLNet_FloatTensor:$w,
                        Optional<XLNet_FloatTensor>:$bias,
+                       Optional<XLNet_FloatTensor>:$pre,
+                       Optional<XLNet_FloatTensor>:$init,
                        DefaultValuedAttr<I64Attr, "1">:$k_rank,
                        UnitAttr:$transpose_w,
                        DefaultValuedAttr<XLNet_ActivationAttr,
-                                         "::mlir::xlnet::Activation::none">:$activation);
-  let results = (outs XLNet_FloatTensor:$result);
+                                         "::mlir::xlnet::Activation::none">:$activation,
+                       DefaultValuedAttr<XLNet_ActivationAttr,
+                                         "::mlir::xlnet::Activation::none">:$activation_grad);
+  let results = (outs XLNet_FloatTensor:$result, Optional<XLNet_FloatTensor>:$aux);
   let assemblyFormat = [{
-    $x `,` $w (`bias` $bias^)? attr-dict `:` functional-type(operands, results)
+    $x `,` $w (`bias` $bias^)? (`pre` $pre^)? (`init` $init^)? attr-dict
+    `:` functional-type(operands, results)
   }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Type":$result, "::mlir::Value":$x, "::mlir::Value":$w,
+                   "::mlir::Value":$bias), [{
+      build($_builder, $_state, result, /*aux=*/::mlir::Type(), x, w, bias,
+            /*pre=*/::mlir::Value(), /*init=*/::mlir::Value());
+    }]>
+  ];
 }
 
 def XLNet_AddLayerNormOp : XLNet_Op<"add_layer_norm", [Pure]> {
@@ -538,9 +559,12 @@ def XLNet_EmbeddingGradOp : XLNet_Op<"embedding_grad", [Pure]> {
         : (tensor<2x16xi64>, tensor<2x16x32xf32>) -> tensor<64x32xf32>
     ```
   }];
-  let arguments = (ins XLNet_I64Tensor:$ids, XLNet_FloatTensor:$dout);
+  let arguments = (ins XLNet_I64Tensor:$ids, XLNet_FloatTensor:$dout,
+                       Optional<XLNet_F32Tensor>:$init);
   let results = (outs XLNet_F32Tensor:$result);
-  let assemblyFormat = "$ids `,` $dout attr-dict `:` functional-type(operands, results)";
+  let assemblyFormat = [{
+    $ids `,` $dout (`init` $init^)? attr-dict `:` functional-type(operands, results)
+  }];
 }
 
 def XLNet_MaskEmbeddingGradOp : XLNet_Op<"mask_embedding_grad", [Pure]> {
@@ -567,9 +591,11 @@ def XLNet_MemConcatGradOp : XLNet_Op<"mem_concat_grad", [Pure]> {
         : (tensor<2x24x32xf32>) -> tensor<2x16x32xf32>
     ```
   }];
-  let arguments = (ins XLNet_FloatTensor:$dout);
+  let arguments = (ins XLNet_FloatTensor:$dout, Optional<XLNet_FloatTensor>:$init);
   let results = (outs XLNet_FloatTensor:$result);
-  let assemblyFormat = "$dout attr-dict `:` functional-type(operands, results)";
+  let assemblyFormat = [{
+    $dout (`init` $init^)? attr-dict `:` functional-type(operands, results)
+  }];
 }
 
 def XLNet_ActivationOp : XLNet_Op<"activation", [Pure, SameOperandsAndResultType]> {
@@ -619,10 +645,13 @@ def XLNet_GemmWGradOp : XLNet_Op<"gemm_wgrad", [Pure]> {
     ```
   }];
   let arguments = (ins XLNet_FloatTensor:$x, XLNet_FloatTensor:$dy,
+                       Optional<XLNet_F32Tensor>:$init,
                        DefaultValuedAttr<I64Attr, "1">:$k_rank,
                        UnitAttr:$transpose_w);
   let results = (outs XLNet_F32Tensor:$result);
-  let assemblyFormat = "$x `,` $dy attr-dict `:` functional-type(operands, results)";
+  let assemblyFormat = [{
+    $x `,` $dy (`init` $init^)? attr-dict `:` functional-type(operands, results)
+  }];
 }
 
 def XLNet_BiasGradOp : XLNet_Op<"bias_grad", [Pure]> {
@@ -635,12 +664,14 @@ def XLNet_BiasGradOp : XLNet_Op<"bias_grad", [Pure]> {
     %db1 = xlnet.bias_grad %dz : (tensor<2x16x48xf32>) -> tensor<48xf32>
     ```
   }];
-  let arguments = (ins XLNet_FloatTensor:$dy);
+  let arguments = (ins XLNet_FloatTensor:$dy, Optional<XLNet_F32Tensor>:$init);
   let results = (outs XLNet_F32Tensor:$result);
-  let assemblyFormat = "$dy attr-dict `:` functional-type(operands, results)";
+  let assemblyFormat = [{
+    $dy (`init` $init^)? attr-dict `:` functional-type(operands, results)
+  }];
 }
 
-def XLNet_RelAttentionGradOp : XLNet_Op<"rel_attention_grad", [Pure]> {
+def XLNet_RelAttentionGradOp : XLNet_Op<"rel_attention_grad", [Pure, AttrSizedOperandSegments]> {
   let summary = "gradient of rel_attention with respect to its float operands";
   let description = [{
     Takes `dout` and exactly the operands and attributes of the forward
@@ -648,6 +679,10 @@ def XLNet_RelAttentionGradOp : XLNet_Op<"rel_attention_grad", [Pure]> {
     returns the gradients of `q, k, v, k_r, seg_embed, r_w_bias, r_r_bias,
     r_s_bias`. The softmax is recomputed from the operands, as a fused
     kernel does; padding rows (`rows < 0`) contribute nothing.
+
+    `inits(...)` with `init_results = array<i64: ...>` (made by
+    `--xlnet-fuse-kernels`): result `init_results[i]` is `inits[i]` plus the
+    gradient (any result but `dq`, 1 to 7).
 
     ```mlir
     %dq, %dk, %dv, %dkr, %dse, %drw, %drr, %drs = xlnet.rel_attention_grad
@@ -662,8 +697,10 @@ def XLNet_RelAttentionGradOp : XLNet_Op<"rel_attention_grad", [Pure]> {
                        XLNet_F32Tensor:$r_w_bias, XLNet_F32Tensor:$r_r_bias,
                        XLNet_F32Tensor:$r_s_bias, XLNet_AttnMaskOperand:$seg_mat,
                        XLNet_AttnMaskOperand:$mask, Optional<XLNet_I64Tensor>:$rows,
+                       Variadic<XLNet_FloatTensor>:$inits,
                        F64Attr:$scale, F64Attr:$dropatt,
-                       OptionalAttr<I64Attr>:$site);
+                       OptionalAttr<I64Attr>:$site,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$init_results);
   let results = (outs XLNet_FloatTensor:$dq, XLNet_FloatTensor:$dk,
                       XLNet_FloatTensor:$dv, XLNet_FloatTensor:$dk_r,
                       XLNet_F32Tensor:$dseg_embed, XLNet_F32Tensor:$dr_w_bias,
@@ -672,6 +709,7 @@ def XLNet_RelAttentionGradOp : XLNet_Op<"rel_attention_grad", [Pure]> {
     `dout` `(` $dout `)` `q` `(` $q `)` `k` `(` $k `)` `v` `(` $v `)` `k_r` `(` $k_r `)`
     `seg_embed` `(` $seg_embed `)` `biases` `(` $r_w_bias `,` $r_r_bias `,` $r_s_bias `)`
     `seg_mat` `(` $seg_mat `)` `mask` `(` $mask `)` (`rows` `(` $rows^ `)`)?
+    (`inits` `(` $inits^ `)`)?
     `scale` `=` $scale `dropatt` `=` $dropatt
     attr-dict `:` functional-type(operands, results)
   }];
@@ -684,6 +722,10 @@ def XLNet_AddLayerNormGradOp : XLNet_Op<"add_layer_norm_grad", [Pure]> {
     `residual`), of `gamma` and of `beta`. The statistics are recomputed from
     `x + residual`.
 
+    `inits(...)` with `init_results = array<i64: ...>` (made by
+    `--xlnet-fuse-kernels`): result `init_results[i]` (1: dgamma, 2: dbeta)
+    is `inits[i]` plus the gradient.
+
     ```mlir
     %dsum, %dgamma, %dbeta = xlnet.add_layer_norm_grad %dy, %x, %res, %gamma
         eps = 9.9999999999999998E-13
@@ -693,12 +735,14 @@ def XLNet_AddLayerNormGradOp : XLNet_Op<"add_layer_norm_grad", [Pure]> {
   }];
   let arguments = (ins XLNet_FloatTensor:$dout, XLNet_FloatTensor:$x,
                        XLNet_FloatTensor:$residual, XLNet_F32Tensor:$gamma,
-                       F64Attr:$eps);
+                       Variadic<XLNet_F32Tensor>:$inits,
+                       F64Attr:$eps,
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$init_results);
   let results = (outs XLNet_FloatTensor:$dsum, XLNet_F32Tensor:$dgamma,
                       XLNet_F32Tensor:$dbeta);
   let assemblyFormat = [{
-    $dout `,` $x `,` $residual `,` $gamma `eps` `=` $eps attr-dict
-    `:` functional-type(operands, results)
+    $dout `,` $x `,` $residual `,` $gamma (`inits` `(` $inits^ `)`)? `eps` `=` $eps
+    attr-dict `:` functional-type(operands, results)
   }];
 }
 

@@ -70,7 +70,7 @@ void splitActivations(func::FuncOp func) {
     b.setInsertionPointAfter(gemm);
     Activation act = gemm.getActivation();
     gemm.setActivation(Activation::none);
-    auto apply = b.create<ActivationOp>(gemm.getLoc(), gemm.getType(),
+    auto apply = b.create<ActivationOp>(gemm.getLoc(), gemm.getResult().getType(),
                                         gemm.getResult(), act);
     gemm.getResult().replaceAllUsesExcept(apply.getResult(), apply);
   });
@@ -150,20 +150,20 @@ private:
           auto w = o.getW().getType();
           int64_t k = o.getKRankAttr().getInt();
           if (needs(o.getX())) {
-            auto dx = b.create<GemmOp>(
-                loc, o.getX().getType(), dy, o.getW(), /*bias=*/Value(),
-                b.getI64IntegerAttr(w.getRank() - k),
-                o.getTransposeW() ? UnitAttr() : b.getUnitAttr(),
-                ActivationAttr::get(b.getContext(), Activation::none));
-            accumulate(o.getX(), dx);
+            auto dx = b.create<GemmOp>(loc, o.getX().getType(), dy, o.getW(),
+                                       /*bias=*/Value());
+            dx.setKRank(w.getRank() - k);
+            dx.setTransposeW(!o.getTransposeW());
+            accumulate(o.getX(), dx.getResult());
           }
           if (needs(o.getW()))
             accumulate(o.getW(), b.create<GemmWGradOp>(
-                                     loc, w, o.getX(), dy, o.getKRankAttr(),
-                                     o.getTransposeWAttr()));
+                                     loc, w, o.getX(), dy, /*init=*/Value(),
+                                     o.getKRankAttr(), o.getTransposeWAttr()));
           if (o.getBias() && needs(o.getBias()))
             accumulate(o.getBias(),
-                       b.create<BiasGradOp>(loc, o.getBias().getType(), dy));
+                       b.create<BiasGradOp>(loc, o.getBias().getType(), dy,
+                                            /*init=*/Value()));
           return success();
         })
         .Case([&](ActivationOp o) {
@@ -182,7 +182,8 @@ private:
           auto d = b.create<AddLayerNormGradOp>(
               loc, o.getX().getType(), o.getGamma().getType(),
               o.getBeta().getType(), grads.lookup(o.getResult()), o.getX(),
-              o.getResidual(), o.getGamma(), o.getEpsAttr());
+              o.getResidual(), o.getGamma(), /*inits=*/ValueRange(), o.getEpsAttr(),
+              /*init_results=*/DenseI64ArrayAttr());
           accumulate(o.getX(), d.getDsum());
           accumulate(o.getResidual(), d.getDsum());
           accumulate(o.getGamma(), d.getDgamma());
@@ -201,7 +202,8 @@ private:
               loc, types, grads.lookup(o.getResult()), o.getQ(), o.getK(),
               o.getV(), o.getKR(), o.getSegEmbed(), o.getRWBias(),
               o.getRRBias(), o.getRSBias(), o.getSegMat(), o.getMask(),
-              o.getRows(), o.getScaleAttr(), o.getDropattAttr(), o.getSiteAttr());
+              o.getRows(), /*inits=*/ValueRange(), o.getScaleAttr(), o.getDropattAttr(),
+              o.getSiteAttr(), /*init_results=*/DenseI64ArrayAttr());
           for (auto [operand, g] : llvm::zip(operands, d.getResults()))
             accumulate(operand, g);
           return success();
@@ -209,13 +211,13 @@ private:
         .Case([&](MemConcatOp o) {
           accumulate(o.getH(), b.create<MemConcatGradOp>(
                                    loc, o.getH().getType(),
-                                   grads.lookup(o.getResult())));
+                                   grads.lookup(o.getResult()), /*init=*/Value()));
           return success();
         })
         .Case([&](EmbeddingOp o) {
           accumulate(o.getTable(), b.create<EmbeddingGradOp>(
                                        loc, o.getTable().getType(), o.getIds(),
-                                       grads.lookup(o.getResult())));
+                                       grads.lookup(o.getResult()), /*init=*/Value()));
           return success();
         })
         .Case([&](MaskEmbeddingOp o) {

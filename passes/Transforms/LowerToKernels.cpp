@@ -29,7 +29,7 @@ static Value gemm(OpBuilder &b, Location loc, Type type, Value x, Value w,
   op.setKRank(kRank);
   op.setTransposeW(transposeW);
   op.setActivation(act);
-  return op;
+  return op.getResult();
 }
 
 /// Inserts a dropout unless the rate is 0.

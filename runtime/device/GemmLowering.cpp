@@ -46,27 +46,43 @@ Status lowerGemmStep(const Plan &plan, const Step &step, GemmStepCall &out) {
     out.a = step.in[1];
     out.b = step.in[0];
     out.out = step.out[0];
-    bool hasBias = step.in.size() == 3;
+    out.c = step.initOf(0);
+    // The fused epilogues (docs/Plan.md "Fused forms"): DGELU_BGRAD reads
+    // the pre-activation (input 2) and writes the bias gradient (output 1);
+    // GELU_AUX_BIAS also writes the pre-activation (output 1).
+    const bool dgelu = at.activationGrad == Activation::GeluTanh;
+    const bool hasBias = step.in.size() == 3 && !dgelu;
     if (hasBias)
       out.bias = step.in[2];
-    switch (at.activation) {
-    case Activation::None:
-      d.epilogue = hasBias ? GemmEpilogue::Bias : GemmEpilogue::Default;
-      break;
-    case Activation::Relu:
-      d.epilogue = hasBias ? GemmEpilogue::ReluBias : GemmEpilogue::Default;
-      out.followUp = hasBias ? Activation::None : Activation::Relu;
-      break;
-    case Activation::GeluTanh:
-      d.epilogue = hasBias ? GemmEpilogue::GeluBias : GemmEpilogue::Default;
-      out.followUp = hasBias ? Activation::None : Activation::GeluTanh;
-      break;
-    case Activation::GeluErf:
-      // cuBLASLt's GELU is the tanh form: add the bias, apply erf-GELU after.
-      d.epilogue = hasBias ? GemmEpilogue::Bias : GemmEpilogue::Default;
-      out.followUp = Activation::GeluErf;
-      break;
+    if (dgelu) {
+      d.epilogue = GemmEpilogue::DGeluBGrad;
+      out.aux = step.in[2];
+      out.bias = step.out[1];
+    } else if (step.out.size() == 2) {
+      d.epilogue = GemmEpilogue::GeluAuxBias;
+      out.aux = step.out[1];
+    } else {
+      switch (at.activation) {
+      case Activation::None:
+        d.epilogue = hasBias ? GemmEpilogue::Bias : GemmEpilogue::Default;
+        break;
+      case Activation::Relu:
+        d.epilogue = hasBias ? GemmEpilogue::ReluBias : GemmEpilogue::Default;
+        out.followUp = hasBias ? Activation::None : Activation::Relu;
+        break;
+      case Activation::GeluTanh:
+        d.epilogue = hasBias ? GemmEpilogue::GeluBias : GemmEpilogue::Default;
+        out.followUp = hasBias ? Activation::None : Activation::GeluTanh;
+        break;
+      case Activation::GeluErf:
+        // cuBLASLt's GELU is the tanh form: add the bias, apply erf-GELU after.
+        d.epilogue = hasBias ? GemmEpilogue::Bias : GemmEpilogue::Default;
+        out.followUp = Activation::GeluErf;
+        break;
+      }
     }
+    if (out.c >= 0)
+      d.beta = 1.0f;
   } else if (step.kind == OpKind::GemmWgrad) {
     // in: x, dy; out: dw ([K, N], or [N, K] with transpose_w).
     int64_t M, K, N;
@@ -76,6 +92,9 @@ Status lowerGemmStep(const Plan &plan, const Step &step, GemmStepCall &out) {
     d.transB = true;
     d.k = M;
     out.out = step.out[0];
+    out.c = step.initOf(0);
+    if (out.c >= 0)
+      d.beta = 1.0f;
     if (!at.transposeW) {
       d.m = N;
       d.n = K;

@@ -13,7 +13,8 @@
 //
 // X is viewed as [M, K] with its last k_rank dims as K (host::gemmView).
 // Epilogues: a bias alone → bias; relu or gelu_tanh with a bias →
-// relu_bias / gelu_bias. An activation the epilogue cannot apply (gelu_erf,
+// relu_bias / gelu_bias; the fused forms of docs/Plan.md: an init → C with
+// beta 1, a second output → gelu_aux_bias, activation_grad → dgelu_bgrad. An activation the epilogue cannot apply (gelu_erf,
 // or relu/gelu_tanh without a bias) is returned as `followUp`, for the
 // activation kernel to apply in place afterwards.
 //
@@ -31,7 +32,9 @@ namespace xlnetc::rt::dev {
 struct GemmStepCall {
   GemmDesc desc;
   int a = -1, b = -1; ///< buffer ids of the A and B operands
-  int bias = -1;      ///< buffer id of the bias, or -1
+  int bias = -1;      ///< buffer id of the bias (DGELU_BGRAD: its gradient), or -1
+  int aux = -1;       ///< the GELU epilogues' aux matrix (the pre-activation), or -1
+  int c = -1;         ///< the init: D = C + the product (beta 1), or -1
   int out = -1;       ///< buffer id of D
   /// Applied by the activation kernel after the GEMM (None: nothing).
   Activation followUp = Activation::None;

@@ -44,7 +44,7 @@ Status GradReducer::create(const Plan &plan, Transport &transport, int64_t bucke
       if (isGrad[size_t(id)])
         writer[size_t(id)] = int64_t(i);
     if (i < r.normStep_)
-      for (int id : plan.steps[i].in)
+      for (int id : plan.steps[i].reads())
         if (isGrad[size_t(id)])
           return Status::error(fmt::format(
               "data-parallel training: step {} ({}) reads gradient buffer {} before the "

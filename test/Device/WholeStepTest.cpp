@@ -357,35 +357,117 @@ TEST(WholeStep, HostKernelsWriteAllOfTheirOutputs) {
   }
 }
 
-/// The host's fusions (runtime/host/HostFusion.h) on whole steps: the adds
-/// of GEMM results that the tiny training step sums inside its GEMMs (the
-/// gradients that meet at residuals, layer inputs and the two streams'
-/// shared weights) and the tied embedding's gradients summed in its
-/// scatter (13 adds; the grads step returns the tied gradient, so 9), the
-/// attention probabilities kept for the backward, and
-/// the step's results against one kernel per plan step without either,
-/// within the tolerances of a device against the host (the GEMM sums in
-/// another order where OpenBLAS splits the inner dimension).
+/// The fused forms on whole steps (--xlnet-fuse-kernels, which every
+/// compiled plan has been through): the sums a GEMM or the embedding's
+/// scatter does itself (`kernelInits`: the gradients that meet at
+/// residuals, layer inputs, the two streams' shared weights and the tied
+/// embedding; the grads step returns its gradients, which the host's own
+/// search once left unfused: 9 of these 14), the attention probabilities kept for the backward, and the
+/// step's results against the same plan with every init added after its
+/// kernel and nothing kept (ExecOptions::fuse off), within the tolerances
+/// of a device against the host (the GEMM sums in another order where
+/// OpenBLAS splits the inner dimension).
 TEST(WholeStep, HostFusionsMatchOneKernelPerStep) {
-  for (const auto &[planName, batchName, absorbed] :
+  for (const auto &[planName, batchName, kernelInits] :
        {std::tuple<std::string, std::string, size_t>{"xlnet-tiny.train", "xlnet-tiny", 13},
-        {"tiny-gelu-nodropout.grads", "tiny-gelu-nodropout", 9}}) {
+        {"tiny-gelu-nodropout.grads", "tiny-gelu-nodropout", 14}}) {
     SCOPED_TRACE(planName);
     Plan plan = loadPlan(planName);
+    size_t inits = 0;
+    for (const Step &s : plan.steps)
+      if ((s.kind == OpKind::Gemm || s.kind == OpKind::GemmWgrad ||
+           s.kind == OpKind::EmbeddingGrad) &&
+          s.initOf(0) >= 0)
+        ++inits;
+    EXPECT_EQ(inits, kernelInits);
     const TensorMap bindings = bindingsFor(plan, batchName);
     ExecOptions opts;
     opts.seed = 42;
     TensorMap fused, plain;
     HostWorkspace ws;
     ASSERT_TRUE(executeHost(plan, bindings, fused, opts, &ws));
-    EXPECT_EQ(ws.fusions().absorbedCount(), absorbed);
     // Every rel_attention_grad (layer 0's two streams, layer 1's query
     // stream) reads the probabilities its rel_attention kept.
     EXPECT_EQ(ws.fusions().keptProbsFloats.size(), 3u);
     opts.fuse = false;
     ASSERT_TRUE(executeHost(plan, bindings, plain, opts, &ws));
-    EXPECT_EQ(ws.fusions().absorbedCount(), 0u);
+    EXPECT_EQ(ws.fusions().keptProbsFloats.size(), 0u);
     expectMatchesHost(fused, plain, "host with fusions");
+  }
+}
+
+/// The fusion set is the plan's, for both executors: every init of a
+/// compiled step (f32 and bf16, train and grads) is read by its step's
+/// device launches (a GEMM's C, a kernel's argument), every GELU epilogue
+/// form is a GEMM with that epilogue, and no `add` is left whose operand
+/// only it reads from a GEMM (what --xlnet-fuse-kernels folds). The host
+/// runs every init itself (executeHost refuses nothing here; the fused
+/// forms' host results are checked bit for bit in ExecutorTest).
+TEST(WholeStep, EmitterReadsEveryFusedFormOfThePlan) {
+  for (const std::string name : {"xlnet-tiny.train", "xlnet-tiny-bf16.train",
+                                 "tiny-gelu-nodropout.grads"}) {
+    SCOPED_TRACE(name);
+    const Plan plan = loadPlan(name);
+    ASSERT_TRUE(plan.device);
+    size_t inits = 0, epilogues = 0;
+    for (size_t i = 0; i < plan.steps.size(); ++i) {
+      const Step &s = plan.steps[i];
+      std::set<int> read;
+      std::set<dev::GemmEpilogue> gemmEpilogues;
+      for (const DeviceLaunch &l : plan.device->steps[i].launches) {
+        if (l.kind == DeviceLaunch::Gemm) {
+          read.insert({l.c, l.aux, l.bias});
+          gemmEpilogues.insert(l.gemm.epilogue);
+        }
+        for (const KernelArg &a : l.args)
+          if (a.kind == KernelArg::Buffer)
+            read.insert(a.index);
+      }
+      for (size_t k = 0; k < s.out.size(); ++k)
+        if (s.initOf(k) >= 0) {
+          ++inits;
+          EXPECT_TRUE(read.count(s.initOf(k)))
+              << stepPrefix(i, s) << "its device launches do not read the init of output " << k;
+        }
+      if (s.kind == OpKind::Gemm && s.out.size() == 2) {
+        ++epilogues;
+        const dev::GemmEpilogue want = s.attrs.activationGrad == Activation::GeluTanh
+                                           ? dev::GemmEpilogue::DGeluBGrad
+                                           : dev::GemmEpilogue::GeluAuxBias;
+        EXPECT_TRUE(gemmEpilogues.count(want)) << stepPrefix(i, s);
+      }
+    }
+    EXPECT_GT(inits, 0u);
+    if (name.find("gelu") != std::string::npos)
+      EXPECT_GT(epilogues, 0u);
+    // No add of a plain GEMM's result that only the add reads, with the
+    // other operand there before the GEMM: the pass would have folded it.
+    std::vector<int> writer(plan.buffers.size(), -1), readers(plan.buffers.size(), 0);
+    for (size_t i = 0; i < plan.steps.size(); ++i) {
+      for (int id : plan.steps[i].reads())
+        ++readers[size_t(id)];
+      for (int id : plan.steps[i].out)
+        writer[size_t(id)] = int(i);
+    }
+    for (const Buffer &b : plan.buffers)
+      if (!b.outputs.empty())
+        ++readers[size_t(b.id)];
+    for (size_t i = 0; i < plan.steps.size(); ++i) {
+      const Step &add = plan.steps[i];
+      if (add.kind != OpKind::Add)
+        continue;
+      for (int u = 0; u < 2; ++u) {
+        const int y = add.in[size_t(u)], x = add.in[size_t(1 - u)], g = writer[size_t(y)];
+        if (g < 0 || readers[size_t(y)] != 1 || writer[size_t(x)] >= g)
+          continue;
+        const Step &gemm = plan.steps[size_t(g)];
+        const bool plain = (gemm.kind == OpKind::Gemm && gemm.in.size() == 2 &&
+                            gemm.out.size() == 1 && gemm.attrs.activation == Activation::None) ||
+                           gemm.kind == OpKind::GemmWgrad;
+        EXPECT_FALSE(plain && gemm.init.empty())
+            << stepPrefix(i, add) << "adds the result of step " << g << ", which could take it";
+      }
+    }
   }
 }
 

@@ -129,44 +129,12 @@ TEST(ExecutorTest, RunsATrainingStepWithMultiOutputOps) {
 } // namespace
 
 //===----------------------------------------------------------------------===//
-// Host fusions (runtime/host/HostFusion.h)
+// Fused forms on the host (docs/Plan.md "Fused forms")
 //===----------------------------------------------------------------------===//
 
 namespace host_fusion {
 
 const json kGemmAttrs = {{"k_rank", 1}, {"transpose_w", false}, {"activation", "none"}};
-
-/// y = gemm(x, w); z = add(r, y); o = add(z, r) (returned), with the
-/// variations each negative test names.
-struct AddOfGemm {
-  bool yReadTwice = false; ///< a second step reads y
-  bool xAfterGemm = false; ///< the add's other operand is written after the GEMM
-  bool zReturned = false;  ///< the add's result is returned
-  bool bias = false;       ///< the GEMM has a bias
-
-  Plan build() const {
-    test::PlanBuilder p;
-    int x = p.buffer("f32", {2, 3}, "input", "x");
-    int w = p.buffer("f32", {3, 4}, "param", "w");
-    int b = p.buffer("f32", {4}, "param", "b");
-    int r = p.buffer("f32", {2, 4}, "input", "r");
-    int y = p.buffer("f32", {2, 4}, "temp");
-    int late = p.buffer("f32", {2, 4}, "temp");
-    int z = p.buffer("f32", {2, 4}, "temp", "", zReturned ? std::vector<std::string>{"z"}
-                                                           : std::vector<std::string>{});
-    int o = p.buffer("f32", {2, 4}, "temp", "", {"o"});
-    int extra = p.buffer("f32", {2, 4}, "temp", "", {"extra"});
-    p.step("gemm", bias ? std::vector<int>{x, w, b} : std::vector<int>{x, w}, {y}, kGemmAttrs);
-    p.step("add", {r, r}, {late});
-    p.step("add", {xAfterGemm ? late : r, y}, {z});
-    p.step("add", {z, late}, {o});
-    p.step("add", {yReadTwice ? y : r, r}, {extra});
-    Plan plan;
-    Status s = parsePlan(p.text(), plan);
-    EXPECT_TRUE(s) << s.message();
-    return plan;
-  }
-};
 
 TensorMap bindings() {
   TensorMap m;
@@ -177,77 +145,107 @@ TensorMap bindings() {
   return m;
 }
 
-/// The add of the GEMM's result is summed in the GEMM: the add does not
-/// run, y gets no memory, z lives from the GEMM on, and the results are
-/// the unfused ones.
-TEST(HostFusion, SumsAnAddOfAGemmResultInTheGemm) {
-  const Plan plan = AddOfGemm{}.build();
-  host::HostFusions f = host::findHostFusions(plan, true, true);
-  EXPECT_EQ(f.absorbedBy, (std::vector<int>{-1, -1, 0, -1, -1}));
-  EXPECT_EQ(f.accumulate[0].init, 3); // r
-  EXPECT_EQ(f.accumulate[0].into, 6); // z
-  EXPECT_EQ(f.accumulate[0].add, 2u);
-  EXPECT_EQ(f.absorbedCount(), 1u);
-  EXPECT_TRUE(f.touched[2].empty());
-  const MemoryPlan m = planMemory(plan, f.touched);
-  EXPECT_EQ(m.offset[4], -1) << "y is never written";
-  EXPECT_EQ(m.firstTouched[0], std::vector<int>{6}) << "z is written by the GEMM";
-
-  TensorMap fused, plain;
-  ExecOptions opts;
-  opts.poisonTemps = true; // the fused GEMM writes all of z
-  HostWorkspace ws;
-  ASSERT_TRUE(executeHost(plan, bindings(), fused, opts, &ws));
-  EXPECT_EQ(ws.fusions().absorbedCount(), 1u);
-  opts.fuse = false;
-  ASSERT_TRUE(executeHost(plan, bindings(), plain, opts, &ws));
-  EXPECT_EQ(ws.fusions().absorbedCount(), 0u);
-  // o = (r + x·w) + (r + r); row 0, column 0: x·w = 1·1 + 2·0.25 + 3·(-2)
-  // = -4.5, so o = 10 - 4.5 + 20.
-  EXPECT_FLOAT_EQ(fused.at("o").f32()[0], 25.5f);
-  for (const char *name : {"o", "extra"})
-    EXPECT_EQ(values(fused.at(name)), values(plain.at(name))) << name;
+/// z = r + x·w and o = z + r: as gemm + add, or as one gemm with init r.
+Plan addOfGemm(bool fused) {
+  test::PlanBuilder p;
+  int x = p.buffer("f32", {2, 3}, "input", "x");
+  int w = p.buffer("f32", {3, 4}, "param", "w");
+  int r = p.buffer("f32", {2, 4}, "input", "r");
+  int z = p.buffer("f32", {2, 4}, "temp");
+  int o = p.buffer("f32", {2, 4}, "temp", "", {"o"});
+  if (fused) {
+    p.step("gemm", {x, w}, {z}, kGemmAttrs, "test", {r});
+  } else {
+    int y = p.buffer("f32", {2, 4}, "temp");
+    p.step("gemm", {x, w}, {y}, kGemmAttrs);
+    p.step("add", {r, y}, {z});
+  }
+  p.step("add", {z, r}, {o});
+  Plan plan;
+  Status s = parsePlan(p.text(), plan);
+  EXPECT_TRUE(s) << s.message();
+  return plan;
 }
 
-/// Each condition of the fusion, broken alone, leaves the add to run.
-TEST(HostFusion, LeavesTheAddWhenTheGemmCannotDoIt) {
-  for (AddOfGemm variant : {AddOfGemm{true, false, false, false},
-                            AddOfGemm{false, true, false, false},
-                            AddOfGemm{false, false, true, false},
-                            AddOfGemm{false, false, false, true}}) {
-    const Plan plan = variant.build();
-    const host::HostFusions f = host::findHostFusions(plan, true, true);
-    EXPECT_EQ(f.absorbedCount(), 0u)
-        << "y read twice " << variant.yReadTwice << ", x after the GEMM "
-        << variant.xAfterGemm << ", z returned " << variant.zReturned << ", bias "
-        << variant.bias;
-    TensorMap out;
-    EXPECT_TRUE(executeHost(plan, bindings(), out));
-  }
+/// A gemm with an init writes init + its product (the GEMM's beta 1, or
+/// the add after it with fuse off): the unfused plan's numbers (exact here:
+/// every value is a short binary fraction).
+TEST(HostFusion, GemmWithAnInitIsTheAddOfItsProduct) {
+  TensorMap fused, plain, unfusedKernels;
+  ExecOptions opts;
+  opts.poisonTemps = true; // the fused GEMM writes all of z
+  ASSERT_TRUE(executeHost(addOfGemm(true), bindings(), fused, opts));
+  ASSERT_TRUE(executeHost(addOfGemm(false), bindings(), plain, opts));
+  opts.fuse = false;
+  ASSERT_TRUE(executeHost(addOfGemm(true), bindings(), unfusedKernels, opts));
+  // o = (r + x·w) + r; row 0, column 0: x·w = 1·1 + 2·0.25 + 3·(-2) = -4.5.
+  EXPECT_FLOAT_EQ(fused.at("o").f32()[0], 15.5f);
+  EXPECT_EQ(values(fused.at("o")), values(plain.at("o")));
+  EXPECT_EQ(values(unfusedKernels.at("o")), values(plain.at("o")));
+}
+
+/// The plan reader refuses inits the fused forms do not have: on an output
+/// that cannot take one, of another type, not yet written, or on a gemm
+/// with a bias.
+TEST(HostFusion, PlanRefusesInitsOutsideTheFusedForms) {
+  auto parse = [](bool bias, const std::string &op, int which) {
+    test::PlanBuilder p;
+    int x = p.buffer("f32", {2, 3}, "input", "x");
+    int w = p.buffer("f32", {3, 4}, "param", "w");
+    int b = p.buffer("f32", {4}, "param", "b");
+    int r = p.buffer("f32", {2, 4}, "input", "r");
+    int r5 = p.buffer("f32", {2, 5}, "input", "r5");
+    int late = p.buffer("f32", {2, 4}, "temp");
+    int z = p.buffer("f32", {2, 4}, "temp", "", {"z"});
+    int init = which == 0 ? r : which == 1 ? r5 : late;
+    if (op == "gemm")
+      p.step("gemm", bias ? std::vector<int>{x, w, b} : std::vector<int>{x, w}, {z},
+             kGemmAttrs, "test", {init});
+    else
+      p.step(op, {r, r}, {z}, json::object(), "test", {init});
+    p.step("add", {r, r}, {late});
+    Plan plan;
+    return parsePlan(p.text(), plan);
+  };
+  EXPECT_TRUE(parse(false, "gemm", 0));
+  Status st = parse(true, "gemm", 0);
+  EXPECT_NE(st.message().find("takes no bias"), std::string::npos) << st.message();
+  st = parse(false, "add", 0);
+  EXPECT_NE(st.message().find("output 0 of add cannot start from an init"), std::string::npos)
+      << st.message();
+  st = parse(false, "gemm", 1);
+  EXPECT_NE(st.message().find("the init of output 0 (buffer 4) is f32[2, 5]"),
+            std::string::npos)
+      << st.message();
+  st = parse(false, "gemm", 2);
+  EXPECT_NE(st.message().find("which no step wrote before"), std::string::npos)
+      << st.message();
 }
 
 /// The tied embedding's two gradients: the scatter of embedding_grad starts
-/// from the other gradient (the LM head's, written before it) and rounds as
-/// the add would: the results are the unfused ones bit for bit.
+/// from the other gradient (the LM head's) and rounds as the add would: the
+/// results are the unfused ones bit for bit.
 TEST(HostFusion, EmbeddingGradAddsIntoTheOtherGradient) {
-  test::PlanBuilder p;
-  int ids = p.buffer("i64", {1, 3}, "input", "ids");
-  int dout = p.buffer("f32", {1, 3, 2}, "input", "dout");
-  int head = p.buffer("f32", {4, 2}, "input", "head");
-  int y = p.buffer("f32", {4, 2}, "temp");
-  int z = p.buffer("f32", {4, 2}, "temp");
-  int o = p.buffer("f32", {4, 2}, "temp", "", {"o"});
-  p.step("embedding_grad", {ids, dout}, {y});
-  p.step("add", {head, y}, {z});
-  p.step("add", {z, head}, {o});
-  Plan plan;
-  Status st = parsePlan(p.text(), plan);
-  ASSERT_TRUE(st) << st.message();
-  const host::HostFusions f = host::findHostFusions(plan, true, true);
-  EXPECT_EQ(f.absorbedBy, (std::vector<int>{-1, 0, -1}));
-  EXPECT_EQ(f.accumulate[0].init, head);
-  EXPECT_EQ(f.accumulate[0].into, z);
-
+  auto build = [](bool fused) {
+    test::PlanBuilder p;
+    int ids = p.buffer("i64", {1, 3}, "input", "ids");
+    int dout = p.buffer("f32", {1, 3, 2}, "input", "dout");
+    int head = p.buffer("f32", {4, 2}, "input", "head");
+    int z = p.buffer("f32", {4, 2}, "temp");
+    int o = p.buffer("f32", {4, 2}, "temp", "", {"o"});
+    if (fused) {
+      p.step("embedding_grad", {ids, dout}, {z}, json::object(), "test", {head});
+    } else {
+      int y = p.buffer("f32", {4, 2}, "temp");
+      p.step("embedding_grad", {ids, dout}, {y});
+      p.step("add", {head, y}, {z});
+    }
+    p.step("add", {z, head}, {o});
+    Plan plan;
+    Status st = parsePlan(p.text(), plan);
+    EXPECT_TRUE(st) << st.message();
+    return plan;
+  };
   TensorMap in;
   in["ids"] = Tensor::fromI64({1, 3}, {2, 0, 2});
   in["dout"] = Tensor::fromF32({1, 3, 2}, {0.1f, 0.2f, 1e-8f, 3, 0.3f, -0.4f});
@@ -255,43 +253,116 @@ TEST(HostFusion, EmbeddingGradAddsIntoTheOtherGradient) {
   TensorMap fused, plain;
   ExecOptions opts;
   opts.poisonTemps = true;
-  ASSERT_TRUE(executeHost(plan, in, fused, opts));
-  opts.fuse = false;
-  ASSERT_TRUE(executeHost(plan, in, plain, opts));
+  ASSERT_TRUE(executeHost(build(true), in, fused, opts));
+  ASSERT_TRUE(executeHost(build(false), in, plain, opts));
   EXPECT_EQ(values(fused.at("o")), values(plain.at("o")));
   // Row 2: (1e8 + float(0.1 + 0.3)) + 1e8, (6 + float(0.2 - 0.4)) + 6.
   EXPECT_EQ(fused.at("o").f32()[4], (1e8f + float(0.1f + double(0.3f))) + 1e8f);
   EXPECT_EQ(fused.at("o").f32()[2], 3.0f + 3.0f); // row 1: no id, the head's alone
-  (void)o;
 }
 
-/// An observer that does not accept fused steps sees every step run.
-TEST(HostFusion, AnObserverSeesEveryStepUnlessItAcceptsFusion) {
-  struct Count final : StepObserver {
-    bool accepts = false;
-    std::vector<size_t> seen;
-    Status beforeStep(size_t, const Step &) override { return Status::ok(); }
-    Status afterStep(size_t i, const Step &, const std::vector<Tensor *> &) override {
-      seen.push_back(i);
-      return Status::ok();
+/// bias_grad, mem_concat_grad and add_layer_norm_grad's gains with inits:
+/// the kernel's result plus the init, bit for bit the add's.
+TEST(HostFusion, GradientsAddIntoTheirInits) {
+  auto build = [](bool fused) {
+    test::PlanBuilder p;
+    int dy = p.buffer("f32", {2, 3, 4}, "input", "dy");
+    int x = p.buffer("f32", {2, 3, 4}, "input", "x");
+    int gamma = p.buffer("f32", {4}, "param", "gamma");
+    int r4 = p.buffer("f32", {4}, "input", "r4");
+    int r2 = p.buffer("f32", {2, 2, 4}, "input", "r2");
+    int db = p.buffer("f32", {4}, "temp", "", {"db"});
+    int dh = p.buffer("f32", {2, 2, 4}, "temp", "", {"dh"});
+    int dsum = p.buffer("f32", {2, 3, 4}, "temp", "", {"dsum"});
+    int dg = p.buffer("f32", {4}, "temp", "", {"dg"});
+    int dbeta = p.buffer("f32", {4}, "temp", "", {"dbeta"});
+    const json eps = {{"eps", 1e-5}};
+    if (fused) {
+      p.step("bias_grad", {dy}, {db}, json::object(), "test", {r4});
+      p.step("mem_concat_grad", {dy}, {dh}, json::object(), "test", {r2});
+      p.step("add_layer_norm_grad", {dy, x, x, gamma}, {dsum, dg, dbeta}, eps, "test",
+             {-1, r4, r4});
+    } else {
+      auto temp = [&](std::vector<int64_t> shape) { return p.buffer("f32", shape, "temp"); };
+      int y1 = temp({4}), y2 = temp({2, 2, 4}), y3 = temp({4}), y4 = temp({4});
+      p.step("bias_grad", {dy}, {y1});
+      p.step("add", {r4, y1}, {db});
+      p.step("mem_concat_grad", {dy}, {y2});
+      p.step("add", {r2, y2}, {dh});
+      p.step("add_layer_norm_grad", {dy, x, x, gamma}, {dsum, y3, y4}, eps);
+      p.step("add", {r4, y3}, {dg});
+      p.step("add", {r4, y4}, {dbeta});
     }
-    bool acceptsFusedSteps() const override { return accepts; }
-    bool wantsDeviceStep(size_t) const override { return false; }
-    Status beforeDeviceStep(size_t, const Step &, const DeviceBuffers &) override {
-      return Status::ok();
-    }
+    Plan plan;
+    Status st = parsePlan(p.text(), plan);
+    EXPECT_TRUE(st) << st.message();
+    return plan;
   };
-  const Plan plan = AddOfGemm{}.build();
-  for (bool accepts : {false, true}) {
-    Count count;
-    count.accepts = accepts;
-    ExecOptions opts;
-    opts.observer = &count;
-    TensorMap out;
-    ASSERT_TRUE(executeHost(plan, bindings(), out, opts));
-    const std::vector<size_t> all = {0, 1, 2, 3, 4}, fused = {0, 1, 3, 4};
-    EXPECT_EQ(count.seen, accepts ? fused : all);
-  }
+  TensorMap in;
+  std::vector<float> v(24), w(24);
+  for (int i = 0; i < 24; ++i)
+    v[size_t(i)] = 0.1f * float(i % 7) - 0.3f, w[size_t(i)] = 0.05f * float(i % 5) + 1;
+  in["dy"] = Tensor::fromF32({2, 3, 4}, v);
+  in["x"] = Tensor::fromF32({2, 3, 4}, w);
+  in["gamma"] = Tensor::fromF32({4}, {1, 0.5f, 2, -1});
+  in["r4"] = Tensor::fromF32({4}, {1e-3f, 7, -2, 0.125f});
+  in["r2"] = Tensor::fromF32({2, 2, 4}, std::vector<float>(16, 0.3f));
+  TensorMap fused, plain;
+  ExecOptions opts;
+  opts.poisonTemps = true;
+  ASSERT_TRUE(executeHost(build(true), in, fused, opts));
+  ASSERT_TRUE(executeHost(build(false), in, plain, opts));
+  for (const char *name : {"db", "dh", "dsum", "dg", "dbeta"})
+    EXPECT_EQ(values(fused.at(name)), values(plain.at(name))) << name;
+}
+
+/// The GELU epilogues: gemm returning (gelu(p), p) is gemm + activation;
+/// gemm pre p {activation_grad} returning (dP, db) is gemm,
+/// activation_grad and bias_grad — the same kernels, the same bits.
+TEST(HostFusion, GeluEpiloguesAreTheStepsTheyReplace) {
+  auto build = [](bool fused) {
+    test::PlanBuilder p;
+    int x = p.buffer("f32", {2, 3}, "input", "x");
+    int w = p.buffer("f32", {3, 4}, "param", "w");
+    int b = p.buffer("f32", {4}, "param", "b");
+    int wt = p.buffer("f32", {4, 3}, "param", "wt");
+    int a = p.buffer("f32", {2, 4}, "temp", "", {"a"});
+    int pre = p.buffer("f32", {2, 4}, "temp", "", {"pre"});
+    int dp = p.buffer("f32", {2, 4}, "temp", "", {"dp"});
+    int db = p.buffer("f32", {4}, "temp", "", {"db"});
+    json gelu = kGemmAttrs;
+    gelu["activation"] = "gelu_tanh";
+    json act = {{"activation", "gelu_tanh"}};
+    if (fused) {
+      p.step("gemm", {x, w, b}, {a, pre}, gelu);
+      json dgelu = kGemmAttrs;
+      dgelu["transpose_w"] = true;
+      dgelu["activation_grad"] = "gelu_tanh";
+      p.step("gemm", {x, wt, pre}, {dp, db}, dgelu);
+    } else {
+      int da = p.buffer("f32", {2, 4}, "temp");
+      p.step("gemm", {x, w, b}, {pre}, kGemmAttrs);
+      p.step("activation", {pre}, {a}, act);
+      json t = kGemmAttrs;
+      t["transpose_w"] = true;
+      p.step("gemm", {x, wt}, {da}, t);
+      p.step("activation_grad", {da, pre}, {dp}, act);
+      p.step("bias_grad", {dp}, {db});
+    }
+    Plan plan;
+    Status st = parsePlan(p.text(), plan);
+    EXPECT_TRUE(st) << st.message();
+    return plan;
+  };
+  TensorMap in = bindings();
+  in["wt"] = Tensor::fromF32({4, 3}, {0.5f, -1, 2, 1, 0, -0.5f, 3, 1, 1, -2, 0.25f, 1});
+  TensorMap fused, plain;
+  ExecOptions opts;
+  opts.poisonTemps = true;
+  ASSERT_TRUE(executeHost(build(true), in, fused, opts));
+  ASSERT_TRUE(executeHost(build(false), in, plain, opts));
+  for (const char *name : {"a", "pre", "dp", "db"})
+    EXPECT_EQ(values(fused.at(name)), values(plain.at(name))) << name;
 }
 
 } // namespace host_fusion

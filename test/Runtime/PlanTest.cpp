@@ -37,7 +37,7 @@ TEST(PlanTest, ParsesAValidPlan) {
   Plan plan;
   Status s = parsePlan(qProjPlan().text(), plan);
   ASSERT_TRUE(s) << s.message();
-  EXPECT_EQ(plan.version, 3);
+  EXPECT_EQ(plan.version, 4);
   EXPECT_EQ(plan.function, "forward");
   ASSERT_EQ(plan.buffers.size(), 3u);
   EXPECT_EQ(plan.buffers[0].role, Buffer::Input);
@@ -123,20 +123,20 @@ TEST(PlanTest, HostExecutorRefusesBf16Plans) {
 
 TEST(PlanTest, RejectsWrongFormatAndVersion) {
   json doc = qProjPlan().doc();
-  doc["version"] = 2;
+  doc["version"] = 3; // before the fused forms' inits and epilogues
   EXPECT_EQ(parseError(doc.dump()),
-            "plan: unsupported version 2 (this runtime reads version 3)");
-  doc["version"] = 4;
+            "plan: unsupported version 3 (this runtime reads version 4)");
+  doc["version"] = 5;
   EXPECT_EQ(parseError(doc.dump()),
-            "plan: unsupported version 4 (this runtime reads version 3)");
-  doc["version"] = "3";
+            "plan: unsupported version 5 (this runtime reads version 4)");
+  doc["version"] = "4";
   EXPECT_EQ(parseError(doc.dump()),
-            "plan: unsupported version \"3\" (this runtime reads version 3)");
+            "plan: unsupported version \"4\" (this runtime reads version 4)");
   doc.erase("version");
   EXPECT_EQ(parseError(doc.dump()),
             "plan: unsupported version (missing) (this runtime reads version "
-            "3)");
-  doc["version"] = 3;
+            "4)");
+  doc["version"] = 4;
   doc["format"] = "other";
   EXPECT_EQ(parseError(doc.dump()),
             "plan: 'format' must be \"xlnetc-plan\", got \"other\"");

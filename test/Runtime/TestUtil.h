@@ -31,15 +31,15 @@ public:
     buffers_.push_back(b);
     return int(buffers_.size()) - 1;
   }
-  /// Adds a step.
+  /// Adds a step; `init` (empty: none) has one entry per output, -1 or
+  /// the buffer it starts from (docs/Plan.md "Fused forms").
   void step(const std::string &op, std::vector<int> in, std::vector<int> out,
             nlohmann::json attrs = nlohmann::json::object(),
-            const std::string &loc = "test") {
-    steps_.push_back({{"op", op},
-                      {"in", in},
-                      {"out", out},
-                      {"attrs", attrs},
-                      {"loc", loc}});
+            const std::string &loc = "test", std::vector<int> init = {}) {
+    nlohmann::json s = {{"op", op}, {"in", in}, {"out", out}, {"attrs", attrs}, {"loc", loc}};
+    if (!init.empty())
+      s["init"] = init;
+    steps_.push_back(s);
   }
   /// The plan document; tests may edit it before dumping.
   nlohmann::json doc() const {

@@ -64,9 +64,6 @@ public:
     }
     return rt::Status::ok();
   }
-  // Timed as run: a GEMM or scatter that sums an add's operands in
-  // (HostFusion.h) includes the add, which is not reported on its own.
-  bool acceptsFusedSteps() const override { return true; }
   bool wantsDeviceStep(size_t) const override { return false; }
   rt::Status beforeDeviceStep(size_t, const rt::Step &, const DeviceBuffers &) override {
     return rt::Status::error("bench --profile times the host executor only");
@@ -74,7 +71,7 @@ public:
 
   /// The table under a bundle's row (ms per training step of `steps`
   /// timed ones, largest first) and its JSON.
-  void report(int steps, size_t planSteps, double stepSeconds, std::string &table,
+  void report(int steps, double stepSeconds, std::string &table,
               json &out) const {
     std::vector<std::pair<std::string, Entry>> rows(byOp_.begin(), byOp_.end());
     std::sort(rows.begin(), rows.end(), [](const auto &a, const auto &b) {
@@ -96,10 +93,6 @@ public:
     table += fmt::format("    {:<22} {:>9} {:>9.2f} {:>6.1f}%  (the rest: the executor "
                          "between ops)\n",
                          "all ops", run, total, 100.0 * total / (stepSeconds * 1e3));
-    if (int64_t(planSteps) > run)
-      table += fmt::format("    {} of the {} plan steps ran inside others (adds summed in "
-                           "their GEMMs and scatters)\n",
-                           int64_t(planSteps) - run, planSteps);
   }
 
   /// Seconds per training step of `steps` timed ones in the ops `ops`.
@@ -278,7 +271,8 @@ int runBench(const BenchArgs &args) {
                               probe.description()));
     if (args.noHostFusion && !host)
       return fail(fmt::format("bench: --no-host-fusion switches off the host executor's "
-                              "fusions; {} runs the device program's (use --device host)",
+                              "beta-1 GEMMs and kept probabilities; {} runs the device "
+                              "program (use --device host)",
                               probe.description()));
     if (host) {
       gemmSize = args.gemmSize > 0 ? args.gemmSize : 1024;
@@ -434,7 +428,7 @@ int runBench(const BenchArgs &args) {
     if (args.profile) {
       // Every timed step, as the mean over them (the row shows the median).
       const double sum = std::accumulate(times.begin(), times.end(), 0.0);
-      profile.report(args.steps, plan.steps.size(), sum / double(times.size()), table,
+      profile.report(args.steps, sum / double(times.size()), table,
                      rows.back()["profile"]);
       // The GEMMs' own rate against the reference (adds summed inside a
       // GEMM count as its time).

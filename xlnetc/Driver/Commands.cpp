@@ -41,7 +41,7 @@ int runCompile(const CompileArgs &args) {
   std::optional<Emit> emit = bundle ? std::optional<Emit>(Emit::Plan) : parseEmit(args.emit);
   if (!emit)
     return fail("unknown --emit value '" + args.emit +
-                "' (expected mlir, decomposed, kernels, grads, train, plan, cuda, memory or "
+                "' (expected mlir, decomposed, kernels, grads, train, fused, plan, cuda, memory or "
                 "bundle)");
   if (bundle && args.output.empty())
     return fail("--emit=bundle needs -o DIR, the bundle's directory");

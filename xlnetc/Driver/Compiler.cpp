@@ -30,6 +30,8 @@ std::optional<Emit> parseEmit(const std::string &name) {
     return Emit::Grads;
   if (name == "train")
     return Emit::Train;
+  if (name == "fused")
+    return Emit::Fused;
   if (name == "plan")
     return Emit::Plan;
   if (name == "cuda")
@@ -51,6 +53,7 @@ static xlnet::Stage stageFor(const CompileOptions &options) {
     return xlnet::Stage::Differentiated;
   case Emit::Train:
     return xlnet::Stage::Optimized;
+  case Emit::Fused:
   case Emit::Plan:
   case Emit::Cuda:
   case Emit::Memory:
@@ -120,14 +123,20 @@ bool compileStep(const ModelSpec &spec, const StepShape &shape,
                         /*shouldPrintAfterPass=*/always, /*printModuleScope=*/true,
                         /*printAfterOnlyOnChange=*/false);
   }
+  // Every plan is made from the fused IR (--emit=fused prints it), with
+  // the limits of the strictest executor a bundle may run on, the CUDA one
+  // (FuseKernelsPassOptions' defaults): the host runs every fused form.
+  const bool planned = options.emit == Emit::Plan || options.emit == Emit::Cuda ||
+                       options.emit == Emit::Memory;
+  const xlnet::FuseKernelsPassOptions fuse;
   xlnet::buildLoweringPipeline(pm, stageFor(options), optimizerOptions(spec),
-                               shape.precision == Precision::BF16);
+                               shape.precision == Precision::BF16,
+                               planned || options.emit == Emit::Fused ? &fuse : nullptr);
   if (failed(pm.run(*module)))
     return false;
 
   llvm::raw_string_ostream os(out);
-  if (options.emit != Emit::Plan && options.emit != Emit::Cuda &&
-      options.emit != Emit::Memory) {
+  if (!planned) {
     module->print(os);
     os << "\n"; // as mlir-opt prints it
     return true;

@@ -19,10 +19,10 @@ namespace xlnetc {
 
 /// What `--emit=` prints: the IR after a pipeline stage, the plan, or the
 /// CUDA C++ of the plan's device program.
-enum class Emit { Mlir, Decomposed, Kernels, Grads, Train, Plan, Cuda, Memory };
+enum class Emit { Mlir, Decomposed, Kernels, Grads, Train, Fused, Plan, Cuda, Memory };
 
 /// Parses an `--emit=` value ("mlir", "decomposed", "kernels", "grads",
-/// "train", "plan", "cuda", "memory"; "bundle" is the driver's).
+/// "train", "fused", "plan", "cuda", "memory"; "bundle" is the driver's).
 std::optional<Emit> parseEmit(const std::string &name);
 
 struct CompileOptions {

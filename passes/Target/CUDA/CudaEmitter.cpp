@@ -232,21 +232,10 @@ private:
   /// The last step of the current adam_update run (size_t(-1): none).
   size_t adamCovered_ = size_t(-1);
 
-  /// A GEMM step whose cuBLASLt epilogue also does the work of later steps.
-  struct EpilogueFusion {
-    dev::GemmEpilogue epilogue;
-    int d = -1, aux = -1, bias = -1; ///< buffers replacing the GEMM's own
-    std::vector<size_t> absorbed;    ///< the steps it does
-    int c = -1; ///< accumulate: D = C + op(A)·op(B) (beta 1)
-  };
   /// The steps reading each buffer, and the step writing it (the plan's
-  /// dataflow, for the fusion searches; set by run()).
+  /// dataflow, for the layout choices below; set by run()).
   std::map<int, std::vector<size_t>> readers_;
   std::map<int, size_t> writer_;
-  void findEpilogueFusions();
-  void findAccumulateFusions();
-  void findAddIntoFusions();
-  template <class Take> void forEachAddOfAResult(Take take);
   void findLayerNormDropoutFusions();
   /// The dropouts an add_layer_norm(_grad) step does itself: the forward's
   /// dropout of its x operand, recomputed from the dropout's input (x >= 0),
@@ -259,17 +248,10 @@ private:
   };
   std::map<size_t, LnDrop> lnDrop_;          ///< by add_layer_norm(_grad) step
   std::map<size_t, std::string> doneElsewhere_; ///< dropout step -> why no launch
-  /// A step that also does an `add` of one of its results (bias_grad,
-  /// embedding_grad; a bf16 rel_attention_grad's dk, dv, dk_r): it writes
-  /// `sum` = `init` + its own result.
-  struct AddInto {
-    int init = -1, sum = -1;
-  };
-  std::map<size_t, std::map<size_t, AddInto>> addInto_; ///< by step, result
-  /// The `init` operand of the current step's result `o` (a null pointer
-  /// when it does no add) and the buffer it writes instead of the result.
-  Param addIntoInit(size_t o = 0);
-  Param addIntoOut(size_t o = 0);
+  /// The init of the current step's output `o` (docs/Plan.md "Fused
+  /// forms"; a null pointer when it has none): the kernel writes
+  /// out = init + its result.
+  Param initP(size_t o = 0);
   /// Whether an attention step runs the tensor-core kernels: bf16, compact
   /// masks, a head size they take.
   bool tcAttention(const Step &s) const {
@@ -277,8 +259,6 @@ private:
     return s.in.size() > o + 8 && buf(s.in[o + 8]).dtype == DType::I64 &&
            buf(s.in[o]).dtype == DType::BF16 && dev::attnTcSupports(buf(s.in[o]).shape[3]);
   }
-  std::map<size_t, EpilogueFusion> fusions_; ///< by GEMM step
-  std::map<size_t, size_t> absorbedBy_;      ///< step -> its GEMM step
   /// One GEMM doing the products of several steps that share B
   /// (findBatchedGemms): entry e's A and D, strides in elements.
   struct BatchedGemm {
@@ -353,23 +333,13 @@ void Emitter::gemm(const dev::GemmStepCall &call) {
   l.b = call.b;
   l.bias = call.bias;
   l.d = call.out;
+  l.aux = call.aux;
+  l.c = call.c;
   std::string fused;
-  if (auto f = fusions_.find(index_); f != fusions_.end()) {
-    l.gemm.epilogue = f->second.epilogue;
-    l.d = f->second.d;
-    l.aux = f->second.aux;
-    l.bias = f->second.bias;
-    l.c = f->second.c;
-    if (l.c >= 0)
-      l.gemm.beta = 1.0f;
-    // D is another buffer now: its type (the aux matrix has the same one).
-    l.gemm.cd = buf(l.d).dtype == DType::BF16 ? dev::GemmType::BF16 : dev::GemmType::F32;
-    fused = l.c >= 0 ? fmt::format(", D = b{} + the product, into b{} (does step", l.c, l.d)
-                     : fmt::format(", aux b{}; D is b{} (does step", l.aux, l.d);
-    for (size_t j : f->second.absorbed)
-      fused += fmt::format(" {}", j);
-    fused += ")";
-  }
+  if (l.c >= 0)
+    fused = fmt::format(", D = b{} + the product (beta 1)", l.c);
+  else if (l.aux >= 0)
+    fused = fmt::format(", aux b{}", l.aux);
   if (auto bg = batched_.find(index_); bg != batched_.end()) {
     const BatchedGemm &b = bg->second;
     l.a = b.entries[0].first;
@@ -401,174 +371,6 @@ void Emitter::gemm(const dev::GemmStepCall &call) {
   ++gemms_;
 }
 
-/// cuBLASLt's tanh-GELU epilogues take whole plan steps into a GEMM:
-///
-///  forward   gemm(x, w, bias) -> P;  activation gelu_tanh(P) -> A
-///            => one GEMM with GELU_AUX_BIAS: aux = P (the pre-activation
-///               the backward reads), D = A;
-///  backward  gemm(...) -> dA read only by activation_grad gelu_tanh(dA, P)
-///            -> dP;  bias_grad(dP) -> db
-///            => one GEMM with DGELU_BGRAD: D = dP, aux = P, bias = db
-///               (dA is never written).
-///
-/// Everything else stays as it is.
-void Emitter::findEpilogueFusions() {
-  const std::vector<Step> &steps = plan_.steps;
-  std::map<int, std::vector<size_t>> &readers = readers_;
-  const std::map<int, size_t> &writer = writer_;
-  // A buffer the fused GEMM reads at its own position must be there already.
-  auto writtenBefore = [&](int id, size_t g) {
-    auto w = writer.find(id);
-    return w == writer.end() || w->second < g;
-  };
-  auto isGeluTanh = [&](size_t i, OpKind kind) {
-    return steps[i].kind == kind &&
-           steps[i].attrs.activation == Activation::GeluTanh;
-  };
-  for (size_t g = 0; g < steps.size(); ++g) {
-    const Step &s = steps[g];
-    if (s.kind != OpKind::Gemm || s.attrs.activation != Activation::None)
-      continue;
-    dev::GemmStepCall call;
-    // cuBLASLt wants the aux matrix's leading dimension a multiple of 8.
-    if (!dev::lowerGemmStep(plan_, s, call) || call.desc.batch != 1 ||
-        call.desc.ldc % 8 != 0)
-      continue;
-    int out = s.out[0];
-    const std::vector<size_t> &users = readers[out];
-    if (call.bias >= 0) {
-      for (size_t j : users)
-        if (j > g && isGeluTanh(j, OpKind::ActivationOp) &&
-            steps[j].in[0] == out &&
-            buf(steps[j].out[0]).dtype == buf(out).dtype) {
-          fusions_[g] = {dev::GemmEpilogue::GeluAuxBias, steps[j].out[0], out,
-                         call.bias, {j}};
-          absorbedBy_[j] = g;
-          break;
-        }
-      continue;
-    }
-    // dA is never written: only the activation_grad may read it, and it
-    // must not be returned to the caller.
-    if (users.size() != 1 || !isGeluTanh(users[0], OpKind::ActivationGrad) ||
-        steps[users[0]].in[0] != out || !buf(out).outputs.empty() ||
-        !writtenBefore(steps[users[0]].in[1], g))
-      continue;
-    size_t k = users[0];
-    int dP = steps[k].out[0];
-    for (size_t l : readers[dP])
-      // D, aux and the bias gradient in one type (cuBLASLt's rule): so
-      // not with bf16 activations, whose bias gradients are f32.
-      if (steps[l].kind == OpKind::BiasGrad &&
-          numel(steps[l].out[0]) == call.desc.m &&
-          buf(dP).dtype == buf(steps[k].in[1]).dtype &&
-          buf(steps[l].out[0]).dtype == buf(dP).dtype) {
-        fusions_[g] = {dev::GemmEpilogue::DGeluBGrad, dP, steps[k].in[1],
-                       steps[l].out[0], {k, l}};
-        absorbedBy_[k] = g;
-        absorbedBy_[l] = g;
-        break;
-      }
-  }
-}
-
-/// A GEMM whose result only an `add` reads accumulates instead:
-///
-///   gemm or gemm_wgrad(...) -> Y;  add(X, Y) (or add(Y, X)) -> Z
-///   => one GEMM with beta = 1: D = Z, C = X (Y is never written)
-///
-/// where X is there at the GEMM's position (an input, or written before
-/// it), X, Y and Z have one type, and Y is not returned. This is how the
-/// weight gradients of parameters the two streams share (q, o, the feed-
-/// forward weights) and the activation gradients that meet at a residual
-/// or at a layer input get summed: in the GEMM, not by an `add` kernel that
-/// reads both and writes the sum. Runs after findEpilogueFusions, whose
-/// GEMMs it leaves alone.
-void Emitter::findAccumulateFusions() {
-  forEachAddOfAResult([&](size_t a, size_t g, size_t, int x, int z) {
-    const Step &s = plan_.steps[g];
-    if ((s.kind != OpKind::Gemm && s.kind != OpKind::GemmWgrad) || fusions_.count(g))
-      return false;
-    dev::GemmStepCall call;
-    if (!dev::lowerGemmStep(plan_, s, call) || call.bias >= 0 ||
-        call.followUp != Activation::None || call.desc.epilogue != dev::GemmEpilogue::Default)
-      return false;
-    EpilogueFusion f{dev::GemmEpilogue::Default, z, -1, -1, {a}};
-    f.c = x;
-    fusions_[g] = f;
-    return true;
-  });
-}
-
-/// Calls take(add step, producer g, result index o, X, Z) for each way
-/// round of every `add(X, Y) -> Z` not absorbed yet whose Y is result o of
-/// step g, read by the add alone and not returned, with X written before g
-/// (or an input) and X, Y, Z of one type and size — the conditions under
-/// which g can write Z = X + Y itself; `take` says whether it did, and the
-/// add is then absorbed by g.
-template <class Take> void Emitter::forEachAddOfAResult(Take take) {
-  const std::vector<Step> &steps = plan_.steps;
-  std::map<int, std::vector<size_t>> &readers = readers_;
-  const std::map<int, size_t> &writer = writer_;
-  for (size_t a = 0; a < steps.size(); ++a) {
-    const Step &add = steps[a];
-    if (add.kind != OpKind::Add || add.in.size() != 2 || absorbedBy_.count(a))
-      continue;
-    const int z = add.out[0];
-    for (int u = 0; u < 2; ++u) {
-      const int y = add.in[size_t(u)], x = add.in[size_t(1 - u)];
-      auto w = writer.find(y);
-      if (w == writer.end() || x == y)
-        continue;
-      const size_t g = w->second;
-      if (absorbedBy_.count(g) || readers[y].size() != 1 || !buf(y).outputs.empty())
-        continue;
-      auto wx = writer.find(x);
-      if (wx != writer.end() && wx->second >= g)
-        continue; // X is not there yet when g runs
-      if (buf(x).dtype != buf(y).dtype || buf(z).dtype != buf(y).dtype ||
-          numel(x) != numel(y) || numel(z) != numel(y))
-        continue;
-      const size_t o = size_t(std::find(steps[g].out.begin(), steps[g].out.end(), y) -
-                              steps[g].out.begin());
-      if (take(a, g, o, x, z)) {
-        absorbedBy_[a] = g;
-        break;
-      }
-    }
-  }
-}
-
-/// The same for kernels that can start their sums from a buffer: a
-/// `bias_grad`, `embedding_grad` or `mem_concat_grad`, the gain gradients of an
-/// `add_layer_norm_grad`, or any gradient but dq of a tensor-core
-/// `rel_attention_grad` (dk, dv, dk_r, the biases, seg_embed), whose result only an `add` reads writes the sum
-/// itself (init + its result, rounded as the add would):
-///
-///   bias_grad(dy) -> Y;  add(X, Y) -> Z   => bias_grad(dy, init X) -> Z
-///
-/// with the same conditions as findAccumulateFusions. The tied word
-/// embedding's two gradients (the LM head's GEMM and the input embedding's
-/// scatter) so meet without a dense [V, D] temporary and an add, and so do
-/// the gradients of what the two streams share: the feed-forward biases,
-/// the LayerNorm gains, the attention's k, v and k_r, its biases and
-/// seg_embed.
-void Emitter::findAddIntoFusions() {
-  forEachAddOfAResult([&](size_t, size_t g, size_t o, int x, int z) {
-    const Step &s = plan_.steps[g];
-    const bool takesInit =
-        ((s.kind == OpKind::BiasGrad || s.kind == OpKind::EmbeddingGrad ||
-          s.kind == OpKind::MemConcatGrad) &&
-         o == 0) ||
-        (s.kind == OpKind::AddLayerNormGrad && (o == 1 || o == 2)) ||
-        (s.kind == OpKind::RelAttentionGrad && o >= 1 && tcAttention(s));
-    if (!takesInit || addInto_[g].count(o))
-      return false;
-    addInto_[g][o] = {x, z};
-    return true;
-  });
-}
-
 /// Dropout around LayerNorm, XLNet's `LayerNorm(dropout(h) + residual)`:
 ///
 ///  forward   dropout(h) -> y read only by add_layer_norm (as x) and by
@@ -586,7 +388,7 @@ void Emitter::findLayerNormDropoutFusions() {
   std::map<int, std::vector<size_t>> &readers = readers_;
   for (size_t d = 0; d < steps.size(); ++d) {
     const Step &drop = steps[d];
-    if (drop.kind != OpKind::Dropout || absorbedBy_.count(d))
+    if (drop.kind != OpKind::Dropout)
       continue;
     const int y = drop.out[0];
     if (!buf(y).outputs.empty())
@@ -620,8 +422,7 @@ void Emitter::findLayerNormDropoutFusions() {
     const int dsum = steps[g].out[0];
     for (size_t r : readers[dsum]) {
       const Step &drop = steps[r];
-      if (drop.kind != OpKind::Dropout || drop.in[0] != dsum || absorbedBy_.count(r) ||
-          doneElsewhere_.count(r))
+      if (drop.kind != OpKind::Dropout || drop.in[0] != dsum || doneElsewhere_.count(r))
         continue;
       LnDrop &f = lnDrop_[g];
       f.ddrop = drop.out[0];
@@ -654,11 +455,10 @@ void Emitter::findBatchedGemms() {
   std::map<std::string, std::vector<std::pair<size_t, dev::GemmStepCall>>> byKey;
   for (size_t g = 0; g < plan_.steps.size(); ++g) {
     const Step &s = plan_.steps[g];
-    if ((s.kind != OpKind::Gemm && s.kind != OpKind::GemmWgrad) || fusions_.count(g) ||
-        absorbedBy_.count(g) || doneElsewhere_.count(g))
+    if ((s.kind != OpKind::Gemm && s.kind != OpKind::GemmWgrad) || doneElsewhere_.count(g))
       continue;
     dev::GemmStepCall call;
-    if (!dev::lowerGemmStep(plan_, s, call) || call.bias >= 0 ||
+    if (!dev::lowerGemmStep(plan_, s, call) || call.bias >= 0 || call.c >= 0 ||
         call.followUp != Activation::None || call.desc.epilogue != dev::GemmEpilogue::Default)
       continue;
     const dev::GemmDesc &d = call.desc;
@@ -723,17 +523,11 @@ void Emitter::findBatchedGemms() {
   }
 }
 
-Param Emitter::addIntoInit(size_t o) {
-  auto it = addInto_.find(index_);
-  if (it == addInto_.end() || !it->second.count(o))
+Param Emitter::initP(size_t o) {
+  const int init = step_->initOf(o);
+  if (init < 0)
     return null(buf(out(o)).dtype == DType::BF16 ? "const xl_bf16 *" : "const float *");
-  return bufIn(it->second.at(o).init);
-}
-
-Param Emitter::addIntoOut(size_t o) {
-  auto it = addInto_.find(index_);
-  return it == addInto_.end() || !it->second.count(o) ? outP(o)
-                                                      : bufOut(it->second.at(o).sum);
+  return bufIn(init);
 }
 
 Status Emitter::emitGemm() {
@@ -884,16 +678,15 @@ Status Emitter::emitFusedRelAttention(bool grad, std::vector<std::string> targs,
   // bf16 gradients: PHASE 0..3 on tensor cores, then the bias columns
   // (PHASE 4, the f32 kernel's code), which read the same row statistics.
   if (tcAttention(*step_)) {
-    // The f32 kernel's operands with the seven inits after `rows`, and
-    // every gradient but dq replaced by its sum where it adds into another
-    // stream's gradient (findAddIntoFusions).
+    // The f32 kernel's operands with the seven inits after `rows` (a
+    // gradient but dq may start from one: docs/Plan.md "Fused forms").
     const size_t ins = 1 + 10 + 1; // dout, rel_attention's ten operands, rows (or null)
     const size_t outs = step_->out.size();
     std::vector<Param> tcParams(params.begin(), params.begin() + ins);
     for (size_t o = 1; o < outs; ++o)
-      tcParams.push_back(addIntoInit(o));
+      tcParams.push_back(initP(o));
     for (size_t o = 0; o < outs; ++o)
-      tcParams.push_back(addIntoOut(o));
+      tcParams.push_back(outP(o));
     tcParams.insert(tcParams.end(), params.begin() + ins + outs, params.end());
     // Query tiles (PHASE 0, 1), key tiles (2) and k_r tiles (3) of `rows`.
     const int64_t rows = dev::attnTcRows(warps);
@@ -1024,17 +817,17 @@ void Emitter::emitAdamRun() {
 }
 
 Status Emitter::emitStep() {
-  if (auto it = absorbedBy_.find(index_); it != absorbedBy_.end()) {
-    body_ += addInto_.count(it->second)
-                 ? fmt::format("// step {}: {} (loc '{}'): done by step {}, which "
-                               "adds into its result\n\n",
-                               index_, step_->op, step_->loc, it->second)
-                 : fmt::format("// step {}: {} (loc '{}'): in the epilogue of the "
-                               "GEMM of step {}\n\n",
-                               index_, step_->op, step_->loc, it->second);
-    stepHeader_.clear();
-    return Status::ok();
-  }
+  // The f32 attention backward writes its gradients alone; only the
+  // tensor-core kernels sum into inits (--xlnet-fuse-kernels'
+  // attention-grad-init=tensor-core, the default, makes no others).
+  if (step_->kind == OpKind::RelAttentionGrad && !tcAttention(*step_))
+    for (size_t o = 0; o < step_->out.size(); ++o)
+      if (step_->initOf(o) >= 0)
+        return Status::error(fmt::format(
+            "output {} of this rel_attention_grad starts from an init, which the CUDA "
+            "backend's f32 attention backward does not take (only its bf16 tensor-core "
+            "kernels do); compile with --xlnet-fuse-kernels attention-grad-init=tensor-core",
+            o));
   if (auto it = doneElsewhere_.find(index_); it != doneElsewhere_.end()) {
     body_ += fmt::format("// step {}: {} (loc '{}'): {}\n\n", index_, step_->op,
                          step_->loc, it->second);
@@ -1137,12 +930,12 @@ Status Emitter::emitStep() {
     int64_t parts = ceilDiv(rows, kRowsPerPart);
     int block = rowBlock(D);
     needWorkspace(8 * parts * 2 * D);
-    if (lnDrop_.count(index_) || addInto_.count(index_)) {
+    if (lnDrop_.count(index_) || !step_->init.empty()) {
       const LnDrop l = lnDrop_.count(index_) ? lnDrop_.at(index_) : LnDrop{};
       std::vector<Param> params = {
-          inP(0), l.x >= 0 ? bufIn(l.x) : inP(1), inP(2), inP(3), addIntoInit(1),
-          addIntoInit(2), outP(0), l.ddrop >= 0 ? bufOut(l.ddrop) : null("float *"),
-          addIntoOut(1), addIntoOut(2), workspace("double *"), site(l.xsite), site(l.dsite),
+          inP(0), l.x >= 0 ? bufIn(l.x) : inP(1), inP(2), inP(3), initP(1),
+          initP(2), outP(0), l.ddrop >= 0 ? bufOut(l.ddrop) : null("float *"),
+          outP(1), outP(2), workspace("double *"), site(l.xsite), site(l.dsite),
           seed()};
       for (int phase = 0; phase < 2; ++phase)
         kernel(fmt::format("add_layer_norm_grad_fused_p{}", phase),
@@ -1195,7 +988,7 @@ Status Emitter::emitStep() {
     int64_t B = inDim(0, 0), S = inDim(0, 1), V = outDim(0, 0),
             D = outDim(0, 1);
     needWorkspace(4 * (2 * V + 1 + B * S));
-    std::vector<Param> params = {inP(0), inP(1), addIntoInit(), addIntoOut(),
+    std::vector<Param> params = {inP(0), inP(1), initP(), outP(0),
                                  workspace("int *"), status(), seed()};
     int block = rowBlock(D);
     for (int phase = 0; phase < 2; ++phase)
@@ -1217,7 +1010,7 @@ Status Emitter::emitStep() {
     int64_t B = inDim(0, 0), K = inDim(0, 1), S = outDim(0, 1),
             D = outDim(0, 2);
     kernel("mem_concat_grad", "xl_mem_concat_grad",
-           {s(B), s(K), s(S), s(D), eb}, {inP(0), addIntoInit(0), addIntoOut(0), seed()},
+           {s(B), s(K), s(S), s(D), eb}, {inP(0), initP(0), outP(0), seed()},
            elems(numel(out(0))), kElemBlock);
     return Status::ok();
   }
@@ -1236,7 +1029,7 @@ Status Emitter::emitStep() {
     int64_t n = numel(out(0)), rows = n ? numel(in(0)) / n : 0;
     int64_t parts = ceilDiv(rows, kRowsPerPart);
     needWorkspace(8 * std::max<int64_t>(parts * n, 1));
-    std::vector<Param> params = {inP(0), addIntoInit(), addIntoOut(),
+    std::vector<Param> params = {inP(0), initP(), outP(0),
                                  workspace("double *"), seed()};
     for (int phase = 0; phase < 2; ++phase)
       kernel(fmt::format("bias_grad_p{}", phase), "xl_bias_grad",
@@ -1284,14 +1077,11 @@ Status Emitter::run(const CudaEmitOptions &options) {
   readers_.clear();
   writer_.clear();
   for (size_t i = 0; i < plan_.steps.size(); ++i) {
-    for (int id : plan_.steps[i].in)
+    for (int id : plan_.steps[i].reads())
       readers_[id].push_back(i);
     for (int id : plan_.steps[i].out)
       writer_[id] = i;
   }
-  findEpilogueFusions();
-  findAccumulateFusions();
-  findAddIntoFusions();
   findLayerNormDropoutFusions();
   findBatchedGemms();
   for (index_ = 0; index_ < plan_.steps.size(); ++index_) {
@@ -1304,10 +1094,15 @@ Status Emitter::run(const CudaEmitOptions &options) {
     for (int id : step_->out)
       outs += fmt::format("{}b{} {}", outs.empty() ? "" : ", ", id,
                           shapeText(buf(id)));
+    std::string inits; // output k starts from init k (docs/Plan.md "Fused forms")
+    for (size_t k = 0; k < step_->init.size(); ++k)
+      if (step_->init[k] >= 0)
+        inits += fmt::format("{}out {} from b{}", inits.empty() ? "" : ", ", k, step_->init[k]);
     stepHeader_ = fmt::format("// step {}: {} (loc '{}')\n//   in: {}\n"
-                              "//   out: {}\n",
+                              "//   out: {}\n{}",
                               index_, step_->op, step_->loc,
-                              ins.empty() ? "(none)" : ins, outs);
+                              ins.empty() ? "(none)" : ins, outs,
+                              inits.empty() ? "" : "//   init: " + inits + "\n");
     if (std::string attrs = attrsText(*step_); !attrs.empty())
       stepHeader_ += "//   attrs: " + attrs + "\n";
     XLNETC_RETURN_IF_ERROR(emitStep().withPrefix(stepPrefix(index_, *step_)));

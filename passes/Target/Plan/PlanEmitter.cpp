@@ -75,6 +75,8 @@ std::optional<json::Object> stepAttrs(Operation *op, int64_t &site) {
       .Case([&](GemmOp o) {
         json::Object attrs = gemmShape(o);
         attrs["activation"] = stringifyActivation(o.getActivation()).str();
+        if (o.getActivationGrad() != Activation::none)
+          attrs["activation_grad"] = stringifyActivation(o.getActivationGrad()).str();
         return attrs;
       })
       .Case([&](GemmWGradOp o) { return gemmShape(o); })
@@ -107,6 +109,24 @@ std::optional<json::Object> stepAttrs(Operation *op, int64_t &site) {
                             {"bias_correction", o.getBiasCorrection()}};
       })
       .Default([](Operation *) { return Result(); });
+}
+
+/// The init operands of a fused op (--xlnet-fuse-kernels) by the result
+/// they start: a plan step's `init` (docs/Plan.md "Fused forms").
+SmallVector<std::pair<unsigned, OpOperand *>> initsOf(Operation *op) {
+  SmallVector<std::pair<unsigned, OpOperand *>> inits;
+  auto single = [&](auto o) {
+    if (o.getInit())
+      inits.push_back({0, &o.getInitMutable()[0]});
+  };
+  auto multi = [&](auto o) {
+    for (auto [r, operand] : llvm::zip(o.getInitResults(), o.getInitsMutable()))
+      inits.push_back({unsigned(r), &operand});
+  };
+  llvm::TypeSwitch<Operation *>(op)
+      .Case<GemmOp, GemmWGradOp, BiasGradOp, EmbeddingGradOp, MemConcatGradOp>(single)
+      .Case<AddLayerNormGradOp, RelAttentionGradOp>(multi);
+  return inits;
 }
 
 /// "layer.3" for ops of a layer, "file:line:col" for the rest.
@@ -150,19 +170,28 @@ public:
       if (std::optional<double> v = value.getAsNumber(); v && !std::isfinite(*v))
         return op->emitOpError() << "attribute '" << key.str() << "' is " << *v
                                  << "; a plan holds finite numbers only";
-    json::Array in, out;
-    for (Value operand : op->getOperands())
-      in.push_back(ids.lookup(operand));
+    // Inits are their own list, one entry per result (-1: none).
+    SmallVector<std::pair<unsigned, OpOperand *>> inits = initsOf(op);
+    json::Array in, out, init;
+    for (OpOperand &operand : op->getOpOperands())
+      if (llvm::none_of(inits, [&](auto &i) { return i.second == &operand; }))
+        in.push_back(ids.lookup(operand.get()));
     for (Value result : op->getResults()) {
       if (failed(addBuffer(result, "temp", "", op)))
         return failure();
       out.push_back(ids.lookup(result));
+      init.push_back(int64_t(-1));
     }
-    steps.push_back(json::Object{{"op", op->getName().stripDialect().str()},
-                                 {"in", std::move(in)},
-                                 {"out", std::move(out)},
-                                 {"attrs", std::move(*attrs)},
-                                 {"loc", locString(op->getLoc())}});
+    for (auto [result, operand] : inits)
+      init[result] = ids.lookup(operand->get());
+    json::Object step{{"op", op->getName().stripDialect().str()},
+                      {"in", std::move(in)},
+                      {"out", std::move(out)},
+                      {"attrs", std::move(*attrs)},
+                      {"loc", locString(op->getLoc())}};
+    if (!inits.empty())
+      step["init"] = std::move(init);
+    steps.push_back(std::move(step));
     return success();
   }
 

@@ -16,7 +16,7 @@
 namespace mlir::xlnet {
 
 /// The plan format version this emitter writes.
-constexpr int kPlanVersion = 3;
+constexpr int kPlanVersion = 4;
 
 /// Writes the plan of `func` to `os`. Fails (with a diagnostic on the
 /// offending op) on an op that is not kernel-level, a dynamic shape, or an

@@ -1,0 +1,270 @@
+//===- FuseKernels.cpp - the fusions both executors run, decided once -----===//
+//
+// Assumes: kernel-level ops (after --xlnet-lower-to-kernels, and after
+// --xlnet-differentiate, --xlnet-apply-optimizer and --xlnet-mixed-precision
+// where the step has them); one block.
+// Guarantees: the fused forms of docs/Plan.md ("Fused forms") wherever
+// their conditions hold, and nothing else changed. The CUDA emitter and the
+// host executor read these forms; neither searches the plan for fusions.
+//
+// Each rewrite with its algebra:
+//
+//   GELU forward    gemm(x, w, b) -> P; A = gelu(P)
+//                   => gemm(x, w, b) {activation = gelu_tanh} -> (A, aux P)
+//   GELU backward   dA = gemm(x, w); dP = dA · gelu'(P); db = Σrows dP
+//                   => gemm(x, w) pre P {activation_grad = gelu_tanh} -> (dP, aux db)
+//   accumulate      Y = gemm(...); Z = X + Y   => Z = gemm(...) init X
+//   add into        Y = op(...)[o]; Z = X + Y  => op(...) with init X for result o
+//
+// The rewrites run in that order, each over the whole function (as the
+// emitter's searches did, so the fusion set is the same): an add whose Y
+// comes from a GEMM is taken by `accumulate` even when its X comes from a
+// bias_grad.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialect/XLNet/XLNetOps.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::xlnet {
+#define GEN_PASS_DEF_FUSEKERNELSPASS
+#include "passes/Passes.h.inc"
+} // namespace mlir::xlnet
+
+using namespace mlir;
+using namespace mlir::xlnet;
+
+namespace {
+
+/// The GEMM's output width N: the product of the result's trailing dims
+/// that come from `w` (its leading dims are x's).
+int64_t outputWidth(GemmOp g) {
+  auto x = cast<RankedTensorType>(g.getX().getType());
+  auto y = cast<RankedTensorType>(g.getResult().getType());
+  int64_t lead = x.getRank() - g.getKRankAttr().getInt(), n = 1;
+  for (int64_t d = lead; d < y.getRank(); ++d)
+    n *= y.getDimSize(d);
+  return n;
+}
+
+/// Whether `v` is there when `op` runs: a function argument, or made by an
+/// op before it.
+bool definedBefore(Value v, Operation *op) {
+  Operation *def = v.getDefiningOp();
+  return !def || def->isBeforeInBlock(op);
+}
+
+/// A plain GEMM: no bias, no epilogue, no init.
+bool isPlainGemm(GemmOp g) {
+  return !g.getBias() && !g.getInit() && !g.getAux() &&
+         g.getActivation() == Activation::none &&
+         g.getActivationGrad() == Activation::none;
+}
+
+class FuseKernels : public xlnet::impl::FuseKernelsPassBase<FuseKernels> {
+public:
+  using FuseKernelsPassBase::FuseKernelsPassBase;
+
+  void runOnOperation() override {
+    if (attentionGradInit != "tensor-core" && attentionGradInit != "all" &&
+        attentionGradInit != "none") {
+      getOperation().emitError() << "--xlnet-fuse-kernels: attention-grad-init must be "
+                                    "tensor-core, all or none, got '"
+                                 << attentionGradInit << "'";
+      return signalPassFailure();
+    }
+    if (auxLdMultiple < 1) {
+      getOperation().emitError() << "--xlnet-fuse-kernels: aux-ld-multiple must be >= 1, got "
+                                 << int64_t(auxLdMultiple);
+      return signalPassFailure();
+    }
+    Block &body = getOperation().getBody().front();
+    fuseGeluForward(body);
+    fuseGeluBackward(body);
+    forEachAddOfAResult(body, [&](AddOp add, Operation *producer, unsigned o, Value x) {
+      return accumulate(add, producer, o, x);
+    });
+    forEachAddOfAResult(body, [&](AddOp add, Operation *producer, unsigned o, Value x) {
+      return addInto(add, producer, o, x);
+    });
+  }
+
+private:
+  /// GELU forward: gemm(x, w, b) -> P; activation gelu_tanh(P) -> A
+  /// => gemm(x, w, b) {activation = gelu_tanh} -> (A, aux P).
+  void fuseGeluForward(Block &body) {
+    for (GemmOp g : llvm::make_early_inc_range(body.getOps<GemmOp>())) {
+      if (!g.getBias() || g.getInit() || g.getAux() ||
+          g.getActivation() != Activation::none ||
+          g.getActivationGrad() != Activation::none ||
+          outputWidth(g) % auxLdMultiple != 0)
+        continue;
+      // The first GELU of P after the GEMM (in block order).
+      ActivationOp gelu;
+      for (Operation &op : llvm::make_range(std::next(g->getIterator()), body.end()))
+        if (auto a = dyn_cast<ActivationOp>(op);
+            a && a.getX() == g.getResult() && a.getActivation() == Activation::gelu_tanh) {
+          gelu = a;
+          break;
+        }
+      if (!gelu)
+        continue;
+      Type p = g.getResult().getType();
+      GemmOp fused = rebuild(g, /*result=*/p, /*aux=*/p, g.getBias(), /*pre=*/Value(),
+                             Activation::gelu_tanh, Activation::none);
+      gelu.getResult().replaceAllUsesWith(fused.getResult());
+      g.getResult().replaceAllUsesWith(fused.getAux());
+      gelu.erase();
+      g.erase();
+    }
+  }
+
+  /// GELU backward: gemm(x, w) -> dA read only by activation_grad
+  /// gelu_tanh(dA, P) -> dP, and bias_grad(dP) -> db
+  /// => gemm(x, w) pre P {activation_grad = gelu_tanh} -> (dP, aux db).
+  void fuseGeluBackward(Block &body) {
+    for (GemmOp g : llvm::make_early_inc_range(body.getOps<GemmOp>())) {
+      if (!isPlainGemm(g) || !g.getResult().hasOneUse() ||
+          outputWidth(g) % auxLdMultiple != 0)
+        continue;
+      auto grad = dyn_cast<ActivationGradOp>(*g.getResult().getUsers().begin());
+      if (!grad || grad.getActivation() != Activation::gelu_tanh ||
+          grad.getDy() != g.getResult() || grad.getX() == g.getResult() ||
+          !definedBefore(grad.getX(), g))
+        continue;
+      // The first bias gradient of dP (in block order) that is N wide and
+      // of dP's type (cuBLASLt's rule: D, aux and the bias gradient in one
+      // type; bf16 activations have f32 bias gradients).
+      BiasGradOp biasGrad;
+      Type element = cast<ShapedType>(grad.getType()).getElementType();
+      for (Operation &op : llvm::make_range(std::next(grad->getIterator()), body.end()))
+        if (auto bg = dyn_cast<BiasGradOp>(op);
+            bg && bg.getDy() == grad.getResult() && !bg.getInit() &&
+            bg.getType().getNumElements() == outputWidth(g) &&
+            bg.getType().getElementType() == element) {
+          biasGrad = bg;
+          break;
+        }
+      if (!biasGrad)
+        continue;
+      GemmOp fused = rebuild(g, grad.getType(), biasGrad.getType(), /*bias=*/Value(),
+                             /*pre=*/grad.getX(), Activation::none, Activation::gelu_tanh);
+      grad.getResult().replaceAllUsesWith(fused.getResult());
+      biasGrad.getResult().replaceAllUsesWith(fused.getAux());
+      biasGrad.erase();
+      grad.erase();
+      g.erase();
+    }
+  }
+
+  /// A gemm of `g`'s x, w and shape attributes at `g`, with these results
+  /// (aux: the second), bias, pre-activation and epilogue.
+  static GemmOp rebuild(GemmOp g, Type result, Type aux, Value bias, Value pre,
+                        Activation activation, Activation activationGrad) {
+    OpBuilder b(g);
+    MLIRContext *ctx = g.getContext();
+    return b.create<GemmOp>(g.getLoc(), result, aux, g.getX(), g.getW(), bias, pre,
+                            /*init=*/Value(), g.getKRankAttr(), g.getTransposeWAttr(),
+                            ActivationAttr::get(ctx, activation),
+                            ActivationAttr::get(ctx, activationGrad));
+  }
+
+  /// Calls take(add, producer, o, X) for each way round of every `add(X, Y)`
+  /// whose Y is result o of `producer`, read by the add alone (so not
+  /// returned), with X defined before the producer; `take` says whether it
+  /// rewrote the add away.
+  template <class Take> void forEachAddOfAResult(Block &body, Take take) {
+    for (AddOp add : llvm::make_early_inc_range(body.getOps<AddOp>()))
+      for (unsigned u = 0; u < 2; ++u) {
+        Value y = add->getOperand(u), x = add->getOperand(1 - u);
+        auto result = dyn_cast<OpResult>(y);
+        if (!result || x == y || !y.hasOneUse() || !definedBefore(x, result.getOwner()))
+          continue;
+        if (take(add, result.getOwner(), result.getResultNumber(), x))
+          break;
+      }
+  }
+
+  /// Accumulate: Y = gemm or gemm_wgrad(...); Z = X + Y
+  /// => Z = the GEMM with init X (beta 1).
+  bool accumulate(AddOp add, Operation *producer, unsigned, Value x) {
+    if (auto g = dyn_cast<GemmOp>(producer); g && isPlainGemm(g)) {
+      g.getInitMutable().assign(x);
+      replaceAdd(add, g.getResult());
+      return true;
+    }
+    if (auto g = dyn_cast<GemmWGradOp>(producer); g && !g.getInit()) {
+      g.getInitMutable().assign(x);
+      replaceAdd(add, g.getResult());
+      return true;
+    }
+    return false;
+  }
+
+  /// Add into: Y = op(...)[o]; Z = X + Y => op(...) with init X for result o.
+  bool addInto(AddOp add, Operation *producer, unsigned o, Value x) {
+    auto single = [&](auto op) {
+      if (op.getInit())
+        return false;
+      op.getInitMutable().assign(x);
+      replaceAdd(add, op.getResult());
+      return true;
+    };
+    if (auto op = dyn_cast<BiasGradOp>(producer))
+      return single(op);
+    if (auto op = dyn_cast<EmbeddingGradOp>(producer))
+      return single(op);
+    if (auto op = dyn_cast<MemConcatGradOp>(producer))
+      return single(op);
+    if (auto op = dyn_cast<AddLayerNormGradOp>(producer); op && (o == 1 || o == 2))
+      return addInit(op, o, x, add);
+    if (auto op = dyn_cast<RelAttentionGradOp>(producer);
+        op && o >= 1 && attentionTakesInits(op))
+      return addInit(op, o, x, add);
+    return false;
+  }
+
+  /// Whether a rel_attention_grad may take inits (the option
+  /// attention-grad-init): on the CUDA backend only the tensor-core kernels
+  /// (bf16 operands, compact masks, d_head a multiple of 16 up to 128) sum
+  /// into them.
+  bool attentionTakesInits(RelAttentionGradOp op) const {
+    if (attentionGradInit == "all")
+      return true;
+    if (attentionGradInit == "none")
+      return false;
+    auto q = cast<RankedTensorType>(op.getQ().getType());
+    auto mask = cast<RankedTensorType>(op.getMask().getType());
+    int64_t h = q.getRank() == 4 ? q.getDimSize(3) : 0;
+    return q.getElementType().isBF16() && mask.getElementType().isInteger(64) && h > 0 &&
+           h % 16 == 0 && h <= 128;
+  }
+
+  /// Adds `x` as the init of result `o` of a multi-result op (inits in
+  /// increasing result order), unless that result has one.
+  template <class Op> static bool addInit(Op op, unsigned o, Value x, AddOp add) {
+    SmallVector<int64_t> results(op.getInitResults());
+    SmallVector<Value> inits(op.getInits());
+    if (llvm::is_contained(results, int64_t(o)))
+      return false;
+    auto at = llvm::lower_bound(results, int64_t(o));
+    size_t index = size_t(at - results.begin());
+    results.insert(at, int64_t(o));
+    inits.insert(inits.begin() + index, x);
+    op.getInitsMutable().assign(inits);
+    op.setInitResults(results);
+    replaceAdd(add, op->getResult(o));
+    return true;
+  }
+
+  /// The add's result is now `sum` (its producer writes X + Y): uses move
+  /// there, Y's only use goes with the add.
+  static void replaceAdd(AddOp add, Value sum) {
+    add.getResult().replaceAllUsesWith(sum);
+    add.erase();
+  }
+};
+
+} // namespace
