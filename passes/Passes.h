@@ -46,6 +46,12 @@ void buildLoweringPipeline(OpPassManager &pm, Stage until = Stage::Kernels,
 /// with generated ones.
 int64_t firstFreeSite(Operation *root);
 
+/// Gives every random op (dropout, rel_attention, rel_attention_grad) without
+/// a `site` one, in op order after the largest existing one: the numbers
+/// the plan emitter would give them, now fixed, so a backward op can name
+/// its forward's site and a fused op can keep the site of an op it absorbs.
+void assignSites(func::FuncOp func);
+
 /// Whether the official update excludes parameter `name` (HuggingFace name)
 /// from weight decay: LayerNorm weights and biases and `.bias` parameters;
 /// the relative attention biases r_w_bias, r_r_bias, r_s_bias decay.

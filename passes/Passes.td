@@ -135,6 +135,14 @@ def FuseKernelsPass : Pass<"xlnet-fuse-kernels", "::mlir::func::FuncOp"> {
     4. Add into: the same for `bias_grad`, `embedding_grad`,
        `mem_concat_grad` (result 0), `add_layer_norm_grad` (dgamma, dbeta)
        and `rel_attention_grad` (any result but dq): the op gets an init.
+    5. Dropout inside LayerNorm: `y = dropout(h)` read only as the x of
+       `add_layer_norm` and `add_layer_norm_grad` => they read h with
+       `x_dropout` (y is never stored); the first `dropout` of an
+       `add_layer_norm_grad`'s dsum becomes its fourth result
+       (`dsum_dropout`).
+
+    Random ops without a `site` get theirs first (the numbers the plan
+    emitter would give them), so every dropout keeps its mask.
 
     3 and 4 need Y read by the add alone, X defined before Y's producer and
     a producer without an init for that result yet. 1 and 2 need the GEMM's

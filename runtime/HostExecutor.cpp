@@ -79,6 +79,20 @@ void runGemm(const Step &s, const std::vector<const Tensor *> &in, std::vector<T
   host::gemm(*in[0], *in[1], bias, a.kRank, a.transposeW, a.activation, *out[0], init);
 }
 
+/// x, or, where the step drops its x itself (the fused LayerNorm dropout,
+/// docs/Plan.md "Fused forms"), dropout(x) as the dropout step computed it,
+/// in `scratch` (a thread's buffer reused from step to step).
+const Tensor &layerNormInput(const Tensor &x, const StepAttrs &a, uint64_t seed) {
+  if (!a.xDropout)
+    return x;
+  static thread_local std::vector<float> storage;
+  static thread_local Tensor scratch;
+  storage.resize(size_t(x.numel()));
+  scratch = Tensor::view(x.dtype, x.shape, storage.data());
+  host::dropout(x, a.xDropoutRate, a.xDropoutSite, seed, scratch);
+  return scratch;
+}
+
 /// Runs one verified step on resolved operands (`out` holds one tensor per
 /// output; multi-output ops write all of them). `init` (a step that
 /// kernelTakesInit; may be null): out[0] = init + the step's result;
@@ -126,7 +140,8 @@ Status runStep(const Step &s, const std::vector<const Tensor *> &in,
     return host::relAttention(args, *out[0], probs);
   }
   case OpKind::AddLayerNorm:
-    host::addLayerNorm(*in[0], *in[1], *in[2], *in[3], a.eps, *out[0]);
+    host::addLayerNorm(layerNormInput(*in[0], a, seed), *in[1], *in[2], *in[3], a.eps,
+                       *out[0]);
     return Status::ok();
   case OpKind::Dropout:
     host::dropout(*in[0], a.rate, a.dropoutSite, seed, *out[0]);
@@ -167,8 +182,10 @@ Status runStep(const Step &s, const std::vector<const Tensor *> &in,
     return host::relAttentionGrad(*in[0], args, grads, probs);
   }
   case OpKind::AddLayerNormGrad:
-    host::addLayerNormGrad(*in[0], *in[1], *in[2], *in[3], a.eps, *out[0],
-                           *out[1], *out[2]);
+    host::addLayerNormGrad(*in[0], layerNormInput(*in[1], a, seed), *in[2], *in[3], a.eps,
+                           *out[0], *out[1], *out[2]);
+    if (a.dsumDropout) // output 3: the dropout of dsum
+      host::dropout(*out[0], a.dsumDropoutRate, a.dsumDropoutSite, seed, *out[3]);
     return Status::ok();
   case OpKind::LmLossGrad:
     return host::lmLossGrad(*in[0], *in[1], *in[2], *out[0]);

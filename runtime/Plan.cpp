@@ -55,7 +55,8 @@ constexpr OpInfo kOps[] = {
     {"gemm_wgrad", OpKind::GemmWgrad, 2, 2, 1, 1, 0b1},
     {"bias_grad", OpKind::BiasGrad, 1, 1, 1, 1, 0b1},
     {"rel_attention_grad", OpKind::RelAttentionGrad, 11, 12, 8, 8, 0b11111110},
-    {"add_layer_norm_grad", OpKind::AddLayerNormGrad, 4, 4, 3, 3, 0b110},
+    // Output 3: the fused dsum dropout (docs/Plan.md "Fused forms").
+    {"add_layer_norm_grad", OpKind::AddLayerNormGrad, 4, 4, 3, 4, 0b110},
     {"lm_loss_grad", OpKind::LmLossGrad, 3, 3, 1, 1},
     {"add", OpKind::Add, 2, 2, 1, 1},
     // Mixed precision.

@@ -114,6 +114,11 @@ struct StepAttrs {
   int64_t dropoutSite = 0;
   // add_layer_norm, add_layer_norm_grad
   double eps = 1e-12;
+  // add_layer_norm(_grad): x is dropped first (docs/Plan.md "Fused forms");
+  // add_layer_norm_grad: output 3 is the dropout of output 0 (dsum).
+  bool xDropout = false, dsumDropout = false;
+  double xDropoutRate = 0.0, dsumDropoutRate = 0.0;
+  int64_t xDropoutSite = 0, dsumDropoutSite = 0;
   // lr_schedule
   double learningRate = 0.0;
   int64_t warmupSteps = 0;

@@ -42,6 +42,11 @@ public:
   Status string(const char *key, std::string &out, bool required = true) {
     return typed(key, out, &json::is_string, "a string", required);
   }
+  /// Whether `key` is there (any value).
+  Status has(const char *key, bool &out) const {
+    out = find(key) != nullptr;
+    return Status::ok();
+  }
 
 private:
   const json *find(const char *key) const {
@@ -77,6 +82,24 @@ Status parseRate(AttrReader &r, const char *key, double &out, bool required) {
     return Status::error(
         fmt::format("attribute '{}' must be in [0, 1), got {}", key, out));
   return Status::ok();
+}
+
+/// A dropout fused into LayerNorm (docs/Plan.md "Fused forms"):
+/// `<name>_rate` and `<name>_site`, both or neither.
+Status parseFusedDropout(AttrReader &r, const std::string &name, bool &present, double &rate,
+                         int64_t &site) {
+  const std::string rateKey = name + "_rate", siteKey = name + "_site";
+  bool hasRate = false, hasSite = false;
+  XLNETC_RETURN_IF_ERROR(r.has(rateKey.c_str(), hasRate));
+  XLNETC_RETURN_IF_ERROR(r.has(siteKey.c_str(), hasSite));
+  if (hasRate != hasSite)
+    return Status::error(fmt::format("attributes '{}' and '{}' come together", rateKey,
+                                     siteKey));
+  present = hasRate;
+  if (!present)
+    return Status::ok();
+  XLNETC_RETURN_IF_ERROR(parseRate(r, rateKey.c_str(), rate, true));
+  return r.nonNegative(siteKey.c_str(), site);
 }
 
 /// k_rank and transpose_w of gemm and gemm_wgrad.
@@ -232,7 +255,12 @@ Status parseStepAttrs(const json &attrs, Step &step) {
     if (!(a.eps >= 0.0))
       return Status::error(fmt::format("attribute 'eps' must be >= 0, got {}",
                                        a.eps));
-    return Status::ok();
+    XLNETC_RETURN_IF_ERROR(parseFusedDropout(r, "x_dropout", a.xDropout, a.xDropoutRate,
+                                             a.xDropoutSite));
+    if (step.kind == OpKind::AddLayerNorm)
+      return Status::ok();
+    return parseFusedDropout(r, "dsum_dropout", a.dsumDropout, a.dsumDropoutRate,
+                             a.dsumDropoutSite);
   case OpKind::Dropout:
     XLNETC_RETURN_IF_ERROR(parseRate(r, "rate", a.rate, true));
     return r.integer("dropout_site", a.dropoutSite, /*required=*/false);

@@ -543,8 +543,18 @@ Status verifyOpTypes(const Plan &plan, const Step &step) {
     XLNETC_RETURN_IF_ERROR(r.operandType(1, {F32, x}));
     XLNETC_RETURN_IF_ERROR(r.operandType(2, {F32, x}));
     XLNETC_RETURN_IF_ERROR(r.operandType(3, {F32, {D}}));
-    return r.outputs({{F32, x}, {F32, {D}}, {F32, {D}}},
-                     "(dsum like x, dgamma and dbeta like gamma)");
+    XLNETC_RETURN_IF_ERROR(r.outputs({{F32, x}, {F32, {D}}, {F32, {D}}},
+                                     "(dsum like x, dgamma and dbeta like gamma)"));
+    // The fused dsum dropout: output 3 exactly with its attributes, dsum's type.
+    if ((r.numOut() == 4) != a.dsumDropout)
+      return Status::error(fmt::format(
+          "has {} outputs but {} 'dsum_dropout_rate': output 3 is the fused dropout of dsum",
+          r.numOut(), a.dsumDropout ? "has" : "no"));
+    if (r.numOut() == 4 && (r.out(3).dtype != r.out(0).dtype || r.out(3).shape != x))
+      return Status::error(fmt::format("output 3 (buffer {}, the dropped dsum) is {} but must "
+                                       "have dsum's type {}",
+                                       r.out(3).id, bufStr(r.out(3)), bufStr(r.out(0))));
+    return Status::ok();
   }
   case OpKind::LmLossGrad: {
     Rule r(plan, step, {"logits", "target", "target_mask"});

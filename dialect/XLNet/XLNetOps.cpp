@@ -651,7 +651,23 @@ verifyLayerNormVectors(Operation *op, RankedTensorType x,
   return checkEps(op, eps);
 }
 
+/// A fused dropout (--xlnet-fuse-kernels): its rate and site attributes
+/// come together, the rate in [0, 1), the site >= 0.
+static LogicalResult verifyFusedDropout(Operation *op, FloatAttr rate, IntegerAttr site,
+                                        StringRef name) {
+  if (!rate && !site)
+    return success();
+  if (!rate || !site)
+    return op->emitOpError() << "'" << name << "' and '" << name
+                             << "_site' come together (a fused dropout's rate and site)";
+  if (failed(checkRate(op, name, rate.getValueAsDouble())))
+    return failure();
+  return checkNonNegative(op, (name + "_site").str(), site.getInt());
+}
+
 LogicalResult AddLayerNormOp::verify() {
+  if (failed(verifyFusedDropout(*this, getXDropoutAttr(), getXDropoutSiteAttr(), "x_dropout")))
+    return failure();
   auto x = getX().getType();
   if (x.getRank() < 1)
     return emitOpError() << "'x' must have rank >= 1, got " << x;
@@ -767,8 +783,16 @@ LogicalResult AddLayerNormGradOp::verify() {
                          << getResidual().getType() << ") and 'dsum' ("
                          << getDsum().getType()
                          << ") must have the type of 'x' (" << x << ")";
-  if (failed(verifyInits(*this, getInits(), getInitResults(), 1, 2)))
+  if (failed(verifyInits(*this, getInits(), getInitResults(), 1, 2)) ||
+      failed(verifyFusedDropout(*this, getXDropoutAttr(), getXDropoutSiteAttr(), "x_dropout")) ||
+      failed(verifyFusedDropout(*this, getDsumDropoutAttr(), getDsumDropoutSiteAttr(),
+                                "dsum_dropout")))
     return failure();
+  if (bool(getDsumDropped()) != bool(getDsumDropoutAttr()))
+    return emitOpError() << "returns 'dsum_dropped' exactly when it has 'dsum_dropout'";
+  if (getDsumDropped() && getDsumDropped().getType() != getDsum().getType())
+    return emitOpError() << "'dsum_dropped' (" << getDsumDropped().getType()
+                         << ") must have the type of 'dsum' (" << getDsum().getType() << ")";
   return verifyLayerNormVectors(
       *this, x, {{getGamma(), "gamma"}, {getDgamma(), "dgamma"}, {getDbeta(), "dbeta"}},
       getEps().convertToDouble());

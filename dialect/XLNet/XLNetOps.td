@@ -508,6 +508,11 @@ def XLNet_AddLayerNormOp : XLNet_Op<"add_layer_norm", [Pure]> {
   let description = [{
     Residual add followed by LayerNorm with biased variance and epsilon `eps`.
 
+    With `x_dropout` and `x_dropout_site` (made by `--xlnet-fuse-kernels`
+    from XLNet's `LayerNorm(dropout(h) + residual)`): `x` is h and the op
+    drops it itself, as `xlnet.dropout` with that rate and site would,
+    rounded to x's type: `LayerNorm(dropout(x) + residual)`.
+
     ```mlir
     %y = xlnet.add_layer_norm %x, %res, %gamma, %beta eps = 9.9999999999999998E-13
         : (tensor<2x16x32xf32>, tensor<2x16x32xf32>, tensor<32xf32>, tensor<32xf32>)
@@ -515,7 +520,9 @@ def XLNet_AddLayerNormOp : XLNet_Op<"add_layer_norm", [Pure]> {
     ```
   }];
   let arguments = (ins XLNet_FloatTensor:$x, XLNet_FloatTensor:$residual,
-                       XLNet_F32Tensor:$gamma, XLNet_F32Tensor:$beta, F64Attr:$eps);
+                       XLNet_F32Tensor:$gamma, XLNet_F32Tensor:$beta, F64Attr:$eps,
+                       OptionalAttr<F64Attr>:$x_dropout,
+                       OptionalAttr<I64Attr>:$x_dropout_site);
   let results = (outs XLNet_FloatTensor:$result);
   let assemblyFormat = [{
     $x `,` $residual `,` $gamma `,` $beta `eps` `=` $eps attr-dict
@@ -726,6 +733,12 @@ def XLNet_AddLayerNormGradOp : XLNet_Op<"add_layer_norm_grad", [Pure]> {
     `--xlnet-fuse-kernels`): result `init_results[i]` (1: dgamma, 2: dbeta)
     is `inits[i]` plus the gradient.
 
+    `x_dropout`, `x_dropout_site`: as on `xlnet.add_layer_norm`, `x` is the
+    pre-dropout h and the dropout is recomputed. `dsum_dropout`,
+    `dsum_dropout_site` with a fourth result `dsum_dropped`: that result is
+    `xlnet.dropout` of `dsum` with that rate and site (the gradient through
+    the forward's dropout before this LayerNorm).
+
     ```mlir
     %dsum, %dgamma, %dbeta = xlnet.add_layer_norm_grad %dy, %x, %res, %gamma
         eps = 9.9999999999999998E-13
@@ -737,9 +750,13 @@ def XLNet_AddLayerNormGradOp : XLNet_Op<"add_layer_norm_grad", [Pure]> {
                        XLNet_FloatTensor:$residual, XLNet_F32Tensor:$gamma,
                        Variadic<XLNet_F32Tensor>:$inits,
                        F64Attr:$eps,
-                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$init_results);
+                       DefaultValuedAttr<DenseI64ArrayAttr, "{}">:$init_results,
+                       OptionalAttr<F64Attr>:$x_dropout,
+                       OptionalAttr<I64Attr>:$x_dropout_site,
+                       OptionalAttr<F64Attr>:$dsum_dropout,
+                       OptionalAttr<I64Attr>:$dsum_dropout_site);
   let results = (outs XLNet_FloatTensor:$dsum, XLNet_F32Tensor:$dgamma,
-                      XLNet_F32Tensor:$dbeta);
+                      XLNet_F32Tensor:$dbeta, Optional<XLNet_FloatTensor>:$dsum_dropped);
   let assemblyFormat = [{
     $dout `,` $x `,` $residual `,` $gamma (`inits` `(` $inits^ `)`)? `eps` `=` $eps
     attr-dict `:` functional-type(operands, results)

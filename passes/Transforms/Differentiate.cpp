@@ -34,10 +34,21 @@ using namespace mlir::xlnet;
 int64_t mlir::xlnet::firstFreeSite(Operation *root) {
   int64_t next = 0;
   root->walk([&](Operation *op) {
-    if (auto site = op->getAttrOfType<IntegerAttr>("site"))
-      next = std::max(next, site.getInt() + 1);
+    // A dropout fused into LayerNorm keeps its site under these names.
+    for (StringRef name : {"site", "x_dropout_site", "dsum_dropout_site"})
+      if (auto site = op->getAttrOfType<IntegerAttr>(name))
+        next = std::max(next, site.getInt() + 1);
   });
   return next;
+}
+
+void mlir::xlnet::assignSites(func::FuncOp func) {
+  int64_t next = firstFreeSite(func);
+  Builder b(func.getContext());
+  func.walk([&](Operation *op) {
+    if (isa<DropoutOp, RelAttentionOp, RelAttentionGradOp>(op) && !op->hasAttr("site"))
+      op->setAttr("site", b.getI64IntegerAttr(next++));
+  });
 }
 
 namespace {
@@ -49,16 +60,6 @@ bool isNonDifferentiable(Operation *op) {
              TargetPositionsOp, MemCacheOp>(op);
 }
 
-/// Gives every random op a `site`, in op order after the largest existing
-/// one, so a backward op can name the site of its forward.
-void assignSites(func::FuncOp func) {
-  int64_t next = firstFreeSite(func);
-  Builder b(func.getContext());
-  func.walk([&](Operation *op) {
-    if (isa<DropoutOp, RelAttentionOp>(op) && !op->hasAttr("site"))
-      op->setAttr("site", b.getI64IntegerAttr(next++));
-  });
-}
 
 /// Splits `gemm {activation = act}` into `gemm` + `activation` so the
 /// pre-activation is a value the backward can read.
@@ -180,10 +181,12 @@ private:
         })
         .Case([&](AddLayerNormOp o) {
           auto d = b.create<AddLayerNormGradOp>(
-              loc, o.getX().getType(), o.getGamma().getType(),
-              o.getBeta().getType(), grads.lookup(o.getResult()), o.getX(),
+              loc, o.getX().getType(), o.getGamma().getType(), o.getBeta().getType(),
+              /*dsum_dropped=*/Type(), grads.lookup(o.getResult()), o.getX(),
               o.getResidual(), o.getGamma(), /*inits=*/ValueRange(), o.getEpsAttr(),
-              /*init_results=*/DenseI64ArrayAttr());
+              /*init_results=*/DenseI64ArrayAttr(), /*x_dropout=*/FloatAttr(),
+              /*x_dropout_site=*/IntegerAttr(), /*dsum_dropout=*/FloatAttr(),
+              /*dsum_dropout_site=*/IntegerAttr());
           accumulate(o.getX(), d.getDsum());
           accumulate(o.getResidual(), d.getDsum());
           accumulate(o.getGamma(), d.getDgamma());

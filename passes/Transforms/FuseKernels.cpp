@@ -15,6 +15,14 @@
 //                   => gemm(x, w) pre P {activation_grad = gelu_tanh} -> (dP, aux db)
 //   accumulate      Y = gemm(...); Z = X + Y   => Z = gemm(...) init X
 //   add into        Y = op(...)[o]; Z = X + Y  => op(...) with init X for result o
+//   LN dropout      y = dropout(h); LN(y + r), LN'(.., y, ..)
+//                   => LN(dropout(h) + r), LN'(.., h, ..) {x_dropout}: y never stored
+//                   (dS, ..) = LN'(...); g = dropout(dS)
+//                   => (dS, .., g) = LN'(...) {dsum_dropout}
+//
+// Random ops without a site get theirs first (assignSites: the numbers the
+// plan emitter would give them), so a dropout taken into LayerNorm keeps
+// its mask and the others theirs.
 //
 // The rewrites run in that order, each over the whole function (as the
 // emitter's searches did, so the fusion set is the same): an add whose Y
@@ -80,6 +88,7 @@ public:
                                  << int64_t(auxLdMultiple);
       return signalPassFailure();
     }
+    assignSites(getOperation());
     Block &body = getOperation().getBody().front();
     fuseGeluForward(body);
     fuseGeluBackward(body);
@@ -89,6 +98,8 @@ public:
     forEachAddOfAResult(body, [&](AddOp add, Operation *producer, unsigned o, Value x) {
       return addInto(add, producer, o, x);
     });
+    fuseLayerNormInputDropout(body);
+    fuseLayerNormGradDropout(body);
   }
 
 private:
@@ -156,6 +167,65 @@ private:
       biasGrad.erase();
       grad.erase();
       g.erase();
+    }
+  }
+
+  /// LN dropout, forward: y = dropout(h) read only as the x of
+  /// add_layer_norm (at least one) and add_layer_norm_grad (y in no other
+  /// operand of theirs, not returned) => those ops read h with x_dropout:
+  /// they recompute y from the hash, so y is never stored.
+  void fuseLayerNormInputDropout(Block &body) {
+    for (DropoutOp drop : llvm::make_early_inc_range(body.getOps<DropoutOp>())) {
+      Value y = drop.getResult();
+      bool forward = false, ok = !y.use_empty();
+      for (OpOperand &use : y.getUses()) {
+        Operation *user = use.getOwner();
+        if (auto ln = dyn_cast<AddLayerNormOp>(user);
+            ln && &use == &ln.getXMutable() && ln.getResidual() != y && !ln.getXDropoutAttr())
+          forward = true;
+        else if (auto grad = dyn_cast<AddLayerNormGradOp>(user);
+                 !(grad && &use == &grad.getXMutable() && grad.getResidual() != y &&
+                   grad.getDout() != y && !grad.getXDropoutAttr()))
+          ok = false;
+      }
+      if (!ok || !forward)
+        continue;
+      for (OpOperand &use : llvm::make_early_inc_range(y.getUses())) {
+        use.getOwner()->setAttr("x_dropout", drop.getRateAttr());
+        use.getOwner()->setAttr("x_dropout_site", drop.getSiteAttr());
+        use.set(drop.getX());
+      }
+      drop.erase();
+    }
+  }
+
+  /// LN dropout, backward: (dS, dg, db) = add_layer_norm_grad(...);
+  /// g = dropout(dS) (the first such dropout) => the LayerNorm gradient
+  /// also returns g, with dsum_dropout.
+  void fuseLayerNormGradDropout(Block &body) {
+    for (auto grad : llvm::make_early_inc_range(body.getOps<AddLayerNormGradOp>())) {
+      if (grad.getDsumDropped())
+        continue;
+      DropoutOp drop;
+      for (Operation &op : llvm::make_range(std::next(grad->getIterator()), body.end()))
+        if (auto d = dyn_cast<DropoutOp>(op); d && d.getX() == grad.getDsum()) {
+          drop = d;
+          break;
+        }
+      if (!drop)
+        continue;
+      OpBuilder b(grad);
+      SmallVector<Type> types(grad->getResultTypes());
+      types.push_back(drop.getType());
+      auto fused = b.create<AddLayerNormGradOp>(grad.getLoc(), types, grad->getOperands(),
+                                                grad->getAttrs());
+      fused.setDsumDropoutAttr(drop.getRateAttr());
+      fused.setDsumDropoutSiteAttr(drop.getSiteAttr());
+      for (unsigned r = 0; r < grad->getNumResults(); ++r)
+        grad->getResult(r).replaceAllUsesWith(fused->getResult(r));
+      drop.getResult().replaceAllUsesWith(fused.getDsumDropped());
+      drop.erase();
+      grad.erase();
     }
   }
 

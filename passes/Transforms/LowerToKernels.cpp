@@ -64,7 +64,9 @@ static void lower(PostAttentionOp op) {
   y = maybeDropout(b, loc, y, op.getDropoutAttr());
   op.replaceAllUsesWith(b.create<AddLayerNormOp>(loc, op.getType(), y,
                                                  op.getResidual(), op.getLnWeight(),
-                                                 op.getLnBias(), op.getEpsAttr())
+                                                 op.getLnBias(), op.getEpsAttr(),
+                                                 /*x_dropout=*/FloatAttr(),
+                                                 /*x_dropout_site=*/IntegerAttr())
                             .getResult());
   op.erase();
 }
@@ -86,7 +88,8 @@ static void lower(FFNOp op) {
   y = maybeDropout(b, loc, y, op.getDropoutAttr());
   op.replaceAllUsesWith(b.create<AddLayerNormOp>(loc, xType, y, op.getX(),
                                                  op.getLnWeight(), op.getLnBias(),
-                                                 op.getEpsAttr())
+                                                 op.getEpsAttr(), /*x_dropout=*/FloatAttr(),
+                                                 /*x_dropout_site=*/IntegerAttr())
                             .getResult());
   op.erase();
 }

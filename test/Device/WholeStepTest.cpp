@@ -399,7 +399,8 @@ TEST(WholeStep, HostFusionsMatchOneKernelPerStep) {
 /// The fusion set is the plan's, for both executors: every init of a
 /// compiled step (f32 and bf16, train and grads) is read by its step's
 /// device launches (a GEMM's C, a kernel's argument), every GELU epilogue
-/// form is a GEMM with that epilogue, and no `add` is left whose operand
+/// form is a GEMM with that epilogue, every LayerNorm gradient's dropped
+/// dsum an argument of its kernels, and no `add` is left whose operand
 /// only it reads from a GEMM (what --xlnet-fuse-kernels folds). The host
 /// runs every init itself (executeHost refuses nothing here; the fused
 /// forms' host results are checked bit for bit in ExecutorTest).
@@ -429,6 +430,11 @@ TEST(WholeStep, EmitterReadsEveryFusedFormOfThePlan) {
           EXPECT_TRUE(read.count(s.initOf(k)))
               << stepPrefix(i, s) << "its device launches do not read the init of output " << k;
         }
+      // The LayerNorm gradient's dsum dropout is its own launch's output.
+      if (s.kind == OpKind::AddLayerNormGrad && s.attrs.dsumDropout) {
+        ++epilogues;
+        EXPECT_TRUE(read.count(s.out[3])) << stepPrefix(i, s);
+      }
       if (s.kind == OpKind::Gemm && s.out.size() == 2) {
         ++epilogues;
         const dev::GemmEpilogue want = s.attrs.activationGrad == Activation::GeluTanh
@@ -438,8 +444,7 @@ TEST(WholeStep, EmitterReadsEveryFusedFormOfThePlan) {
       }
     }
     EXPECT_GT(inits, 0u);
-    if (name.find("gelu") != std::string::npos)
-      EXPECT_GT(epilogues, 0u);
+    EXPECT_GT(epilogues, 0u);
     // No add of a plain GEMM's result that only the add reads, with the
     // other operand there before the GEMM: the pass would have folded it.
     std::vector<int> writer(plan.buffers.size(), -1), readers(plan.buffers.size(), 0);

@@ -365,4 +365,88 @@ TEST(HostFusion, GeluEpiloguesAreTheStepsTheyReplace) {
     EXPECT_EQ(values(fused.at(name)), values(plain.at(name))) << name;
 }
 
+/// The LayerNorm dropouts: add_layer_norm and its gradient dropping their x
+/// themselves, the gradient's output 3 the dropout of dsum — bit for bit
+/// the dropout steps they replace (same hash, site and seed).
+TEST(HostFusion, LayerNormDropoutsAreTheDropoutStepsTheyReplace) {
+  auto build = [](bool fused) {
+    test::PlanBuilder p;
+    int h = p.buffer("f32", {2, 3, 4}, "input", "h");
+    int r = p.buffer("f32", {2, 3, 4}, "input", "r");
+    int gamma = p.buffer("f32", {4}, "param", "gamma");
+    int dy = p.buffer("f32", {2, 3, 4}, "input", "dy");
+    auto out = [&](const char *name, std::vector<int64_t> shape) {
+      return p.buffer("f32", shape, "temp", "", {name});
+    };
+    int ln = out("ln", {2, 3, 4}), dsum = out("dsum", {2, 3, 4}), dg = out("dg", {4}),
+        db = out("db", {4}), g = out("g", {2, 3, 4});
+    const json drop = {{"rate", 0.25}, {"dropout_site", 3}};
+    if (fused) {
+      json attrs = {{"eps", 1e-5}, {"x_dropout_rate", 0.25}, {"x_dropout_site", 3}};
+      p.step("add_layer_norm", {h, r, gamma, gamma}, {ln}, attrs);
+      attrs["dsum_dropout_rate"] = 0.25;
+      attrs["dsum_dropout_site"] = 3;
+      p.step("add_layer_norm_grad", {dy, h, r, gamma}, {dsum, dg, db, g}, attrs);
+    } else {
+      int y = p.buffer("f32", {2, 3, 4}, "temp");
+      p.step("dropout", {h}, {y}, drop);
+      p.step("add_layer_norm", {y, r, gamma, gamma}, {ln}, {{"eps", 1e-5}});
+      p.step("add_layer_norm_grad", {dy, y, r, gamma}, {dsum, dg, db}, {{"eps", 1e-5}});
+      p.step("dropout", {dsum}, {g}, drop);
+    }
+    Plan plan;
+    Status st = parsePlan(p.text(), plan);
+    EXPECT_TRUE(st) << st.message();
+    return plan;
+  };
+  TensorMap in;
+  std::vector<float> v(24), w(24), d(24);
+  for (int i = 0; i < 24; ++i) {
+    v[size_t(i)] = 0.3f * float(i % 5) - 0.5f;
+    w[size_t(i)] = 0.1f * float(i % 7);
+    d[size_t(i)] = 0.2f * float(i % 3) - 0.1f;
+  }
+  in["h"] = Tensor::fromF32({2, 3, 4}, v);
+  in["r"] = Tensor::fromF32({2, 3, 4}, w);
+  in["dy"] = Tensor::fromF32({2, 3, 4}, d);
+  in["gamma"] = Tensor::fromF32({4}, {1, 0.5f, 2, -1});
+  TensorMap fused, plain;
+  ExecOptions opts;
+  opts.seed = 11;
+  opts.poisonTemps = true;
+  ASSERT_TRUE(executeHost(build(true), in, fused, opts));
+  ASSERT_TRUE(executeHost(build(false), in, plain, opts));
+  for (const char *name : {"ln", "dsum", "dg", "db", "g"})
+    EXPECT_EQ(values(fused.at(name)), values(plain.at(name))) << name;
+  // The dropout dropped something: g is not dsum scaled alone.
+  size_t zeros = 0;
+  for (float x : values(fused.at("g")))
+    zeros += x == 0.0f;
+  EXPECT_GT(zeros, 0u);
+
+  // The reader: a fused dropout's rate without its site, and output 3
+  // without the attributes, are each one error.
+  test::PlanBuilder p;
+  int x = p.buffer("f32", {2, 4}, "input", "x");
+  int gm = p.buffer("f32", {4}, "param", "gamma");
+  int o = p.buffer("f32", {2, 4}, "temp", "", {"o"});
+  p.step("add_layer_norm", {x, x, gm, gm}, {o}, {{"eps", 1e-5}, {"x_dropout_rate", 0.1}});
+  Plan plan;
+  Status st = parsePlan(p.text(), plan);
+  EXPECT_NE(st.message().find("attributes 'x_dropout_rate' and 'x_dropout_site' come together"),
+            std::string::npos)
+      << st.message();
+  test::PlanBuilder q;
+  x = q.buffer("f32", {2, 4}, "input", "x");
+  gm = q.buffer("f32", {4}, "param", "gamma");
+  std::vector<int> outs = {q.buffer("f32", {2, 4}, "temp", "", {"a"}),
+                           q.buffer("f32", {4}, "temp", "", {"b"}),
+                           q.buffer("f32", {4}, "temp", "", {"c"}),
+                           q.buffer("f32", {2, 4}, "temp", "", {"d"})};
+  q.step("add_layer_norm_grad", {x, x, x, gm}, outs, {{"eps", 1e-5}});
+  st = parsePlan(q.text(), plan);
+  EXPECT_NE(st.message().find("has 4 outputs but no 'dsum_dropout_rate'"), std::string::npos)
+      << st.message();
+}
+
 } // namespace host_fusion

@@ -68,3 +68,24 @@ func.func @ln_init_results(%dy: tensor<2x48xf32>, %gamma: tensor<48xf32>) -> ten
       -> (tensor<2x48xf32>, tensor<48xf32>, tensor<48xf32>)
   return %dg : tensor<48xf32>
 }
+
+// -----
+
+// A fused dropout's rate and site come together.
+func.func @ln_dropout_site(%x: tensor<2x48xf32>, %gamma: tensor<48xf32>) -> tensor<2x48xf32> {
+  // expected-error @+1 {{'xlnet.add_layer_norm' op 'x_dropout' and 'x_dropout_site' come together (a fused dropout's rate and site)}}
+  %y = xlnet.add_layer_norm %x, %x, %gamma, %gamma eps = 1.0E-12 {x_dropout = 1.0E-1 : f64}
+      : (tensor<2x48xf32>, tensor<2x48xf32>, tensor<48xf32>, tensor<48xf32>) -> tensor<2x48xf32>
+  return %y : tensor<2x48xf32>
+}
+
+// -----
+
+// dsum_dropped exactly with dsum_dropout.
+func.func @ln_dsum_dropped(%dy: tensor<2x48xf32>, %gamma: tensor<48xf32>) -> tensor<48xf32> {
+  // expected-error @+1 {{'xlnet.add_layer_norm_grad' op returns 'dsum_dropped' exactly when it has 'dsum_dropout'}}
+  %ds, %dg, %db, %g = xlnet.add_layer_norm_grad %dy, %dy, %dy, %gamma eps = 1.0E-12
+      : (tensor<2x48xf32>, tensor<2x48xf32>, tensor<2x48xf32>, tensor<48xf32>)
+      -> (tensor<2x48xf32>, tensor<48xf32>, tensor<48xf32>, tensor<2x48xf32>)
+  return %dg : tensor<48xf32>
+}

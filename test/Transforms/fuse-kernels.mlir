@@ -83,7 +83,7 @@ func.func @gelu_backward_not(%dy: tensor<2x16x32xf32>, %w: tensor<48x32xf32>, %p
 // CHECK-SAME:    %{{[^:]+}}: tensor<2x16x32xf32>, %{{[^:]+}}: tensor<32x48xf32>, %[[R:[^:]+]]: tensor<2x16x48xf32>, %[[GW:[^:]+]]: tensor<32x48xf32>, %{{[^:]+}}: tensor<2x16x48xf32>)
 // CHECK:         %[[Z:.*]] = xlnet.gemm %{{.*}}, %{{.*}} init %[[R]] :
 // CHECK:         %[[DW:.*]] = xlnet.gemm_wgrad %{{.*}}, %{{.*}} init %[[GW]] :
-// CHECK-NOT:     xlnet.add
+// CHECK-NOT:     xlnet.add %
 // CHECK:         return %[[Z]], %[[DW]]
 func.func @accumulate(%x: tensor<2x16x32xf32>, %w: tensor<32x48xf32>, %r: tensor<2x16x48xf32>,
     %gw: tensor<32x48xf32>, %dy: tensor<2x16x48xf32>) -> (tensor<2x16x48xf32>, tensor<32x48xf32>) {
@@ -99,7 +99,7 @@ func.func @accumulate(%x: tensor<2x16x32xf32>, %w: tensor<32x48xf32>, %r: tensor
 // Not accumulated: Y read twice, X made after the GEMM, a GEMM with a bias.
 // CHECK-LABEL: func.func @accumulate_not(
 // CHECK-NOT:     init
-// CHECK-COUNT-3: xlnet.add
+// CHECK-COUNT-3: xlnet.add %
 func.func @accumulate_not(%x: tensor<2x16x32xf32>, %w: tensor<32x48xf32>, %b: tensor<48xf32>,
     %r: tensor<2x16x48xf32>) -> (tensor<2x16x48xf32>, tensor<2x16x48xf32>, tensor<2x16x48xf32>,
     tensor<2x16x48xf32>) {
@@ -123,7 +123,7 @@ func.func @accumulate_not(%x: tensor<2x16x32xf32>, %w: tensor<32x48xf32>, %b: te
 // CHECK:         xlnet.embedding_grad %{{.*}}, %{{.*}} init %[[E]] :
 // CHECK:         xlnet.mem_concat_grad %{{.*}} init %[[H]] :
 // CHECK:         xlnet.add_layer_norm_grad %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} inits(%[[DG]], %[[G]]) eps = {{.*}} {init_results = array<i64: 1, 2>}
-// CHECK-NOT:     xlnet.add
+// CHECK-NOT:     xlnet.add %
 func.func @add_into(%g: tensor<48xf32>, %e: tensor<64x48xf32>, %h: tensor<2x16x48xf32>,
     %dg: tensor<48xf32>, %dy: tensor<2x16x48xf32>, %ids: tensor<2x16xi64>,
     %dcat: tensor<2x24x48xf32>, %gamma: tensor<48xf32>)
@@ -148,12 +148,15 @@ func.func @add_into(%g: tensor<48xf32>, %e: tensor<64x48xf32>, %h: tensor<2x16x4
 // an f32 rel_attention_grad (the CUDA backend's f32 kernels take no inits)
 // unless attention-grad-init=all.
 // CHECK-LABEL: func.func @add_into_not(
-// CHECK-NOT:     init
-// CHECK-COUNT-2: xlnet.add
+// CHECK:         xlnet.add_layer_norm_grad {{.*}} eps = {{[^{]*}} :
+// CHECK-NEXT:    xlnet.add %
+// CHECK-NEXT:    xlnet.rel_attention_grad {{.*}} scale = {{[^{]*}} {site
+// CHECK-NEXT:    xlnet.add %
+// CHECK-NEXT:    return
 // ALL-LABEL: func.func @add_into_not(
-// ALL:         xlnet.rel_attention_grad {{.*}} inits(%{{[^)]+}}) scale {{.*}} {init_results = array<i64: 1>}
-// ALL-COUNT-1: xlnet.add
-// ALL-NOT:     xlnet.add
+// ALL:         xlnet.add %
+// ALL-NEXT:    xlnet.rel_attention_grad {{.*}} inits(%{{[^)]+}}) scale {{.*}} {init_results = array<i64: 1>
+// ALL-NEXT:    return
 func.func @add_into_not(%dy: tensor<2x16x48xf32>, %h: tensor<2x16x48xf32>, %gamma: tensor<48xf32>,
     %q: tensor<2x16x2x16xf32>, %k: tensor<2x24x2x16xf32>, %kr: tensor<1x40x2x16xf32>,
     %se: tensor<2x2x16xf32>, %rw: tensor<2x16xf32>, %seg: tensor<2x16xi64>,
@@ -181,7 +184,7 @@ func.func @add_into_not(%dy: tensor<2x16x48xf32>, %h: tensor<2x16x48xf32>, %gamm
 // gradient but dq takes an init; dq does not.
 // CHECK-LABEL: func.func @attention_tc(
 // CHECK-SAME:    %{{[^:]+}}: tensor<2x24x2x16xbf16>, %[[KIN:[^:]+]]: tensor<2x24x2x16xbf16>
-// CHECK:         %[[DQ:[^,]+]], %[[DK:[^,]+]], {{.*}} = xlnet.rel_attention_grad {{.*}} inits(%[[KIN]]) scale {{.*}} {init_results = array<i64: 1>}
+// CHECK:         %[[DQ:[^,]+]], %[[DK:[^,]+]], {{.*}} = xlnet.rel_attention_grad {{.*}} inits(%[[KIN]]) scale {{.*}} {init_results = array<i64: 1>
 // CHECK-NEXT:    xlnet.add %{{.*}}, %[[DQ]]
 // CHECK-NEXT:    return %{{.*}}, %[[DK]]
 func.func @attention_tc(%q: tensor<2x16x2x16xbf16>, %k: tensor<2x24x2x16xbf16>, %kin: tensor<2x24x2x16xbf16>,
@@ -199,4 +202,48 @@ func.func @attention_tc(%q: tensor<2x16x2x16xbf16>, %k: tensor<2x24x2x16xbf16>, 
   %0 = xlnet.add %q, %dq : tensor<2x16x2x16xbf16>
   %1 = xlnet.add %kin, %dk : tensor<2x24x2x16xbf16>
   return %0, %1 : tensor<2x16x2x16xbf16>, tensor<2x24x2x16xbf16>
+}
+
+// -----
+
+// LayerNorm dropout, XLNet's LayerNorm(dropout(h) + residual): the forward
+// and the backward's LayerNorm read h and drop it themselves (the dropout's
+// rate and site), so dropout(h) is never stored; the dropout of the
+// gradient's dsum is the gradient's fourth result. Random ops without a
+// site get theirs first, in op order (the plan emitter's numbers).
+// CHECK-LABEL: func.func @layer_norm_dropout(
+// CHECK-SAME:    %[[H:[^:]+]]: tensor<2x16x48xf32>
+// CHECK:         xlnet.add_layer_norm %[[H]], {{.*}} {x_dropout = 1.000000e-01 : f64, x_dropout_site = 4 : i64}
+// CHECK:         %[[DS:[^,]+]], %{{[^,]+}}, %{{[^,]+}}, %[[G:[^ ]+]] = xlnet.add_layer_norm_grad %{{.*}}, %[[H]], {{.*}} {dsum_dropout = 1.000000e-01 : f64, dsum_dropout_site = 5 : i64, x_dropout = 1.000000e-01 : f64, x_dropout_site = 4 : i64}
+// CHECK-NOT:     xlnet.dropout
+// CHECK:         return
+func.func @layer_norm_dropout(%h: tensor<2x16x48xf32>, %r: tensor<2x16x48xf32>, %gamma: tensor<48xf32>,
+    %dy: tensor<2x16x48xf32>) -> (tensor<2x16x48xf32>, tensor<2x16x48xf32>, tensor<2x16x48xf32>) {
+  %y = xlnet.dropout %h rate = 1.000000e-01 {site = 4 : i64} : tensor<2x16x48xf32>
+  %ln = xlnet.add_layer_norm %y, %r, %gamma, %gamma eps = 9.9999999999999998E-13
+      : (tensor<2x16x48xf32>, tensor<2x16x48xf32>, tensor<48xf32>, tensor<48xf32>) -> tensor<2x16x48xf32>
+  %ds, %dg, %db = xlnet.add_layer_norm_grad %dy, %y, %r, %gamma eps = 9.9999999999999998E-13
+      : (tensor<2x16x48xf32>, tensor<2x16x48xf32>, tensor<2x16x48xf32>, tensor<48xf32>)
+      -> (tensor<2x16x48xf32>, tensor<48xf32>, tensor<48xf32>)
+  %g = xlnet.dropout %ds rate = 1.000000e-01 : tensor<2x16x48xf32>
+  return %ln, %ds, %g : tensor<2x16x48xf32>, tensor<2x16x48xf32>, tensor<2x16x48xf32>
+}
+
+// -----
+
+// Not fused: a dropout also returned (it must be stored), one read as the
+// residual, and one no add_layer_norm reads as x.
+// CHECK-LABEL: func.func @layer_norm_dropout_not(
+// CHECK-NOT:     x_dropout
+// CHECK-COUNT-3: xlnet.dropout
+func.func @layer_norm_dropout_not(%h: tensor<2x16x48xf32>, %r: tensor<2x16x48xf32>, %gamma: tensor<48xf32>)
+    -> (tensor<2x16x48xf32>, tensor<2x16x48xf32>, tensor<2x16x48xf32>, tensor<2x16x48xf32>) {
+  %y = xlnet.dropout %h rate = 1.000000e-01 : tensor<2x16x48xf32>
+  %ln = xlnet.add_layer_norm %y, %r, %gamma, %gamma eps = 9.9999999999999998E-13
+      : (tensor<2x16x48xf32>, tensor<2x16x48xf32>, tensor<48xf32>, tensor<48xf32>) -> tensor<2x16x48xf32>
+  %y2 = xlnet.dropout %h rate = 1.000000e-01 : tensor<2x16x48xf32>
+  %ln2 = xlnet.add_layer_norm %r, %y2, %gamma, %gamma eps = 9.9999999999999998E-13
+      : (tensor<2x16x48xf32>, tensor<2x16x48xf32>, tensor<48xf32>, tensor<48xf32>) -> tensor<2x16x48xf32>
+  %y3 = xlnet.dropout %h rate = 1.000000e-01 : tensor<2x16x48xf32>
+  return %y, %ln, %ln2, %y3 : tensor<2x16x48xf32>, tensor<2x16x48xf32>, tensor<2x16x48xf32>, tensor<2x16x48xf32>
 }

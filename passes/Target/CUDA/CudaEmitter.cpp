@@ -95,8 +95,16 @@ std::string attrsText(const Step &step) {
     return fmt::format("scale {}, dropatt {}, site {}", a.scale, a.dropatt,
                        a.dropoutSite);
   case OpKind::AddLayerNorm:
-  case OpKind::AddLayerNormGrad:
-    return fmt::format("eps {}", a.eps);
+  case OpKind::AddLayerNormGrad: {
+    // The fused dropouts (docs/Plan.md "Fused forms").
+    std::string text = fmt::format("eps {}", a.eps);
+    if (a.xDropout)
+      text += fmt::format(", x dropped (rate {}, site {})", a.xDropoutRate, a.xDropoutSite);
+    if (a.dsumDropout)
+      text += fmt::format(", output 3 = dsum dropped (rate {}, site {})", a.dsumDropoutRate,
+                          a.dsumDropoutSite);
+    return text;
+  }
   case OpKind::LrSchedule:
     return fmt::format("learning_rate {}, warmup {}, train {}, min_lr_ratio {}, "
                        "decay {}",
@@ -236,18 +244,7 @@ private:
   /// dataflow, for the layout choices below; set by run()).
   std::map<int, std::vector<size_t>> readers_;
   std::map<int, size_t> writer_;
-  void findLayerNormDropoutFusions();
-  /// The dropouts an add_layer_norm(_grad) step does itself: the forward's
-  /// dropout of its x operand, recomputed from the dropout's input (x >= 0),
-  /// and, in the backward, the dropout of its dsum (ddrop >= 0).
-  struct LnDrop {
-    int x = -1, ddrop = -1;
-    double xrate = 0, drate = 0;
-    int64_t xsite = 0, dsite = 0;
-    bool yBf16 = false;
-  };
-  std::map<size_t, LnDrop> lnDrop_;          ///< by add_layer_norm(_grad) step
-  std::map<size_t, std::string> doneElsewhere_; ///< dropout step -> why no launch
+  std::map<size_t, std::string> doneElsewhere_; ///< GEMM step -> the batched GEMM doing it
   /// The init of the current step's output `o` (docs/Plan.md "Fused
   /// forms"; a null pointer when it has none): the kernel writes
   /// out = init + its result.
@@ -369,69 +366,6 @@ void Emitter::gemm(const dev::GemmStepCall &call) {
       l.bias >= 0 ? fmt::format(" (bias b{})", l.bias) : std::string(), fused);
   cur_->launches.push_back(std::move(l));
   ++gemms_;
-}
-
-/// Dropout around LayerNorm, XLNet's `LayerNorm(dropout(h) + residual)`:
-///
-///  forward   dropout(h) -> y read only by add_layer_norm (as x) and by
-///            add_layer_norm_grad (as x)
-///            => those steps read h and recompute dropout(h) from the hash
-///               (xl_dropout_add_layer_norm, xl_add_layer_norm_grad_fused): y is never stored;
-///  backward  add_layer_norm_grad(...) -> dsum;  dropout(dsum) -> g
-///            => the LayerNorm gradient's kernel writes g as well.
-///
-/// Both dropouts use the same counter-based hash as the dropout kernel and
-/// round to the dropped tensor's type, so the results are bitwise the
-/// unfused ones.
-void Emitter::findLayerNormDropoutFusions() {
-  const std::vector<Step> &steps = plan_.steps;
-  std::map<int, std::vector<size_t>> &readers = readers_;
-  for (size_t d = 0; d < steps.size(); ++d) {
-    const Step &drop = steps[d];
-    if (drop.kind != OpKind::Dropout)
-      continue;
-    const int y = drop.out[0];
-    if (!buf(y).outputs.empty())
-      continue;
-    bool ok = !readers[y].empty(), forward = false;
-    for (size_t r : readers[y]) {
-      const Step &s = steps[r];
-      if (s.kind == OpKind::AddLayerNorm && s.in[0] == y && s.in[1] != y)
-        forward = true;
-      else if (!(s.kind == OpKind::AddLayerNormGrad && s.in[1] == y && s.in[2] != y &&
-                 s.in[0] != y))
-        ok = false;
-    }
-    if (!ok || !forward)
-      continue;
-    std::string by;
-    for (size_t r : readers[y]) {
-      LnDrop &f = lnDrop_[r];
-      f.x = drop.in[0];
-      f.xrate = drop.attrs.rate;
-      f.xsite = drop.attrs.dropoutSite;
-      f.yBf16 = buf(y).dtype == DType::BF16;
-      by += fmt::format("{}{}", by.empty() ? "" : ", ", r);
-    }
-    doneElsewhere_[d] = fmt::format("recomputed from the hash by step{} {}",
-                                    readers[y].size() > 1 ? "s" : "", by);
-  }
-  for (size_t g = 0; g < steps.size(); ++g) {
-    if (steps[g].kind != OpKind::AddLayerNormGrad)
-      continue;
-    const int dsum = steps[g].out[0];
-    for (size_t r : readers[dsum]) {
-      const Step &drop = steps[r];
-      if (drop.kind != OpKind::Dropout || drop.in[0] != dsum || doneElsewhere_.count(r))
-        continue;
-      LnDrop &f = lnDrop_[g];
-      f.ddrop = drop.out[0];
-      f.drate = drop.attrs.rate;
-      f.dsite = drop.attrs.dropoutSite;
-      doneElsewhere_[r] = fmt::format("written by the LayerNorm gradient of step {}", g);
-      break;
-    }
-  }
 }
 
 /// Plain GEMMs that share their B operand and their descriptor run as one
@@ -908,11 +842,13 @@ Status Emitter::emitStep() {
       return Status::error("add_layer_norm over an empty last dimension");
     int64_t rows = numel(in(0)) / D;
     int block = rowBlock(D);
-    if (auto f = lnDrop_.find(index_); f != lnDrop_.end() && f->second.x >= 0) {
-      const LnDrop &l = f->second;
+    // The fused dropout of x (docs/Plan.md "Fused forms"): recomputed from
+    // the hash, rounded to x's type, so the dropped x is never stored.
+    if (a.xDropout) {
       kernel("dropout_add_layer_norm", "xl_dropout_add_layer_norm",
-             {s(rows), s(D), f64Arg(a.eps), s(block), f32Arg(l.xrate), l.yBf16 ? "1" : "0"},
-             {bufIn(l.x), inP(1), inP(2), inP(3), outP(0), site(l.xsite), seed()},
+             {s(rows), s(D), f64Arg(a.eps), s(block), f32Arg(a.xDropoutRate),
+              buf(in(0)).dtype == DType::BF16 ? "1" : "0"},
+             {inP(0), inP(1), inP(2), inP(3), outP(0), site(a.xDropoutSite), seed()},
              gridFor(rows), block);
       return Status::ok();
     }
@@ -930,19 +866,20 @@ Status Emitter::emitStep() {
     int64_t parts = ceilDiv(rows, kRowsPerPart);
     int block = rowBlock(D);
     needWorkspace(8 * parts * 2 * D);
-    if (lnDrop_.count(index_) || !step_->init.empty()) {
-      const LnDrop l = lnDrop_.count(index_) ? lnDrop_.at(index_) : LnDrop{};
+    // The fused forms: the gains' inits, x's dropout recomputed, dsum's
+    // dropout written as output 3 (docs/Plan.md "Fused forms").
+    if (a.xDropout || a.dsumDropout || !step_->init.empty()) {
       std::vector<Param> params = {
-          inP(0), l.x >= 0 ? bufIn(l.x) : inP(1), inP(2), inP(3), initP(1),
-          initP(2), outP(0), l.ddrop >= 0 ? bufOut(l.ddrop) : null("float *"),
-          outP(1), outP(2), workspace("double *"), site(l.xsite), site(l.dsite),
-          seed()};
+          inP(0), inP(1), inP(2), inP(3), initP(1), initP(2), outP(0),
+          a.dsumDropout ? outP(3) : null("float *"), outP(1), outP(2), workspace("double *"),
+          site(a.xDropoutSite), site(a.dsumDropoutSite), seed()};
       for (int phase = 0; phase < 2; ++phase)
         kernel(fmt::format("add_layer_norm_grad_fused_p{}", phase),
                "xl_add_layer_norm_grad_fused",
                {s(rows), s(D), f64Arg(a.eps), s(kRowsPerPart), s(phase), s(block),
-                l.x >= 0 ? "1" : "0", f32Arg(l.xrate), l.yBf16 ? "1" : "0",
-                l.ddrop >= 0 ? "1" : "0", f32Arg(l.drate)},
+                a.xDropout ? "1" : "0", f32Arg(a.xDropoutRate),
+                buf(in(1)).dtype == DType::BF16 ? "1" : "0", a.dsumDropout ? "1" : "0",
+                f32Arg(a.dsumDropoutRate)},
                params, phase == 0 ? gridFor(parts) : gridFor(ceilDiv(D, block)), block);
       return Status::ok();
     }
@@ -1082,7 +1019,6 @@ Status Emitter::run(const CudaEmitOptions &options) {
     for (int id : plan_.steps[i].out)
       writer_[id] = i;
   }
-  findLayerNormDropoutFusions();
   findBatchedGemms();
   for (index_ = 0; index_ < plan_.steps.size(); ++index_) {
     step_ = &plan_.steps[index_];

@@ -86,7 +86,18 @@ std::optional<json::Object> stepAttrs(Operation *op, int64_t &site) {
       })
       .Case<RelAttentionOp, RelAttentionGradOp>(relAttention)
       .Case<AddLayerNormOp, AddLayerNormGradOp>([](auto o) {
-        return json::Object{{"eps", o.getEps().convertToDouble()}};
+        json::Object attrs{{"eps", o.getEps().convertToDouble()}};
+        // The fused dropouts (docs/Plan.md "Fused forms").
+        if (o.getXDropoutAttr()) {
+          attrs["x_dropout_rate"] = o.getXDropoutAttr().getValueAsDouble();
+          attrs["x_dropout_site"] = o.getXDropoutSiteAttr().getInt();
+        }
+        if constexpr (std::is_same_v<decltype(o), AddLayerNormGradOp>)
+          if (o.getDsumDropoutAttr()) {
+            attrs["dsum_dropout_rate"] = o.getDsumDropoutAttr().getValueAsDouble();
+            attrs["dsum_dropout_site"] = o.getDsumDropoutSiteAttr().getInt();
+          }
+        return attrs;
       })
       .Case([&](DropoutOp o) {
         return json::Object{{"rate", o.getRate().convertToDouble()},
