@@ -3,6 +3,7 @@
 #include "runtime/DeviceExecutor.h"
 
 #include "runtime/MemoryPlan.h"
+#include "runtime/PlanDataflow.h"
 #include "runtime/device/GemmFallback.h"
 #include "runtime/device/Sha256.h"
 
@@ -290,15 +291,11 @@ struct DeviceExecutor::Prepared {
       return;
     const size_t n = plan.buffers.size();
     std::vector<char> live(n, 0), liveStep(plan.steps.size(), 0);
-    std::vector<int> producer(n, -1);
+    const std::vector<int> producer = planDataflow(plan).writer;
     for (const Buffer &b : plan.buffers)
       for (const std::string &name : b.outputs)
         if (needed.count(name))
           live[size_t(b.id)] = 1;
-    for (size_t s = 0; s < plan.steps.size(); ++s)
-      for (int id : plan.steps[s].out)
-        if (id >= 0)
-          producer[size_t(id)] = int(s);
     for (size_t s = plan.steps.size(); s-- > 0;) {
       const Step &step = plan.steps[s];
       bool any = step.out.empty(); // a step without outputs is kept

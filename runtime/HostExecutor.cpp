@@ -3,6 +3,7 @@
 #include "runtime/HostExecutor.h"
 
 #include "runtime/MemoryPlan.h"
+#include "runtime/PlanDataflow.h"
 #include "runtime/host/CpuFeatures.h"
 #include "runtime/host/Kernels.h"
 #include "runtime/host/VecKernels.h"
@@ -346,11 +347,7 @@ Status executeHost(const Plan &plan, const TensorMap &bindings,
     XLNETC_RETURN_IF_ERROR(checkBound(b, t, bound[b.id]));
     donor[b.id] = &t;
   }
-  std::vector<size_t> lastUse(n, 0);
-  for (size_t i = 0; i < plan.steps.size(); ++i)
-    for (int id : plan.steps[i].reads())
-      if (id >= 0 && size_t(id) < n)
-        lastUse[id] = i;
+  const std::vector<int> lastUse = planDataflow(plan).lastReader;
 
   // The temps' memory: the workspace's arena, placed by the memory plan
   // (kept from step to step), or one allocation per temp without one.
@@ -398,7 +395,7 @@ Status executeHost(const Plan &plan, const TensorMap &bindings,
         int src = -1;
         if (inPlacePair(s, k, inIndex))
           src = s.in[inIndex];
-        if (src >= 0 && donor[src] && lastUse[src] == i &&
+        if (src >= 0 && donor[src] && lastUse[src] == int(i) &&
             donor[src]->shape == b.shape && donor[src]->dtype == b.dtype &&
             !donor[src]->viewData) {
           temps[id] = std::move(*donor[src]);

@@ -22,7 +22,7 @@ namespace {
 /// maxIn of a variadic op (global_norm).
 constexpr int kVariadic = -1;
 
-/// Static description of an op: its name and arity.
+/// Static description of an op: its name and arity (runtime/PlanOps.def).
 struct OpInfo {
   const char *name;
   OpKind kind;
@@ -32,40 +32,19 @@ struct OpInfo {
 };
 
 constexpr OpInfo kOps[] = {
-    {"embedding", OpKind::Embedding, 2, 2, 1, 1},
-    {"mask_embedding", OpKind::MaskEmbedding, 1, 1, 1, 1},
-    {"rel_pos_encoding", OpKind::RelPosEncoding, 0, 0, 1, 1},
-    {"rel_segment", OpKind::RelSegment, 1, 1, 1, 1},
-    {"attn_mask", OpKind::AttnMask, 1, 1, 1, 1},
-    {"target_positions", OpKind::TargetPositions, 1, 1, 1, 1},
-    {"mem_concat", OpKind::MemConcat, 2, 2, 1, 1},
-    {"mem_cache", OpKind::MemCache, 1, 2, 1, 1},
-    // Output 1: the fused epilogues' aux (docs/Plan.md "Fused forms").
-    {"gemm", OpKind::Gemm, 2, 3, 1, 2, 0b1},
-    {"rel_attention", OpKind::RelAttention, 10, 11, 1, 1},
-    {"add_layer_norm", OpKind::AddLayerNorm, 4, 4, 1, 1},
-    {"dropout", OpKind::Dropout, 1, 1, 1, 1},
-    {"lm_loss", OpKind::LmLoss, 3, 3, 2, 2},
-    // Backward ops.
-    {"embedding_grad", OpKind::EmbeddingGrad, 2, 2, 1, 1, 0b1},
-    {"mask_embedding_grad", OpKind::MaskEmbeddingGrad, 1, 1, 1, 1},
-    {"mem_concat_grad", OpKind::MemConcatGrad, 1, 1, 1, 1, 0b1},
-    {"activation", OpKind::ActivationOp, 1, 1, 1, 1},
-    {"activation_grad", OpKind::ActivationGrad, 2, 2, 1, 1},
-    {"gemm_wgrad", OpKind::GemmWgrad, 2, 2, 1, 1, 0b1},
-    {"bias_grad", OpKind::BiasGrad, 1, 1, 1, 1, 0b1},
-    {"rel_attention_grad", OpKind::RelAttentionGrad, 11, 12, 8, 8, 0b11111110},
-    // Output 3: the fused dsum dropout (docs/Plan.md "Fused forms").
-    {"add_layer_norm_grad", OpKind::AddLayerNormGrad, 4, 4, 3, 4, 0b110},
-    {"lm_loss_grad", OpKind::LmLossGrad, 3, 3, 1, 1},
-    {"add", OpKind::Add, 2, 2, 1, 1},
-    // Mixed precision.
-    {"cast", OpKind::Cast, 1, 1, 1, 1},
-    // Optimizer ops.
-    {"lr_schedule", OpKind::LrSchedule, 1, 1, 1, 1},
-    {"global_norm", OpKind::GlobalNorm, 1, kVariadic, 1, 1},
-    {"adam_update", OpKind::AdamUpdate, 7, 7, 3, 3},
+#define XLNETC_PLAN_OP(Kind, name, minIn, maxIn, minOut, maxOut, initOutputs)                 \
+  {name, OpKind::Kind, minIn, maxIn, minOut, maxOut, initOutputs},
+#include "runtime/PlanOps.def"
 };
+
+// The table is OpKind's order: opInfo(kind) is kOps[kind].
+constexpr bool tableInKindOrder() {
+  for (size_t i = 0; i < sizeof(kOps) / sizeof(kOps[0]); ++i)
+    if (size_t(kOps[i].kind) != i)
+      return false;
+  return true;
+}
+static_assert(tableInKindOrder(), "kOps follows runtime/PlanOps.def, as OpKind does");
 
 const OpInfo *findOp(const std::string &name) {
   for (const OpInfo &info : kOps)
@@ -74,12 +53,7 @@ const OpInfo *findOp(const std::string &name) {
   return nullptr;
 }
 
-const OpInfo &opInfo(OpKind kind) {
-  for (const OpInfo &info : kOps)
-    if (info.kind == kind)
-      return info;
-  return kOps[0];
-}
+const OpInfo &opInfo(OpKind kind) { return kOps[size_t(kind)]; }
 
 Status parseIdList(const json &obj, const char *key, std::vector<int> &ids,
                    size_t numBuffers) {

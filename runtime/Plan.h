@@ -36,39 +36,10 @@ struct Buffer {
   std::vector<std::string> outputs;
 };
 
-/// The ops of docs/Plan.md.
+/// The ops of docs/Plan.md, from the one table runtime/PlanOps.def.
 enum class OpKind {
-  Embedding,
-  MaskEmbedding,
-  RelPosEncoding,
-  RelSegment,
-  AttnMask,
-  TargetPositions,
-  MemConcat,
-  MemCache,
-  Gemm,
-  RelAttention,
-  AddLayerNorm,
-  Dropout,
-  LmLoss,
-  // Backward ops (docs/Plan.md "Backward ops (version 2)").
-  EmbeddingGrad,
-  MaskEmbeddingGrad,
-  MemConcatGrad,
-  ActivationOp,
-  ActivationGrad,
-  GemmWgrad,
-  BiasGrad,
-  RelAttentionGrad,
-  AddLayerNormGrad,
-  LmLossGrad,
-  Add,
-  // Mixed precision (docs/Plan.md "Mixed precision (version 3)").
-  Cast,
-  // Optimizer ops (docs/Plan.md "Optimizer ops (version 2)").
-  LrSchedule,
-  GlobalNorm,
-  AdamUpdate,
+#define XLNETC_PLAN_OP(Kind, name, minIn, maxIn, minOut, maxOut, initOutputs) Kind,
+#include "runtime/PlanOps.def"
 };
 
 /// The plan version this runtime reads (and the only one it accepts).

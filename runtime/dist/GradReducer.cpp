@@ -3,6 +3,7 @@
 #include "runtime/dist/GradReducer.h"
 
 #include "runtime/dist/NcclComm.h"
+#include "runtime/PlanDataflow.h"
 
 #include <fmt/format.h>
 
@@ -30,7 +31,7 @@ Status GradReducer::create(const Plan &plan, Transport &transport, int64_t bucke
                          "global_norm step whose inputs are the gradients)");
   // 2. Who writes each gradient, and that nothing reads one before the norm.
   const size_t n = plan.buffers.size();
-  std::vector<int64_t> writer(n, -1);
+  const PlanDataflow df = planDataflow(plan);
   std::vector<bool> isGrad(n, false);
   for (int id : norm->in) {
     if (plan.buffers[size_t(id)].dtype != DType::F32)
@@ -39,18 +40,15 @@ Status GradReducer::create(const Plan &plan, Transport &transport, int64_t bucke
                                        id));
     isGrad[size_t(id)] = true;
   }
-  for (size_t i = 0; i < plan.steps.size(); ++i) {
-    for (int id : plan.steps[i].out)
-      if (isGrad[size_t(id)])
-        writer[size_t(id)] = int64_t(i);
-    if (i < r.normStep_)
-      for (int id : plan.steps[i].reads())
-        if (isGrad[size_t(id)])
-          return Status::error(fmt::format(
-              "data-parallel training: step {} ({}) reads gradient buffer {} before the "
-              "all-reduce",
-              i, plan.steps[i].op, id));
-  }
+  size_t early = r.normStep_, earlyId = 0; // the first step reading a gradient early
+  for (size_t id = 0; id < n; ++id)
+    if (isGrad[id] && !df.readers[id].empty() && df.readers[id].front() < early)
+      early = df.readers[id].front(), earlyId = id;
+  if (early < r.normStep_)
+    return Status::error(fmt::format(
+        "data-parallel training: step {} ({}) reads gradient buffer {} before the all-reduce",
+        early, plan.steps[early].op, earlyId));
+  const std::vector<int> &writer = df.writer;
   std::vector<int> grads(norm->in.begin(), norm->in.end());
   for (int id : grads)
     if (writer[size_t(id)] < 0)

@@ -17,6 +17,7 @@
 
 #include "passes/Target/CUDA/CudaEmitter.h"
 #include "runtime/Executor.h"
+#include "runtime/PlanDataflow.h"
 #include "runtime/Safetensors.h"
 #include "test/Device/DeviceTestUtil.h"
 
@@ -447,23 +448,14 @@ TEST(WholeStep, EmitterReadsEveryFusedFormOfThePlan) {
     EXPECT_GT(epilogues, 0u);
     // No add of a plain GEMM's result that only the add reads, with the
     // other operand there before the GEMM: the pass would have folded it.
-    std::vector<int> writer(plan.buffers.size(), -1), readers(plan.buffers.size(), 0);
-    for (size_t i = 0; i < plan.steps.size(); ++i) {
-      for (int id : plan.steps[i].reads())
-        ++readers[size_t(id)];
-      for (int id : plan.steps[i].out)
-        writer[size_t(id)] = int(i);
-    }
-    for (const Buffer &b : plan.buffers)
-      if (!b.outputs.empty())
-        ++readers[size_t(b.id)];
+    const PlanDataflow df = planDataflow(plan);
     for (size_t i = 0; i < plan.steps.size(); ++i) {
       const Step &add = plan.steps[i];
       if (add.kind != OpKind::Add)
         continue;
       for (int u = 0; u < 2; ++u) {
-        const int y = add.in[size_t(u)], x = add.in[size_t(1 - u)], g = writer[size_t(y)];
-        if (g < 0 || readers[size_t(y)] != 1 || writer[size_t(x)] >= g)
+        const int y = add.in[size_t(u)], x = add.in[size_t(1 - u)], g = df.writer[size_t(y)];
+        if (g < 0 || df.uses(y) != 1 || df.writer[size_t(x)] >= g)
           continue;
         const Step &gemm = plan.steps[size_t(g)];
         const bool plain = (gemm.kind == OpKind::Gemm && gemm.in.size() == 2 &&

@@ -2,6 +2,7 @@
 
 #include "runtime/HostExecutor.h"
 #include "runtime/Plan.h"
+#include "runtime/PlanDataflow.h"
 #include "test/Runtime/TestUtil.h"
 
 #include <gtest/gtest.h>
@@ -612,6 +613,30 @@ TEST(PlanTest, ChecksRelAttentionGrad) {
   EXPECT_EQ(parseError(doc.dump()),
             "step 0 (rel_attention_grad, loc 'layer 0 h-attn grad'): "
             "attribute 'dropatt' must be in [0, 1), got 1");
+}
+
+/// The dataflow helper: writers, readers in order (an init read as an
+/// input, a buffer read twice listed twice), last readers, returned buffers.
+TEST(PlanTest, DataflowCountsInitsAndReturnedBuffers) {
+  test::PlanBuilder p;
+  int x = p.buffer("f32", {2, 3}, "input", "x");
+  int w = p.buffer("f32", {3, 4}, "param", "w");
+  int r = p.buffer("f32", {2, 4}, "input", "r");
+  int y = p.buffer("f32", {2, 4}, "temp");
+  int z = p.buffer("f32", {2, 4}, "temp", "", {"z"});
+  const json gemm = {{"k_rank", 1}, {"transpose_w", false}, {"activation", "none"}};
+  p.step("gemm", {x, w}, {y}, gemm, "test", {r});
+  p.step("add", {y, y}, {z});
+  Plan plan;
+  Status st = parsePlan(p.text(), plan);
+  ASSERT_TRUE(st) << st.message();
+  const PlanDataflow df = planDataflow(plan);
+  EXPECT_EQ(df.writer, (std::vector<int>{-1, -1, -1, 0, 1}));
+  EXPECT_EQ(df.readers[size_t(r)], std::vector<size_t>{0}) << "the init is read";
+  EXPECT_EQ(df.readers[size_t(y)], (std::vector<size_t>{1, 1}));
+  EXPECT_EQ(df.lastReader, (std::vector<int>{0, 0, 0, 1, -1}));
+  EXPECT_EQ(df.uses(y), 2u);
+  EXPECT_EQ(df.uses(z), 1u) << "returned";
 }
 
 } // namespace

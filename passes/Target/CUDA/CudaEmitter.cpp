@@ -14,6 +14,7 @@
 
 #include "runtime/MemoryPlan.h"
 #include "runtime/PermMask.h"
+#include "runtime/PlanDataflow.h"
 #include "runtime/device/AttentionTc.h"
 #include "runtime/device/FloatBits.h"
 #include "runtime/device/GemmLowering.h"
@@ -214,10 +215,9 @@ private:
     if ((bi.role != Buffer::Param && bi.role != Buffer::Input) || bo.role != Buffer::Temp ||
         bi.dtype != bo.dtype || numel(in) != numel(out))
       return false;
-    if (auto r = readers_.find(in); r != readers_.end())
-      for (size_t step : r->second)
-        if (step >= index_ && step != own)
-          return false;
+    for (size_t step : dataflow_.readers[size_t(in)])
+      if (step >= index_ && step != own)
+        return false;
     return true;
   }
   void emitGlobalNorm();
@@ -240,10 +240,8 @@ private:
   /// The last step of the current adam_update run (size_t(-1): none).
   size_t adamCovered_ = size_t(-1);
 
-  /// The steps reading each buffer, and the step writing it (the plan's
-  /// dataflow, for the layout choices below; set by run()).
-  std::map<int, std::vector<size_t>> readers_;
-  std::map<int, size_t> writer_;
+  /// The plan's dataflow, for the layout choices below (set by run()).
+  PlanDataflow dataflow_;
   std::map<size_t, std::string> doneElsewhere_; ///< GEMM step -> the batched GEMM doing it
   /// The init of the current step's output `o` (docs/Plan.md "Fused
   /// forms"; a null pointer when it has none): the kernel writes
@@ -414,9 +412,9 @@ void Emitter::findBatchedGemms() {
     for (const auto &[a, d] : entries) {
       const Buffer &ab = buf(a), &db = buf(d);
       paramA = paramA && ab.role == Buffer::Param;
-      auto w = writer_.find(a);
-      tempA = tempA && ab.role == Buffer::Temp && !grouped.count(a) && w != writer_.end() &&
-              w->second < firstStep;
+      const int w = dataflow_.writer[size_t(a)];
+      tempA = tempA && ab.role == Buffer::Temp && !grouped.count(a) && w >= 0 &&
+              size_t(w) < firstStep;
       ok = ok && db.role == Buffer::Temp && !grouped.count(d) && a != d;
     }
     if (!ok || (!paramA && !tempA))
@@ -1011,14 +1009,7 @@ Status Emitter::run(const CudaEmitOptions &options) {
   target_ = options.target;
   prog_.moduleName = options.moduleName;
   prog_.steps.resize(plan_.steps.size());
-  readers_.clear();
-  writer_.clear();
-  for (size_t i = 0; i < plan_.steps.size(); ++i) {
-    for (int id : plan_.steps[i].reads())
-      readers_[id].push_back(i);
-    for (int id : plan_.steps[i].out)
-      writer_[id] = i;
-  }
+  dataflow_ = planDataflow(plan_);
   findBatchedGemms();
   for (index_ = 0; index_ < plan_.steps.size(); ++index_) {
     step_ = &plan_.steps[index_];
