@@ -298,23 +298,6 @@ void HostWorkspace::AlignedDelete::operator()(uint8_t *p) const {
   ::operator delete[](p, std::align_val_t(64));
 }
 
-namespace {
-
-/// Whether `s` may write its output `outIndex` over its input `inIndex`
-/// (elementwise: every element is read before it is written, at the same
-/// index): adam_update's parameter and moments.
-bool inPlacePair(const Step &s, size_t outIndex, size_t &inIndex) {
-  if (s.kind != OpKind::AdamUpdate)
-    return false;
-  static const size_t kAdamIn[3] = {0, 2, 3}; // param, m, v -> outs 0, 1, 2
-  if (outIndex >= 3)
-    return false;
-  inIndex = kAdamIn[outIndex];
-  return true;
-}
-
-} // namespace
-
 Status executeHost(const Plan &plan, const TensorMap &bindings,
                    TensorMap &outputs, const ExecOptions &opts,
                    HostWorkspace *workspace, TensorMap *donated) {
@@ -393,8 +376,10 @@ Status executeHost(const Plan &plan, const TensorMap &bindings,
         // Returned: a tensor of its own, or a donated input's storage when
         // the step may write over it and nothing reads it later.
         int src = -1;
-        if (inPlacePair(s, k, inIndex))
+        if (const int from = inPlaceInput(s, k); from >= 0) {
+          inIndex = size_t(from);
           src = s.in[inIndex];
+        }
         if (src >= 0 && donor[src] && lastUse[src] == int(i) &&
             donor[src]->shape == b.shape && donor[src]->dtype == b.dtype &&
             !donor[src]->viewData) {

@@ -147,6 +147,11 @@ const char *opName(OpKind kind);
 const char *activationName(Activation act);
 /// The plan spelling of an lr_schedule decay ("poly", "cos").
 const char *lrDecayName(LrDecay decay);
+/// The input that output `out` of `step` may be written over, or -1: where
+/// the op reads each element before writing the same element (adam_update:
+/// param, m and v become outputs 0, 1 and 2). The executors decide whether
+/// to (nothing else may read the input afterwards); this is the op's rule.
+int inPlaceInput(const Step &step, size_t out);
 /// "step 12 (gemm, loc 'layer 0 q-proj'): ", the prefix of step messages.
 std::string stepPrefix(size_t index, const Step &step);
 

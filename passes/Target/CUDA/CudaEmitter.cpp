@@ -723,9 +723,9 @@ void Emitter::emitAdamRun() {
     // The new parameter and moments over the old ones where this launch is
     // the last to read them: each element is read, then written, by one
     // thread (xl_adam_element).
-    for (auto [i, o] : {std::pair<size_t, size_t>{0, 0}, {2, 1}, {3, 2}})
-      if (canUpdateInPlace(s.in[i], s.out[o], j))
-        prog_.inPlace.emplace_back(s.out[o], s.in[i]);
+    for (size_t o = 0; o < s.out.size(); ++o)
+      if (const int i = inPlaceInput(s, o); i >= 0 && canUpdateInPlace(s.in[size_t(i)], s.out[o], j))
+        prog_.inPlace.emplace_back(s.out[o], s.in[size_t(i)]);
     e.count = numel(s.in[0]);
     e.chunkBegin = chunks;
     e.decay = w != 0.0;
