@@ -307,6 +307,10 @@ Status parseImpl(const json &doc, Plan &plan) {
 
 const char *opName(OpKind kind) { return opInfo(kind).name; }
 
+bool outputTakesInit(OpKind kind, size_t out) {
+  return out < 32 && (opInfo(kind).initOutputs >> out & 1u);
+}
+
 int inPlaceInput(const Step &step, size_t out) {
   static const int kAdamIn[3] = {0, 2, 3}; // param, m, v -> outputs 0, 1, 2
   return step.kind == OpKind::AdamUpdate && out < 3 ? kAdamIn[out] : -1;

@@ -147,6 +147,9 @@ const char *opName(OpKind kind);
 const char *activationName(Activation act);
 /// The plan spelling of an lr_schedule decay ("poly", "cos").
 const char *lrDecayName(LrDecay decay);
+/// Whether output `out` of an op of `kind` may start from an init
+/// (docs/Plan.md "Fused forms"; runtime/PlanOps.def).
+bool outputTakesInit(OpKind kind, size_t out);
 /// The input that output `out` of `step` may be written over, or -1: where
 /// the op reads each element before writing the same element (adam_update:
 /// param, m and v become outputs 0, 1 and 2). The executors decide whether

@@ -379,6 +379,10 @@ Status verifyStepTypes(const Plan &plan, const Step &step) {
     const int id = step.initOf(k);
     if (id < 0)
       continue;
+    // parsePlan checks this too; plans built in memory come here only.
+    if (!outputTakesInit(step.kind, k))
+      return Status::error(fmt::format("output {} of {} cannot start from an init", k,
+                                       opName(step.kind)));
     const Buffer &init = plan.buffers[size_t(id)], &out = plan.buffers[size_t(step.out[k])];
     if (init.dtype != out.dtype || init.shape != out.shape)
       return Status::error(fmt::format("the init of output {} (buffer {}) is {} but the "

@@ -27,7 +27,12 @@
 // The rewrites run in that order, each over the whole function (as the
 // emitter's searches did, so the fusion set is the same): an add whose Y
 // comes from a GEMM is taken by `accumulate` even when its X comes from a
-// bias_grad.
+// bias_grad. "X is there before Y's producer" is read on the IR as the
+// earlier rewrites left it: an X a GELU epilogue or an accumulate now makes
+// earlier than its op used to qualifies (the emitter, reading the plan's
+// original writers, left such adds alone; the pipeline's adds follow their
+// operands' ops directly, so compiled specs have none: every device program
+// is the one the emitter made).
 //
 //===----------------------------------------------------------------------===//
 

@@ -220,6 +220,14 @@ TEST(HostFusion, PlanRefusesInitsOutsideTheFusedForms) {
   st = parse(false, "gemm", 2);
   EXPECT_NE(st.message().find("which no step wrote before"), std::string::npos)
       << st.message();
+  // A plan built in memory, not through parsePlan: verifyStepTypes (which
+  // both executors run on every step) refuses the same init.
+  Plan plan = addOfGemm(false);
+  ASSERT_EQ(plan.steps[1].kind, OpKind::Add);
+  plan.steps[1].init = {0};
+  st = verifyStepTypes(plan, plan.steps[1]);
+  EXPECT_NE(st.message().find("output 0 of add cannot start from an init"), std::string::npos)
+      << st.message();
 }
 
 /// The tied embedding's two gradients: the scatter of embedding_grad starts

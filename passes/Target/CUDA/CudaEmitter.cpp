@@ -749,6 +749,10 @@ void Emitter::emitAdamRun() {
 }
 
 Status Emitter::emitStep() {
+  // A plan built in memory may not have been through parsePlan: the step's
+  // types and fused forms first (an init the kernels below would not read
+  // is an error, not a dropped sum).
+  XLNETC_RETURN_IF_ERROR(verifyStepTypes(plan_, *step_));
   // The f32 attention backward writes its gradients alone; only the
   // tensor-core kernels sum into inits (--xlnet-fuse-kernels'
   // attention-grad-init=tensor-core, the default, makes no others).
