@@ -21,7 +21,7 @@ namespace xlnetc::rt {
 StepMemoryNeed stepMemoryNeed(const Plan &plan, StepMemory where, bool keepsCopy) {
   const bool onDevice = where != StepMemory::HostExecutor;
   MemoryPlan m;
-  int64_t keptProbsBytes = 0;
+  int64_t hostExtraBytes = 0; // the kept probabilities and the LayerNorm scratch
   if (onDevice && plan.device && plan.device->memory.offset.size() == plan.buffers.size()) {
     m = plan.device->memory;
   } else if (onDevice) {
@@ -29,11 +29,11 @@ StepMemoryNeed stepMemoryNeed(const Plan &plan, StepMemory where, bool keepsCopy
   } else { // the host executor as it runs by default: with its fusions
     const host::HostFusions f = host::findHostFusions(plan, true);
     m = f.memory;
-    keptProbsBytes = f.keptProbsBytes();
+    hostExtraBytes = f.keptProbsBytes() + f.scratchBytes;
   }
   StepMemoryNeed need;
   need.stateBytes = m.parameterBytes + m.optimizerBytes;
-  need.stepBytes = m.inputBytes + m.arenaBytes + m.workspaceBytes + keptProbsBytes;
+  need.stepBytes = m.inputBytes + m.arenaBytes + m.workspaceBytes + hostExtraBytes;
   if (where == StepMemory::Gpu)
     return need;
   // In host RAM also: the returned outputs (the host executor's tensors of

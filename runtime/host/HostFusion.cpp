@@ -6,6 +6,8 @@
 #include "runtime/Plan.h"
 #include "runtime/Tensor.h"
 
+#include <algorithm>
+
 namespace xlnetc::rt::host {
 
 int64_t HostFusions::keptProbsBytes() const {
@@ -26,6 +28,12 @@ HostFusions findHostFusions(const Plan &plan, bool keepProbs) {
   // together take no more than the arena, so the step's memory at most
   // doubles; longer sequences recompute.
   f.memory = planMemory(plan, /*program=*/nullptr);
+  for (const Step &s : steps)
+    if ((s.kind == OpKind::AddLayerNorm || s.kind == OpKind::AddLayerNormGrad) &&
+        s.attrs.xDropout) {
+      const Buffer &x = buf(s.in[s.kind == OpKind::AddLayerNorm ? 0 : 1]);
+      f.scratchBytes = std::max(f.scratchBytes, numelOf(x.shape) * int64_t(sizeof(float)));
+    }
   f.keptProbs.assign(steps.size(), -1);
   const int64_t budget = f.memory.arenaBytes;
   int64_t keptBytes = 0;

@@ -43,6 +43,9 @@ struct HostFusions {
   std::vector<int64_t> keptProbsFloats;
   /// The arena of the plan's temporaries (planMemory).
   MemoryPlan memory;
+  /// The largest x a LayerNorm step drops itself (x_dropout): the host
+  /// executor's one scratch buffer outside the arena.
+  int64_t scratchBytes = 0;
 
   /// The bytes of every kept probabilities together.
   int64_t keptProbsBytes() const;
