@@ -72,14 +72,14 @@ int runMain(int argc, char **argv) {
 
   xlnetc::RunStepArgs run;
   auto *runCmd = app.add_subcommand(
-      "run-step", "Compile and run one forward step on the host, print the loss");
+      "run-step", "Compile and run one forward (or --grads) step on --device, print the loss");
   runCmd->add_option("model", run.model, "Model spec (.toml) or HuggingFace config.json")
       ->required();
   xlnetc::addRunStepOptions(runCmd, run);
 
   xlnetc::TrainArgs train;
   auto *trainCmd = app.add_subcommand(
-      "train", "Compile the training step of a spec and pretrain on a corpus (host)");
+      "train", "Compile the training step of a spec and pretrain on a corpus on --device");
   trainCmd->add_option("spec", train.spec, "Model spec (.toml)")->required();
   xlnetc::addTrainOptions(trainCmd, train);
 
