@@ -88,7 +88,7 @@ int runMain(int argc, char **argv) {
   auto *trainCmd =
       app.add_subcommand("train", "Pretrain with the bundle's training step on a corpus");
   trainCmd->add_option("bundle", trainDir, "Bundle of a train step")->required();
-  xlnetc::addTrainOptions(trainCmd, train);
+  xlnetc::addTrainOptions(trainCmd, train, "runs/<the bundle directory's name>");
 
   xlnetc::BenchArgs bench;
   auto *benchCmd = app.add_subcommand(

@@ -81,7 +81,7 @@ int runMain(int argc, char **argv) {
   auto *trainCmd = app.add_subcommand(
       "train", "Compile the training step of a spec and pretrain on a corpus on --device");
   trainCmd->add_option("spec", train.spec, "Model spec (.toml)")->required();
-  xlnetc::addTrainOptions(trainCmd, train);
+  xlnetc::addTrainOptions(trainCmd, train, "runs/<spec file name without its extension>");
 
   xlnetc::MakeCorpusArgs mc;
   auto *mcCmd = app.add_subcommand(

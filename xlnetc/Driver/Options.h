@@ -145,7 +145,8 @@ inline std::string checkStepCount(std::string &text) {
 }
 
 /// train's options after the spec (or bundle).
-inline void addTrainOptions(CLI::App *cmd, TrainArgs &train) {
+/// `defaultOut` names --out's default as the command computes it.
+inline void addTrainOptions(CLI::App *cmd, TrainArgs &train, const std::string &defaultOut) {
   cmd->add_option("--data", train.data,
                        "Corpus: text, one sentence per line, blank line between "
                        "documents (or a #xlnetc-ids file)")
@@ -162,8 +163,8 @@ inline void addTrainOptions(CLI::App *cmd, TrainArgs &train) {
                   "early goes on with --resume")
       ->check(CLI::Validator(checkStepCount, "N > 0"));
   cmd->add_option("--out", train.outDir,
-                       "Run directory: checkpoint, metrics.jsonl, loss.png "
-                       "(default: runs/<spec name>)");
+                       "Run directory: checkpoint, metrics.jsonl, loss.png (default: " +
+                           defaultOut + ")");
   cmd->add_option("--checkpoint-every", train.checkpointEvery,
                        "Also checkpoint every K steps (always at the end)");
   cmd->add_option("--log-every", train.logEvery,

@@ -137,7 +137,9 @@ bool applyPrecision(const std::string &flag, const rt::Executor &executor, StepS
   if (shape.precision == Precision::BF16 && executor.kind() == rt::dev::DeviceKind::Host) {
     error = fmt::format("bf16 mixed precision runs on the CUDA executor (--device cuda or "
                         "emu), but the step would run on the host executor{}, the fp32 "
-                        "reference; pass --precision fp32 or another --device",
+                        "reference; use --device emu or cuda, or an fp32 step (xlnetc: "
+                        "--precision fp32; xlnetc-run: a bundle compiled without "
+                        "--precision bf16)",
                         executor.autoFallbackReason().empty()
                             ? std::string()
                             : " (auto: " + executor.autoFallbackReason() + ")");
