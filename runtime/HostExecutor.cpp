@@ -3,7 +3,6 @@
 #include "runtime/HostExecutor.h"
 
 #include "runtime/MemoryPlan.h"
-#include "runtime/PlanDataflow.h"
 #include "runtime/host/CpuFeatures.h"
 #include "runtime/host/Kernels.h"
 #include "runtime/host/VecKernels.h"
@@ -315,8 +314,7 @@ Status executeHost(const Plan &plan, const TensorMap &bindings,
           "executor runs fp32 plans only",
           b.id, bufferType(b)));
 
-  // 1. Bind inputs and params (`bindings` first, then `donated`); find the
-  //    last reader of every buffer.
+  // 1. Bind inputs and params (`bindings` first, then `donated`).
   std::vector<const Tensor *> bound(n, nullptr);
   std::vector<Tensor *> donor(n, nullptr); // a donated tensor bound to the buffer
   for (const Buffer &b : plan.buffers) {
@@ -330,7 +328,6 @@ Status executeHost(const Plan &plan, const TensorMap &bindings,
     XLNETC_RETURN_IF_ERROR(checkBound(b, t, bound[b.id]));
     donor[b.id] = &t;
   }
-  const std::vector<int> lastUse = planDataflow(plan).lastReader;
 
   // The temps' memory: the workspace's arena, placed by the memory plan
   // (kept from step to step), or one allocation per temp without one.
@@ -338,6 +335,8 @@ Status executeHost(const Plan &plan, const TensorMap &bindings,
   HostWorkspace &ws = workspace ? *workspace : local;
   // Kept probabilities change no step's operands.
   ws.prepare(plan, opts.fuse);
+  // Kept with the plan's memory plan: not recomputed step after step.
+  const std::vector<int> &lastUse = ws.fusions().lastReader;
   const MemoryPlan &memory = ws.memory();
   const host::HostFusions &fusions = ws.fusions();
 

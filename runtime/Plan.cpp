@@ -141,9 +141,9 @@ Status parseBuffer(const json &j, size_t index, Buffer &b) {
   return Status::ok();
 }
 
-/// The optional 'init': one entry per output, -1 or the buffer the output
-/// starts from, only on the outputs the op's table entry allows.
-Status parseInit(const json &j, const OpInfo &info, size_t numBuffers, Step &s) {
+/// The optional 'init': one entry per output, -1 or a buffer id (which
+/// outputs may take one, and of what type, is verifyStepTypes's rule).
+Status parseInit(const json &j, size_t numBuffers, Step &s) {
   auto it = j.find("init");
   if (it == j.end())
     return Status::ok();
@@ -157,11 +157,7 @@ Status parseInit(const json &j, const OpInfo &info, size_t numBuffers, Step &s) 
         v.get<int64_t>() >= int64_t(numBuffers))
       return Status::error(fmt::format("'init' entry {} is {}: -1 or a buffer id 0..{}", k,
                                        v.dump(), int64_t(numBuffers) - 1));
-    const int id = int(v.get<int64_t>());
-    if (id >= 0 && !(info.initOutputs >> k & 1u))
-      return Status::error(fmt::format("output {} of {} cannot start from an init", k,
-                                       info.name));
-    s.init.push_back(id);
+    s.init.push_back(int(v.get<int64_t>()));
   }
   return Status::ok();
 }
@@ -199,7 +195,7 @@ Status parseStep(const json &j, size_t numBuffers, Step &s) {
             ? fmt::format("has {} outputs, got {}", info->minOut, s.out.size())
             : fmt::format("has {} to {} outputs, got {}", info->minOut, info->maxOut,
                           s.out.size()));
-  XLNETC_RETURN_IF_ERROR(parseInit(j, *info, numBuffers, s));
+  XLNETC_RETURN_IF_ERROR(parseInit(j, numBuffers, s));
   auto attrs = j.find("attrs");
   return detail::parseStepAttrs(attrs == j.end() ? json() : *attrs, s);
 }

@@ -39,6 +39,8 @@
 #include "dialect/XLNet/XLNetOps.h"
 #include "passes/Passes.h"
 
+#include "runtime/device/AttentionTc.h"
+
 #include "mlir/IR/Builders.h"
 
 namespace mlir::xlnet {
@@ -67,6 +69,17 @@ int64_t outputWidth(GemmOp g) {
 bool definedBefore(Value v, Operation *op) {
   Operation *def = v.getDefiningOp();
   return !def || def->isBeforeInBlock(op);
+}
+
+/// The first user of `v` (in block order) that is an `Op` satisfying `pred`,
+/// or a null op.
+template <class Op, class Pred> Op firstUser(Value v, Pred pred) {
+  Op first;
+  for (Operation *user : v.getUsers())
+    if (auto op = dyn_cast<Op>(user); op && pred(op) &&
+                                      (!first || op->isBeforeInBlock(first)))
+      first = op;
+  return first;
 }
 
 /// A plain GEMM: no bias, no epilogue, no init.
@@ -117,14 +130,10 @@ private:
           g.getActivationGrad() != Activation::none ||
           outputWidth(g) % auxLdMultiple != 0)
         continue;
-      // The first GELU of P after the GEMM (in block order).
-      ActivationOp gelu;
-      for (Operation &op : llvm::make_range(std::next(g->getIterator()), body.end()))
-        if (auto a = dyn_cast<ActivationOp>(op);
-            a && a.getX() == g.getResult() && a.getActivation() == Activation::gelu_tanh) {
-          gelu = a;
-          break;
-        }
+      // The first GELU of P (in block order).
+      auto gelu = firstUser<ActivationOp>(g.getResult(), [](ActivationOp a) {
+        return a.getActivation() == Activation::gelu_tanh;
+      });
       if (!gelu)
         continue;
       Type p = g.getResult().getType();
@@ -153,16 +162,11 @@ private:
       // The first bias gradient of dP (in block order) that is N wide and
       // of dP's type (cuBLASLt's rule: D, aux and the bias gradient in one
       // type; bf16 activations have f32 bias gradients).
-      BiasGradOp biasGrad;
       Type element = cast<ShapedType>(grad.getType()).getElementType();
-      for (Operation &op : llvm::make_range(std::next(grad->getIterator()), body.end()))
-        if (auto bg = dyn_cast<BiasGradOp>(op);
-            bg && bg.getDy() == grad.getResult() && !bg.getInit() &&
-            bg.getType().getNumElements() == outputWidth(g) &&
-            bg.getType().getElementType() == element) {
-          biasGrad = bg;
-          break;
-        }
+      auto biasGrad = firstUser<BiasGradOp>(grad.getResult(), [&](BiasGradOp bg) {
+        return !bg.getInit() && bg.getType().getNumElements() == outputWidth(g) &&
+               bg.getType().getElementType() == element;
+      });
       if (!biasGrad)
         continue;
       GemmOp fused = rebuild(g, grad.getType(), biasGrad.getType(), /*bias=*/Value(),
@@ -211,12 +215,7 @@ private:
     for (auto grad : llvm::make_early_inc_range(body.getOps<AddLayerNormGradOp>())) {
       if (grad.getDsumDropped())
         continue;
-      DropoutOp drop;
-      for (Operation &op : llvm::make_range(std::next(grad->getIterator()), body.end()))
-        if (auto d = dyn_cast<DropoutOp>(op); d && d.getX() == grad.getDsum()) {
-          drop = d;
-          break;
-        }
+      auto drop = firstUser<DropoutOp>(grad.getDsum(), [](DropoutOp) { return true; });
       if (!drop)
         continue;
       OpBuilder b(grad);
@@ -312,9 +311,8 @@ private:
       return false;
     auto q = cast<RankedTensorType>(op.getQ().getType());
     auto mask = cast<RankedTensorType>(op.getMask().getType());
-    int64_t h = q.getRank() == 4 ? q.getDimSize(3) : 0;
-    return q.getElementType().isBF16() && mask.getElementType().isInteger(64) && h > 0 &&
-           h % 16 == 0 && h <= 128;
+    return q.getElementType().isBF16() && mask.getElementType().isInteger(64) &&
+           q.getRank() == 4 && xlnetc::rt::dev::attnTcSupports(q.getDimSize(3));
   }
 
   /// Adds `x` as the init of result `o` of a multi-result op (inits in

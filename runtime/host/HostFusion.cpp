@@ -4,6 +4,7 @@
 
 #include "runtime/MemoryPlan.h"
 #include "runtime/Plan.h"
+#include "runtime/PlanDataflow.h"
 #include "runtime/Tensor.h"
 
 #include <algorithm>
@@ -28,6 +29,7 @@ HostFusions findHostFusions(const Plan &plan, bool keepProbs) {
   // together take no more than the arena, so the step's memory at most
   // doubles; longer sequences recompute.
   f.memory = planMemory(plan, /*program=*/nullptr);
+  f.lastReader = planDataflow(plan).lastReader;
   for (const Step &s : steps)
     if ((s.kind == OpKind::AddLayerNorm || s.kind == OpKind::AddLayerNormGrad) &&
         s.attrs.xDropout) {

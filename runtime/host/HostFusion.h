@@ -43,6 +43,8 @@ struct HostFusions {
   std::vector<int64_t> keptProbsFloats;
   /// The arena of the plan's temporaries (planMemory).
   MemoryPlan memory;
+  /// Per buffer: the last step reading it, or -1 (PlanDataflow::lastReader).
+  std::vector<int> lastReader;
   /// The largest x a LayerNorm step drops itself (x_dropout): the host
   /// executor's one scratch buffer outside the arena.
   int64_t scratchBytes = 0;
