@@ -504,8 +504,8 @@ TEST(PlanTest, RejectsBadBackwardAndOptimizerAttrs) {
     });
   };
   EXPECT_EQ(attrError(4, "activation", "swish"),
-            "step 4 (activation_grad, loc 'dact'): unknown activation "
-            "\"swish\" (none, relu, gelu_tanh, gelu_erf)");
+            "step 4 (activation_grad, loc 'dact'): attribute 'activation' must be "
+            "\"none\", \"relu\", \"gelu_tanh\" or \"gelu_erf\", got \"swish\"");
   EXPECT_EQ(attrError(3, "activation", nullptr),
             "step 3 (activation, loc 'act'): missing attribute 'activation'");
   EXPECT_EQ(attrError(5, "k_rank", 0),
@@ -513,7 +513,18 @@ TEST(PlanTest, RejectsBadBackwardAndOptimizerAttrs) {
             "in [1, 8], got 0");
   EXPECT_EQ(attrError(7, "eps", -1.0),
             "step 7 (add_layer_norm_grad, loc 'ln'): attribute 'eps' must be "
-            ">= 0, got -1");
+            "a finite number >= 0, got -1");
+  // runtime/PlanAttrs.def is the one list of keys: a key an op does not take
+  // (a writer spelling it differently) is an error, not ignored.
+  EXPECT_EQ(attrError(5, "transposeW", true),
+            "step 5 (gemm_wgrad, loc 'q wgrad'): unknown attribute 'transposeW' "
+            "(gemm_wgrad takes k_rank, transpose_w)");
+  EXPECT_EQ(attrError(6, "eps", 1e-5),
+            "step 6 (bias_grad, loc 'bias'): unknown attribute 'eps' (bias_grad "
+            "takes no attributes)");
+  EXPECT_EQ(attrError(7, "x_dropout_site", 3),
+            "step 7 (add_layer_norm_grad, loc 'ln'): attributes 'x_dropout_rate' "
+            "and 'x_dropout_site' come together");
   EXPECT_EQ(attrError(10, "decay", "exp"),
             "step 10 (lr_schedule, loc 'lr'): attribute 'decay' must be "
             "\"poly\" or \"cos\", got \"exp\"");

@@ -12,12 +12,74 @@
 #include "llvm/Support/JSON.h"
 
 #include <cmath>
+#include <string_view>
 
 using namespace mlir;
 using namespace mlir::xlnet;
 namespace json = llvm::json;
 
 namespace {
+
+//===----------------------------------------------------------------------===//
+// The reader's tables. runtime/PlanOps.def and runtime/PlanAttrs.def are
+// header-only X-macros: the writer checks itself against them, at compile
+// time for the op names and at emission for the attribute keys.
+//===----------------------------------------------------------------------===//
+
+enum class PlanOp {
+#define XLNETC_PLAN_OP(Kind, name, minIn, maxIn, minOut, maxOut, initOutputs) Kind,
+#include "runtime/PlanOps.def"
+};
+constexpr std::string_view kPlanOpNames[] = {
+#define XLNETC_PLAN_OP(Kind, name, minIn, maxIn, minOut, maxOut, initOutputs) name,
+#include "runtime/PlanOps.def"
+};
+struct PlanAttrRow {
+  PlanOp op;
+  std::string_view key;
+};
+constexpr PlanAttrRow kPlanAttrs[] = {
+#define XLNETC_PLAN_ATTR(Kind, key, field, Type, Presence) {PlanOp::Kind, key},
+#include "runtime/PlanAttrs.def"
+};
+
+/// The dialect's ops (TableGen's list), asked by plan name ("gemm").
+template <typename... Ops> struct DialectOps {
+  static constexpr bool has(std::string_view planName) {
+    return (is(Ops::getOperationName().data(), Ops::getOperationName().size(), planName) ||
+            ...);
+  }
+  static constexpr bool is(const char *data, size_t size, std::string_view planName) {
+    std::string_view name(data, size);
+    return name.substr(0, 6) == "xlnet." && name.substr(6) == planName;
+  }
+};
+using XLNetDialectOps = DialectOps<
+#define GET_OP_LIST
+#include "dialect/XLNet/XLNetOps.cpp.inc"
+    >;
+
+/// A plan op without a kernel-level op of the same name cannot be written:
+/// a compile error here, naming the row.
+#define XLNETC_PLAN_OP(Kind, name, minIn, maxIn, minOut, maxOut, initOutputs)          \
+  static_assert(XLNetDialectOps::has(name),                                              \
+                "runtime/PlanOps.def row '" name "' has no op xlnet." name);
+#include "runtime/PlanOps.def"
+
+/// Whether `key` is an attribute the plan reader takes for op `name`.
+bool readerTakes(StringRef name, StringRef key) {
+  for (auto [i, opName] : llvm::enumerate(kPlanOpNames))
+    if (opName == std::string_view(name))
+      return llvm::any_of(kPlanAttrs, [&](const PlanAttrRow &row) {
+        return row.op == PlanOp(i) && row.key == std::string_view(key);
+      });
+  return false;
+}
+
+/// Whether the plan reader knows op `name`.
+bool isPlanOp(StringRef name) {
+  return llvm::is_contained(kPlanOpNames, std::string_view(name));
+}
 
 /// Plan dtype name of a tensor element type, or "" if unsupported.
 StringRef dtypeName(Type type) {
@@ -175,6 +237,16 @@ public:
       return op->emitOpError()
              << "is not a kernel-level op; run the lowering pipeline "
                 "(--xlnet-lower) before emitting a plan";
+    // The writer and the reader agree on names (the reader's tables).
+    StringRef name = op->getName().stripDialect();
+    if (!isPlanOp(name))
+      return op->emitOpError() << "has no row in runtime/PlanOps.def; the runtime "
+                                  "cannot read it (docs/AddingAnOp.md)";
+    for (const auto &[key, value] : *attrs)
+      if (!readerTakes(name, key))
+        return op->emitOpError() << "writes attribute '" << key.str()
+                                 << "' that runtime/PlanAttrs.def does not list for "
+                                 << name << " (docs/AddingAnOp.md)";
     // JSON has no inf or NaN (a plan with them would not parse), and no
     // step means them: refuse, naming the attribute.
     for (const auto &[key, value] : *attrs)
@@ -195,7 +267,7 @@ public:
     }
     for (auto [result, operand] : inits)
       init[result] = ids.lookup(operand->get());
-    json::Object step{{"op", op->getName().stripDialect().str()},
+    json::Object step{{"op", name.str()},
                       {"in", std::move(in)},
                       {"out", std::move(out)},
                       {"attrs", std::move(*attrs)},
