@@ -4,6 +4,7 @@
 
 #include "runtime/DeviceProgram.h"
 #include "runtime/Plan.h"
+#include "runtime/train/StateNames.h"
 
 #include <fmt/format.h>
 
@@ -65,7 +66,8 @@ void forEachTouched(const Plan &plan, const DeviceProgram *program,
 
 bool isOptimizerState(const Buffer &b) {
   return b.role == Buffer::Input &&
-         (startsWith(b.name, "adam_m.") || startsWith(b.name, "adam_v."));
+         (train::names::hasPrefix(b.name, train::names::kAdamM) ||
+          train::names::hasPrefix(b.name, train::names::kAdamV));
 }
 
 } // namespace

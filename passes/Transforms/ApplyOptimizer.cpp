@@ -13,6 +13,7 @@
 #include "passes/Passes.h"
 
 #include "dialect/XLNet/XLNetOps.h"
+#include "runtime/train/StateNames.h"
 
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/BitVector.h"
@@ -24,6 +25,7 @@ namespace mlir::xlnet {
 
 using namespace mlir;
 using namespace mlir::xlnet;
+namespace names = xlnetc::rt::train::names;
 
 bool mlir::xlnet::isExcludedFromWeightDecay(StringRef name) {
   // The official exclusions are "LayerNorm", "layer_norm" and "bias"; the
@@ -117,9 +119,9 @@ struct ApplyOptimizerPass
     Value step = func.getArgument(next++);
     SmallVector<std::pair<Value, Value>> moments;
     for (const Update &u : updates) {
-      func.insertArgument(next, u.param.getType(), named("input", "adam_m." + u.name), loc);
+      func.insertArgument(next, u.param.getType(), named("input", names::adamM(u.name)), loc);
       Value m = func.getArgument(next++);
-      func.insertArgument(next, u.param.getType(), named("input", "adam_v." + u.name), loc);
+      func.insertArgument(next, u.param.getType(), named("input", names::adamV(u.name)), loc);
       Value v = func.getArgument(next++);
       moments.push_back({m, v});
     }
@@ -149,7 +151,8 @@ struct ApplyOptimizerPass
           b.getF64FloatAttr(adamEpsilon), b.getF64FloatAttr(clip),
           b.getF64FloatAttr(wd), decoupled ? UnitAttr() : b.getUnitAttr());
       newResults.append({up.getNewParam(), up.getNewM(), up.getNewV()});
-      newNames.append({"new." + u.name, "new.adam_m." + u.name, "new.adam_v." + u.name});
+      newNames.append({names::updated(u.name), names::updated(names::adamM(u.name)),
+                        names::updated(names::adamV(u.name))});
     }
     newResults.append({lr, norm});
     newNames.append({"lr", "grad_norm"});

@@ -1,13 +1,13 @@
 //===- ExchangeTest.cpp - The small exchanges between training ranks ------===//
 //
-// xlnetc/Driver/DataParallel.h: the tagged exchanges and the settings check.
+// runtime/dist/RankProtocol.h: the tagged exchanges and the settings check.
 // In one process (ctest) each rank agrees with itself; under mpirun with 2
 // processes (test/Training/dist-unit.test) the ranks are put out of step
 // and given different settings, and must say so, naming both sides.
 //
 //===----------------------------------------------------------------------===//
 
-#include "xlnetc/Driver/DataParallel.h"
+#include "runtime/dist/RankProtocol.h"
 
 #include "runtime/dist/Transport.h"
 
@@ -16,6 +16,7 @@
 #include <memory>
 
 using namespace xlnetc;
+using namespace xlnetc::rt::dist;
 
 namespace {
 

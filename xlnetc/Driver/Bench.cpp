@@ -6,6 +6,7 @@
 #include "xlnetc/Driver/Bundle.h"
 #include "xlnetc/Driver/RunStep.h"
 #include "xlnetc/Driver/Synthetic.h"
+#include "xlnetc/Driver/Weights.h"
 #include "xlnetc/Spec/Spec.h"
 
 #include "runtime/BFloat16.h"
@@ -14,6 +15,7 @@
 #include "runtime/MemoryPlan.h"
 #include "runtime/Plan.h"
 #include "runtime/data/Batch.h"
+#include "runtime/train/Trainer.h"
 #include "runtime/host/GemmKernels.h"
 #include "runtime/host/Kernels.h"
 #include "runtime/device/AttentionTc.h"
@@ -330,32 +332,18 @@ int runBench(const BenchArgs &args) {
                        args.memory, bundleCompiler(b), error))
       return fail(b.dir + ": " + error);
 
-    // Random parameters, zero moments and memory, a synthetic batch.
-    rt::TensorMap bind = randomParameters(plan, spec.initRange, 1);
-    std::vector<std::pair<std::string, std::string>> carry;
-    std::vector<std::string> params;
-    for (const auto &[name, t] : bind)
-      params.push_back(name);
-    for (const std::string &p : params) {
-      const std::vector<int64_t> shape = bind.at(p).shape;
-      bind["adam_m." + p] = rt::Tensor::zeros(rt::DType::F32, shape);
-      bind["adam_v." + p] = rt::Tensor::zeros(rt::DType::F32, shape);
-      carry.emplace_back("new." + p, p);
-      carry.emplace_back("new.adam_m." + p, "adam_m." + p);
-      carry.emplace_back("new.adam_v." + p, "adam_v." + p);
-    }
+    // The parameters as a run starts them, zero moments and memory, a
+    // synthetic batch, bound as the trainer binds them (its StepState).
+    rt::train::StepState state(planParamShapes(plan), spec.nLayer, spec.memLen > 0);
+    state.startFresh(rt::train::initialParameters(plan, spec.initRange, 1),
+                     {spec.memLen, b.shape.batch, spec.dModel});
     rt::TensorMap batch;
     if (rt::Status st = syntheticBatch(spec, b.shape, 1, batch); !st)
       return fail("bench: cannot build a synthetic batch: " + st.message());
     rt::data::PermMaskForm form;
     if (rt::Status st = rt::data::compactPermMask(batch, form); !st)
       return fail("bench: synthetic batch: " + st.message());
-    for (auto &[name, t] : batch) {
-      if (name.rfind("mems.", 0) == 0)
-        carry.emplace_back("new_mems." + name.substr(5), name);
-      bind[name] = std::move(t);
-    }
-    executor.setCarry(carry);
+    executor.setCarry(state.carry());
 
     std::vector<double> times;
     rt::TensorMap outputs;
@@ -369,12 +357,11 @@ int runBench(const BenchArgs &args) {
       exec.observer = &profile;
     for (int i = 0; i < args.warmup + args.steps; ++i) {
       profile.timing = i >= args.warmup;
-      bind["step"] = rt::Tensor::fromI64({}, {i});
+      state.bindInputs(i == 0 ? std::move(batch) : rt::TensorMap(), i);
       exec.seed = uint64_t(i) + 1;
       const auto t0 = Clock::now();
-      rt::Status st = executor.start(plan, bind, exec);
-      for (const auto &[out, in] : carry)
-        bind.erase(in);
+      rt::Status st = executor.start(plan, state.bindings(), exec);
+      state.handedToExecutor();
       if (st)
         st = executor.finish(outputs);
       if (!st)

@@ -17,6 +17,8 @@
 #include "xlnetc/Driver/RunStep.h"
 #include "xlnetc/Driver/Synthetic.h"
 
+#include "runtime/train/Trainer.h"
+
 #include "runtime/HostExecutor.h"
 #include "runtime/Plan.h"
 
@@ -54,7 +56,7 @@ int runGradCheck(const GradCheckArgs &args) {
 
   // A wider init than training's makes the attention scores (and so every
   // gradient) far from zero.
-  rt::TensorMap bindings = randomParameters(forward, args.initRange, args.seed);
+  rt::TensorMap bindings = rt::train::initialParameters(forward, args.initRange, args.seed);
   rt::TensorMap batch;
   if (rt::Status st = syntheticBatch(spec, shape, args.seed, batch); !st)
     return fail("cannot build a synthetic batch: " + st.message());

@@ -6,6 +6,8 @@
 
 #include "xlnetc/Driver/Synthetic.h"
 
+#include "runtime/train/Trainer.h"
+
 #include "runtime/Executor.h"
 #include "runtime/HostExecutor.h"
 #include "runtime/host/GemmKernels.h"
@@ -321,7 +323,7 @@ int runRunStep(const RunStepArgs &args, const StepCompiler &compile) {
                           error))
       return fail(error);
   } else {
-    bindings = randomParameters(plan, spec.initRange, args.seed);
+    bindings = rt::train::initialParameters(plan, spec.initRange, args.seed);
     std::cerr << "xlnetc: no --weights: random init (normal, std " << spec.initRange
               << ", seed " << args.seed << ")\n";
   }

@@ -1,4 +1,4 @@
-//===- Synthetic.cpp - generated parameters and batches -------------------===//
+//===- Synthetic.cpp - generated batches ----------------------------------===//
 
 #include "xlnetc/Driver/Synthetic.h"
 
@@ -9,31 +9,6 @@
 #include <random>
 
 namespace xlnetc {
-
-static bool endsWith(const std::string &s, const std::string &suffix) {
-  return s.size() >= suffix.size() &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-rt::TensorMap randomParameters(const rt::Plan &plan, double initRange, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::normal_distribution<float> normal(0.0f, static_cast<float>(initRange));
-  rt::TensorMap params;
-  for (const rt::Buffer &buffer : plan.buffers) {
-    if (buffer.role != rt::Buffer::Role::Param)
-      continue;
-    rt::Tensor t = rt::Tensor::zeros(rt::DType::F32, buffer.shape);
-    const std::string &name = buffer.name;
-    bool isLayerNorm = name.find("layer_norm") != std::string::npos;
-    if (isLayerNorm && endsWith(name, ".weight"))
-      std::fill(t.f32(), t.f32() + t.numel(), 1.0f);
-    else if (!endsWith(name, ".bias")) // r_{w,r,s}_bias are drawn too
-      for (int64_t i = 0; i < t.numel(); ++i)
-        t.f32()[i] = normal(rng);
-    params[name] = std::move(t);
-  }
-  return params;
-}
 
 rt::Status syntheticBatch(const ModelSpec &spec, const StepShape &shape,
                           uint64_t seed, rt::TensorMap &batch) {

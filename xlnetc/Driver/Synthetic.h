@@ -1,8 +1,9 @@
-//===- Synthetic.h - generated parameters and batches -----------*- C++ -*-===//
+//===- Synthetic.h - generated batches --------------------------*- C++ -*-===//
 //
-// Inputs for running a step without files: parameters drawn like the
-// official init, and a batch built through the project's _local_perm from
-// random tokens, masked positions and a random permutation.
+// A batch for running a step without files, built through the project's
+// _local_perm from random tokens, masked positions and a random
+// permutation. (Parameters drawn like the official init:
+// rt::train::initialParameters, runtime/train/Trainer.h.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,8 +20,6 @@ namespace xlnetc {
 
 /// Every param buffer of `plan`: LayerNorm weights 1, dense / LayerNorm /
 /// LM biases 0, everything else normal(0, initRange) (semantics.md §8).
-rt::TensorMap randomParameters(const rt::Plan &plan, double initRange, uint64_t seed);
-
 /// A batch in the golden format (input_k, seg_id, perm_mask, target_mapping,
 /// target, target_mask, zero mems.{i} when shape.mlen > 0). Records follow
 /// the official layout [reuse | A SEP B SEP CLS]; prediction positions are

@@ -3,14 +3,11 @@
 #include "xlnetc/Driver/Train.h"
 
 #include "runtime/InputFile.h"
-#include "xlnetc/Driver/DataParallel.h"
 #include "xlnetc/Driver/Guard.h"
 #include "xlnetc/Driver/MemoryFit.h"
 #include "xlnetc/Driver/ResumeSettings.h"
 #include "xlnetc/Driver/Weights.h"
 #include "runtime/train/AtomicFile.h"
-
-#include "xlnetc/Driver/Synthetic.h"
 
 #include "runtime/HostExecutor.h"
 #include "runtime/Plan.h"
@@ -19,12 +16,14 @@
 #include "runtime/data/Tokenizer.h"
 #include "runtime/dist/GradReducer.h"
 #include "runtime/dist/NcclComm.h"
+#include "runtime/dist/RankProtocol.h"
 #include "runtime/dist/Transport.h"
-#include "runtime/host/Kernels.h"
 #include "runtime/train/Checkpoint.h"
 #include "runtime/train/Metrics.h"
 #include "runtime/train/Plot.h"
 #include "runtime/train/RunDirectory.h"
+#include "runtime/train/StateNames.h"
+#include "runtime/train/Trainer.h"
 
 #include <fmt/core.h>
 
@@ -101,49 +100,6 @@ const char *signalName(int signal) { return signal == SIGINT ? "SIGINT" : "SIGTE
 bool isStopExit(int rc) { return rc == 128 + SIGINT || rc == 128 + SIGTERM; }
 
 using Clock = std::chrono::steady_clock;
-
-/// The dropout seed of one step: a hash of the run seed and the step, so a
-/// resumed run draws the same masks as an uninterrupted one.
-uint64_t stepSeed(uint64_t runSeed, int64_t step) {
-  return rt::host::splitmix64(runSeed ^ rt::host::splitmix64(uint64_t(step)));
-}
-
-/// Test hooks that name a step (1-based), $name=N; nullopt when unset:
-/// XLNETC_FAULT_NAN_AT_STEP poisons mask_emb before step N, so the NaN guard
-/// can be tested end to end; XLNETC_FAULT_SIGINT_AT_STEP raises SIGINT
-/// while step N runs, after the next step's batch was drawn: the latest
-/// moment a stop can be asked for.
-std::optional<int64_t> faultStep(const char *name) {
-  const char *v = std::getenv(name);
-  if (!v || !*v)
-    return std::nullopt;
-  return std::strtoll(v, nullptr, 10);
-}
-
-/// Test hooks of data-parallel runs, "R:N" (rank R, before step N, 1-based):
-/// XLNETC_FAULT_KILL_RANK kills the rank (SIGKILL), a rank that dies;
-/// XLNETC_FAULT_DESYNC_RANK nudges its mask_emb, ranks whose parameters part;
-/// XLNETC_FAULT_HANG_RANK stops the rank for good, a rank that hangs;
-/// XLNETC_FAULT_BADID_RANK puts an id outside the vocabulary in its batch, a
-/// step that fails on one rank only.
-bool rankFault(const char *name, int rank, int64_t step) {
-  const char *v = std::getenv(name);
-  if (!v || !*v)
-    return false;
-  char *end = nullptr;
-  const long r = std::strtol(v, &end, 10);
-  return end && *end == ':' && r == rank && std::strtoll(end + 1, nullptr, 10) == step;
-}
-
-/// Test hook: XLNETC_FAULT_REDUCE_SCALE=F multiplies every all-reduce
-/// weight by F, so the reduced gradients are F times the global batch's.
-/// With F a power of two the first step's grad_norm is exactly F times a
-/// plain run's, which shows that the step reads what the all-reduce wrote
-/// (data-parallel-one.test). Unset: 1.
-double reduceScaleFault() {
-  const char *v = std::getenv("XLNETC_FAULT_REDUCE_SCALE");
-  return v && *v ? std::strtod(v, nullptr) : 1.0;
-}
 
 /// The SentencePiece model of the run: --tokenizer, else the one this run
 /// directory already has, else one trained on the corpus (text corpora).
@@ -231,53 +187,6 @@ rt::Status writeRunSpec(const std::string &path, const ModelSpec &spec,
   return st;
 }
 
-/// Everything the loop binds by name: parameters, moments, memory, batch.
-struct Bindings {
-  rt::TensorMap map;
-
-  static std::string m(const std::string &p) { return "adam_m." + p; }
-  static std::string v(const std::string &p) { return "adam_v." + p; }
-
-  /// The state the steps hand on (Executor::setCarry): output -> input.
-  static std::vector<std::pair<std::string, std::string>>
-  carry(const rt::train::ParamShapes &shapes, int64_t nLayer, bool hasMems) {
-    std::vector<std::pair<std::string, std::string>> c;
-    for (const auto &[name, shape] : shapes) {
-      c.emplace_back("new." + name, name);
-      c.emplace_back("new.adam_m." + name, m(name));
-      c.emplace_back("new.adam_v." + name, v(name));
-    }
-    if (hasMems)
-      for (int64_t l = 0; l < nLayer; ++l)
-        c.emplace_back("new_mems." + std::to_string(l), "mems." + std::to_string(l));
-    return c;
-  }
-
-  /// Input `name`: bound here, or kept by the executor from the last step.
-  rt::Status get(rt::Executor &executor, const std::string &name, rt::Tensor &out) const {
-    if (auto it = map.find(name); it != map.end()) {
-      out = it->second;
-      return rt::Status::ok();
-    }
-    return executor.fetch(name, out);
-  }
-
-  rt::Status snapshot(rt::Executor &executor, const rt::train::ParamShapes &shapes,
-                      int64_t nLayer, bool hasMems, rt::train::TrainState &s) const {
-    for (const auto &[name, shape] : shapes) {
-      XLNETC_RETURN_IF_ERROR(get(executor, name, s.params[name]));
-      XLNETC_RETURN_IF_ERROR(get(executor, m(name), s.adamM[name]));
-      XLNETC_RETURN_IF_ERROR(get(executor, v(name), s.adamV[name]));
-    }
-    if (hasMems)
-      for (int64_t l = 0; l < nLayer; ++l) {
-        std::string key = "mems." + std::to_string(l);
-        XLNETC_RETURN_IF_ERROR(get(executor, key, s.mems[key]));
-      }
-    return rt::Status::ok();
-  }
-};
-
 } // namespace
 
 /// Removes the directory `dir` when it is destroyed, if it then holds
@@ -330,15 +239,115 @@ runSettings(const ModelSpec &spec, const TrainArgs &args, int64_t totalSteps) {
   return out;
 }
 
-/// The run on this process of `world` (docs/Distributed.md).
-static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::dist::Transport &world) {
+namespace {
+
+using rt::dist::Exchange;
+using rt::dist::RowSplit;
+using StateCarry = std::vector<std::pair<std::string, std::string>>;
+
+/// One process's run of `xlnetc train` (docs/Training.md; with other ranks,
+/// docs/Distributed.md), in the order it goes: each phase returns 0 to go
+/// on, else the exit code (its error already printed).
+class RankRun {
+public:
+  RankRun(const TrainArgs &args, rt::dist::Transport &world)
+      : args(args), world(world), severalRanks(world.size() > 1), lead(world.rank() == 0),
+        parallel(severalRanks || args.dataParallel) {}
+
+  /// 1. The spec with the command line's settings, and the step count.
+  int resolveSpec();
+  /// 2. The device, the compiled step and whether it fits; the ranks agree.
+  int openStep(const StepCompiler &compile);
+  /// 3. The run directory: locked, checked, and the resume's settings.
+  int openRunDirectory();
+  /// 4. Tokenizer, corpus and the batch stream.
+  int openData();
+  /// 5. The state: fresh or from the checkpoint; the ranks agree.
+  int loadState();
+  /// 6. The metrics log (and the resume's overrides recorded).
+  int openMetrics();
+  /// 7. The banner, the executor's options and the gradient all-reduce.
+  int prepareLoop();
+  /// 8. The steps, until the last or a stop (exit 130/143).
+  int loop();
+  /// 9. The final checkpoint, the summary and the loss plot.
+  int finish();
+
+private:
+  /// The inputs of step `next` (0-based): its batch, the memory dump, the
+  /// step counter and the injected faults.
+  rt::Status prepareInputs(int64_t next);
+  /// Runs step `step` + 1 and reads its loss (the global batch's), gradient
+  /// norm and learning rate; prefetches the next batch where it can.
+  int runStep(double &loss, double &gnorm, double &lr);
+  /// After step `step`: metrics, the ranks' parameter check, progress, a
+  /// periodic checkpoint.
+  int afterStep(double loss, double gnorm, double lr);
+  /// SIGINT or SIGTERM: every rank stops after the same step, with a
+  /// checkpoint; returns 0 when no stop was asked for.
+  int stopIfAsked();
+  /// A checkpoint at `step`; `position`: the data stream's position to
+  /// record when the stream has already moved on (a batch prefetched).
+  rt::Status saveCheckpoint(const std::string *position = nullptr);
+  /// Whether a checkpoint follows step `done` (1-based): the next batch is
+  /// then drawn only after it.
+  bool checkpointAfter(int64_t done) const {
+    return done == totalSteps || (args.checkpointEvery > 0 && done % args.checkpointEvery == 0);
+  }
+
+  const TrainArgs &args;
+  rt::dist::Transport &world;
   // `parallel`: the data-parallel step (buckets, all-reduce), which
   // --data-parallel takes in one process too; `severalRanks`: there are
   // other ranks to agree with (the checks and exchanges between them).
-  const bool severalRanks = world.size() > 1, lead = world.rank() == 0;
-  const bool parallel = severalRanks || args.dataParallel;
-  // 1. Spec, device, the compiled step, run directory, step count.
+  const bool severalRanks, lead, parallel;
+
   ModelSpec spec;
+  int64_t totalSteps = 0;
+  rt::Executor executor;
+  RowSplit split;                   // this rank's rows of the global batch
+  StepShape globalShape, shape;     // the global batch's step, this rank's
+  rt::Plan plan;
+  MemoryCheckArgs memoryCheck;
+  std::string outDir, ckptPath, metricsPath, specPath;
+  // The writer of the run directory (rank 0) holds it for the whole run
+  // (runtime/train/RunDirectory.h). A run that made its directory and ends
+  // before writing anything into it leaves no empty directory behind:
+  // declared after the lock, so it is removed while the lock is held.
+  rt::train::RunLock runLock;
+  std::optional<RemoveIfLeftEmpty> removeIfEmpty;
+  std::vector<SpecChange> overridden; // this resume's --override changes
+  std::unique_ptr<rt::data::Tokenizer> tokenizer;
+  size_t corpusTokens = 0;
+  int64_t corpusDocs = 0;
+  rt::data::PipelineConfig pipe;
+  rt::data::BatchStream stream;
+  std::optional<rt::train::StepState> state;
+  std::string fingerprint; // of the global shape: a checkpoint is the same whatever N wrote it
+  int64_t step = 0;        // optimizer steps done
+  uint64_t dropoutSeed = 0;
+  rt::train::MetricsWriter metrics;
+  StateCarry carry;
+  rt::ExecOptions exec;
+  rt::dist::GradReducer reducer;
+  std::unique_ptr<rt::dist::NcclComm> nccl; // outlives the steps, not the executor
+  const rt::train::FaultHooks faults = rt::train::FaultHooks::fromEnvironment();
+  // Per prepared step: every rank's predicted tokens (Σ target_mask), the
+  // weights of its loss and gradient in the global batch's.
+  std::vector<double> counts, nextCounts;
+  // The loop's clock and progress.
+  int64_t firstStep = 0, lastCheckpointStep = -1, logEvery = 1, tokensPerStep = 0;
+  Clock::time_point runStart, intervalStart;
+  int64_t intervalSteps = 0;
+  // The next step's inputs, built while this one ran, and where a
+  // checkpoint after this step resumes.
+  bool inputsReady = false;
+  rt::Status prepared = rt::Status::ok();
+  std::string positionBeforePrefetch;
+  std::optional<StopSignals> stopSignals;
+};
+
+int RankRun::resolveSpec() {
   std::string error;
   if (!loadSpec(args.spec, spec, error))
     return failDiagnostics(error);
@@ -351,16 +360,16 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
   if (args.keepAccents)
     spec.keepAccents = true;
   if (!args.precision.empty())
-    spec.precision = args.precision; // checked by applyPrecision below
+    spec.precision = args.precision; // checked by applyPrecision in openStep
   if (!args.device.empty())
-    spec.device = args.device; // checked by openExecutor below
+    spec.device = args.device; // checked by openExecutor in openStep
   if (!args.overrides.empty() && !args.resume)
     return fail("--override takes a changed setting of the run a --resume continues: a "
                 "fresh run takes its spec as it is");
   if (args.steps < 0)
     return fail(fmt::format("--steps {}: the number of steps to train to must be above 0",
                             args.steps));
-  const int64_t totalSteps = args.steps > 0 ? args.steps : spec.trainSteps;
+  totalSteps = args.steps > 0 ? args.steps : spec.trainSteps;
   if (totalSteps <= 0)
     return fail(args.spec + ": no step count: set train_steps in [train] or pass --steps");
   if (spec.trainSteps <= 0)
@@ -374,19 +383,21 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
         "to train longer, raise train_steps in the spec{}",
         totalSteps, spec.trainSteps, args.spec, spec.learningRate * spec.minLrRatio,
         args.resume ? " and pass --override train_steps with --resume" : ""));
+  return 0;
+}
+
+int RankRun::openStep(const StepCompiler &compile) {
+  std::string error;
   // The device first: a missing GPU fails before anything is written.
-  rt::Executor executor;
   // One GPU per rank on a node: the rank's local index picks it (or the
   // launcher bound one to each). Rank 0 alone says which device (the first
   // exchange refuses ranks whose differ).
   if (!openExecutor(spec.device, args.noKernelCache, args.threads, executor, error,
-                    parallel ? rt::dist::launcherLocalRank() : -1, world.rank() == 0))
+                    parallel ? rt::dist::launcherLocalRank() : -1, lead))
     return fail(error);
   StepShape precisionShape = stepShapeFromSpec(spec); // and bf16 needs a device
   if (!applyPrecision(args.precision, executor, precisionShape, error))
     return fail(error);
-  // Data parallel: this rank's rows of the global batch.
-  RowSplit split;
   if (rt::Status st = RowSplit::make(world.rank(), world.size(), spec.trainBatchSize,
                                      spec.biData, split);
       !st)
@@ -397,64 +408,59 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
   // The compiled training step, and whether it fits: before the run
   // directory, the tokenizer, the corpus or the parameters take any space,
   // memory or time.
-  StepShape globalShape = stepShapeFromSpec(spec);
+  globalShape = stepShapeFromSpec(spec);
   if (globalShape.reuseLen <= 0)
     globalShape.reuseLen = globalShape.seqLen;
   globalShape.precision = precisionShape.precision;
-  StepShape shape = globalShape; // this rank's step
+  shape = globalShape;
   shape.batch = split.localBatch;
-  rt::Plan plan;
-  if (!compile(spec, shape, StepKind::Train, plan, error, nullptr,
-               deviceTarget(executor))) {
+  if (!compile(spec, shape, StepKind::Train, plan, error, nullptr, deviceTarget(executor))) {
     std::cerr << error;
     return 1;
   }
   // The checkpoint's snapshot holds a second copy of the parameters and
   // moments while it is written.
-  MemoryCheckArgs memoryCheck = args.memory;
+  memoryCheck = args.memory;
   memoryCheck.ranks = world.size();
   if (parallel && executor.kind() != rt::dev::DeviceKind::Cuda)
     memoryCheck.sharers = rt::dist::launcherLocalSize();
   if (!checkStepFits(spec, shape, StepKind::Train, plan, executor, /*keepsCopy=*/true,
                      memoryCheck, compile, error))
     return fail(error);
+  if (!severalRanks)
+    return 0;
   // The first exchange: the same settings everywhere (a rank given other
   // flags would train another run, or wait in a collective the others
-  // never enter), then the same step on the same kind of device.
-  if (severalRanks)
-    if (rt::Status st = checkSameSettings(world, runSettings(spec, args, totalSteps)); !st)
-      return fail(st.message());
-  if (severalRanks)
-    if (rt::Status st = checkSameSetup(
-            world, fmt::format("{}, batch {} of {}, {}, {} plan steps, {} buffers",
-                               rt::dev::deviceKindName(executor.kind()), shape.batch,
-                               globalShape.batch, precisionName(shape.precision),
-                               plan.steps.size(), plan.buffers.size()));
-        !st)
-      return fail(st.message());
+  // never enter), then the same step on the same kind of device, ...
+  if (rt::Status st = rt::dist::checkSameSettings(world, runSettings(spec, args, totalSteps));
+      !st)
+    return fail(st.message());
+  if (rt::Status st = rt::dist::checkSameSetup(
+          world, fmt::format("{}, batch {} of {}, {}, {} plan steps, {} buffers",
+                             rt::dev::deviceKindName(executor.kind()), shape.batch,
+                             globalShape.batch, precisionName(shape.precision),
+                             plan.steps.size(), plan.buffers.size()));
+      !st)
+    return fail(st.message());
   // ... and each on a device of its own (NCCL ranks cannot share a GPU).
-  if (severalRanks)
-    if (rt::Status st = rt::dist::checkOwnDevices(
-            world, executor.device() ? executor.device()->physicalId() : std::string());
-        !st)
-      return fail(st.message());
+  if (rt::Status st = rt::dist::checkOwnDevices(
+          world, executor.device() ? executor.device()->physicalId() : std::string());
+      !st)
+    return fail(st.message());
+  return 0;
+}
 
-  const std::string outDir =
-      args.outDir.empty() ? "runs/" + fs::path(args.spec).stem().string() : args.outDir;
-  const std::string ckptPath = (fs::path(outDir) / "checkpoint.safetensors").string();
-  const std::string metricsPath = (fs::path(outDir) / "metrics.jsonl").string();
+int RankRun::openRunDirectory() {
+  outDir = args.outDir.empty() ? "runs/" + fs::path(args.spec).stem().string() : args.outDir;
+  ckptPath = (fs::path(outDir) / "checkpoint.safetensors").string();
+  metricsPath = (fs::path(outDir) / "metrics.jsonl").string();
+  specPath = (fs::path(outDir) / "spec.toml").string();
   std::error_code ec;
   const bool created = fs::create_directories(outDir, ec);
   if (ec)
     return fail(fmt::format("cannot create the run directory '{}': {}", outDir, ec.message()));
-  // The writer of the run directory (rank 0) holds it for the whole run, and
-  // finds nothing it writes there that is not a regular file
-  // (runtime/train/RunDirectory.h).
-  rt::train::RunLock runLock;
-  // A run that made its directory and ends before writing anything into it
-  // (a bad corpus, say) leaves no empty directory behind. Declared after
-  // the lock, so it removes the directory while the lock is still held.
-  RemoveIfLeftEmpty removeIfEmpty(lead && created ? outDir : std::string());
+  removeIfEmpty.emplace(lead && created ? outDir : std::string());
+  // The writer finds nothing it writes there that is not a regular file.
   if (lead) {
     if (rt::Status st = rt::train::RunLock::acquire(outDir, runLock); !st)
       return fail(st.message());
@@ -483,11 +489,10 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
   // applied), is kept as spec.toml: export reads it, and a resume trains the
   // run it resumes (ResumeSettings.h): a setting that differs from the
   // run's is refused unless --override names it. The changes taken are
-  // recorded once the checkpoint has loaded.
-  const std::string specPath = (fs::path(outDir) / "spec.toml").string();
-  std::vector<SpecChange> overridden;
+  // recorded once the checkpoint has loaded (openMetrics).
   if (args.resume && fs::exists(specPath)) {
     ModelSpec kept;
+    std::string error;
     if (!loadSpec(specPath, kept, error))
       return failDiagnostics(error);
     if (rt::Status st =
@@ -507,26 +512,29 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
           "records them from now on\n",
           outDir, specPath);
   }
+  return 0;
+}
 
-  // 2. Data: tokenizer, corpus, batch stream.
+int RankRun::openData() {
   if (args.data.empty())
     return fail("no corpus: pass --data FILE");
   if (rt::Status st = rt::checkInputFile(args.data); !st)
     return fail(fmt::format("corpus {}", st.message()));
+  std::error_code ec;
   if (fs::file_size(args.data, ec) == 0)
     return fail(fmt::format("corpus {} is empty", args.data));
   rt::data::CorpusOptions corpusOptions;
   corpusOptions.keepAccents = spec.keepAccents;
   // The corpus is read whole: it is counted against what the memory check
-  // leaves after the step.
-  // Every rank on a node holds a corpus in the node's RAM, on a GPU too.
+  // leaves after the step. Every rank on a node holds a corpus in the
+  // node's RAM, on a GPU too.
   MemoryCheckArgs corpusCheck = memoryCheck;
   if (parallel)
     corpusCheck.sharers = rt::dist::launcherLocalSize();
+  std::string error;
   if (!pipelineMemoryBudget(plan, executor, /*keepsCopy=*/true, corpusCheck,
                             corpusOptions.maxBytes, corpusOptions.maxBytesWhat, error))
     return fail(error);
-  std::unique_ptr<rt::data::Tokenizer> tokenizer;
   // Rank 0 alone prepares (maybe trains) the tokenizer; the others load
   // what it kept once it has.
   if (lead)
@@ -558,9 +566,8 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
                                            corpusOptions, corpus);
       !st)
     return fail(st.message());
-  const size_t corpusTokens = corpus.tokens.size();
-  const int64_t corpusDocs = corpus.numDocuments;
-  rt::data::PipelineConfig pipe;
+  corpusTokens = corpus.tokens.size();
+  corpusDocs = corpus.numDocuments;
   pipe.batchSize = globalShape.batch; // every rank draws the global batch
   pipe.seqLen = shape.seqLen;
   pipe.reuseLen = shape.reuseLen;
@@ -570,154 +577,112 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
   pipe.maskAlpha = int64_t(spec.maskAlpha);
   pipe.maskBeta = int64_t(spec.maskBeta);
   pipe.seed = uint64_t(spec.seed);
-  rt::data::BatchStream stream;
   if (rt::Status st = rt::data::BatchStream::create(std::move(corpus), pipe, stream); !st)
     return fail(st.message().rfind(args.data + ":", 0) == 0 // it names the corpus
                     ? st.message()
                     : args.data + ": " + st.message());
+  return 0;
+}
 
-  const rt::train::ParamShapes shapes = planParamShapes(plan);
-  // The global shape: a checkpoint is the same whatever N wrote it.
-  const std::string fingerprint = specFingerprint(spec, globalShape);
-  const bool hasMems = spec.memLen > 0;
-
-  // 4. State: fresh (random init or --init-from) or resumed.
-  Bindings bind;
-  int64_t step = 0;
-  uint64_t dropoutSeed = uint64_t(spec.seed);
+int RankRun::loadState() {
+  state.emplace(planParamShapes(plan), spec.nLayer, spec.memLen > 0);
+  fingerprint = specFingerprint(spec, globalShape);
+  dropoutSeed = uint64_t(spec.seed);
   if (args.resume) {
-    rt::train::TrainState state;
-    if (rt::Status st = rt::train::loadCheckpoint(ckptPath, shapes, fingerprint, state,
+    rt::train::TrainState ckpt;
+    if (rt::Status st = rt::train::loadCheckpoint(ckptPath, state->shapes(), fingerprint, ckpt,
                                                   args.spec);
         !st)
       return fail(st.message());
-    if (rt::Status st = stream.restorePosition(state.dataPosition); !st)
+    if (rt::Status st = stream.restorePosition(ckpt.dataPosition); !st)
       return fail(ckptPath + ": cannot restore the data position: " + st.message());
-    step = state.step;
+    step = ckpt.step;
     if (step > totalSteps)
       return fail(fmt::format("{} is below the step the checkpoint {} is at ({}): a resume "
                               "trains on from there, up to {}",
                               args.steps > 0 ? fmt::format("--steps {}", args.steps)
                                              : fmt::format("train_steps = {}", spec.trainSteps),
                               ckptPath, step, args.steps > 0 ? "--steps" : "train_steps"));
-    dropoutSeed = std::strtoull(state.rngState.c_str(), nullptr, 10);
-    for (auto &[name, t] : state.params)
-      bind.map[name] = std::move(t);
-    for (auto &[name, t] : state.adamM)
-      bind.map[Bindings::m(name)] = std::move(t);
-    for (auto &[name, t] : state.adamV)
-      bind.map[Bindings::v(name)] = std::move(t);
-    for (auto &[name, t] : state.mems) // the global memory [mem_len, B, d_model]
-      if (rt::Status st = split.slice(t, 1, bind.map[name]); !st)
-        return fail(ckptPath + ": " + name + ": " + st.message());
+    dropoutSeed = std::strtoull(ckpt.rngState.c_str(), nullptr, 10);
+    if (rt::Status st = state->restore(std::move(ckpt),
+                                       [&](const rt::Tensor &global, rt::Tensor &local) {
+                                         return split.slice(global, 1, local);
+                                       });
+        !st)
+      return fail(ckptPath + ": " + st.message());
     std::cout << fmt::format("resumed {} at step {}\n", ckptPath, step);
   } else {
     rt::TensorMap params;
     if (!args.initFrom.empty()) {
-      if (!loadModelWeights(spec, shapes, args.initFrom, "--init-from", params, error))
+      std::string error;
+      if (!loadModelWeights(spec, state->shapes(), args.initFrom, "--init-from", params,
+                            error))
         return fail(error);
       std::cout << "initialised from " << args.initFrom << "\n";
     } else {
-      params = randomParameters(plan, spec.initRange, uint64_t(spec.seed));
+      params = rt::train::initialParameters(plan, spec.initRange, uint64_t(spec.seed));
     }
-    for (auto &[name, t] : params) {
-      bind.map[Bindings::m(name)] = rt::Tensor::zeros(rt::DType::F32, t.shape);
-      bind.map[Bindings::v(name)] = rt::Tensor::zeros(rt::DType::F32, t.shape);
-      bind.map[name] = std::move(t);
-    }
-    // Training starts from zero memory of length mem_len (semantics.md §5).
-    if (hasMems)
-      for (int64_t l = 0; l < spec.nLayer; ++l)
-        bind.map["mems." + std::to_string(l)] = rt::Tensor::zeros(
-            rt::DType::F32, {spec.memLen, shape.batch, spec.dModel});
+    state->startFresh(std::move(params), {spec.memLen, shape.batch, spec.dModel});
   }
-
+  if (!severalRanks)
+    return 0;
   // The second exchange: the same batches and the same starting state
   // everywhere (a corpus, tokenizer or checkpoint that differs between
   // nodes would otherwise go unnoticed until the parameters drift apart).
-  if (severalRanks) {
-    rt::TensorMap start; // the parameters, shared rather than copied
-    for (const auto &[name, paramShape] : shapes) {
-      rt::Tensor &t = bind.map.at(name);
-      start.emplace(name, rt::Tensor::view(t.dtype, t.shape, t.bytes()));
-    }
-    if (rt::Status st = checkSameStart(
-            world, fmt::format("corpus {:016x} at step {}, parameters {:016x}",
-                               stream.fingerprint(), step, hashTensors(start)));
-        !st)
-      return fail(st.message());
+  rt::TensorMap start; // the parameters, shared rather than copied
+  for (const auto &[name, paramShape] : state->shapes()) {
+    rt::Tensor &t = state->bindings().at(name);
+    start.emplace(name, rt::Tensor::view(t.dtype, t.shape, t.bytes()));
   }
+  if (rt::Status st = rt::dist::checkSameStart(
+          world, fmt::format("corpus {:016x} at step {}, parameters {:016x}",
+                             stream.fingerprint(), step, rt::dist::hashTensors(start)));
+      !st)
+    return fail(st.message());
+  return 0;
+}
 
-  // `position`: the data stream's position to record, when the stream has
-  // already moved on (a batch prefetched); else its position now.
-  auto saveCheckpoint = [&](const std::string *position = nullptr) -> rt::Status {
-    rt::train::TrainState state;
-    if (!lead) { // its rows of the memory to rank 0, one layer at a time
-      for (int64_t l = 0; hasMems && l < spec.nLayer; ++l) {
-        rt::Tensor mine, global;
-        XLNETC_RETURN_IF_ERROR(bind.get(executor, "mems." + std::to_string(l), mine));
-        XLNETC_RETURN_IF_ERROR(split.gather(world, mine, 1, global));
-      }
-      return rt::Status::ok();
-    }
-    XLNETC_RETURN_IF_ERROR(bind.snapshot(executor, shapes, spec.nLayer, hasMems, state));
-    // Every rank's rows of the memory, in the global order (in layer order,
-    // as the other ranks send them).
-    for (int64_t l = 0; parallel && hasMems && l < spec.nLayer; ++l) {
-      rt::Tensor &t = state.mems.at("mems." + std::to_string(l));
-      rt::Tensor global;
-      XLNETC_RETURN_IF_ERROR(split.gather(world, t, 1, global));
-      t = std::move(global);
-    }
-    state.step = step;
-    state.rngState = std::to_string(dropoutSeed);
-    state.dataPosition = position ? *position : stream.savePosition();
-    state.specFingerprint = fingerprint;
-    state.specSummary = args.spec; // the spec file, for the "other spec" error
-    return rt::train::saveCheckpoint(ckptPath, state);
-  };
-
-  rt::train::MetricsWriter metrics;
-  if (lead)
-    if (rt::Status st = metrics.open(metricsPath, args.resume ? std::optional<int64_t>(step)
-                                                              : std::nullopt);
-        !st)
-      return fail(st.message());
+int RankRun::openMetrics() {
+  if (!lead)
+    return 0;
+  if (rt::Status st = metrics.open(metricsPath, args.resume ? std::optional<int64_t>(step)
+                                                            : std::nullopt);
+      !st)
+    return fail(st.message());
+  if (overridden.empty())
+    return 0;
   // The settings this resume changed (--override): first in the metrics log,
   // at the step they take effect after, then in spec.toml, so that export
   // and the next resume read the values the run trains with from here on.
-  if (lead && !overridden.empty()) {
-    std::string keys;
-    for (const SpecChange &c : overridden) {
-      std::cout << fmt::format("override from step {}: {} {} -> {}\n", step + 1, c.key,
-                               c.oldValue, c.newValue);
-      if (rt::Status st = metrics.logOverride({step, c.key, c.oldValue, c.newValue}); !st)
-        return fail(st.message());
-      keys += (keys.empty() ? "" : ", ") + c.key;
-    }
-    if (rt::Status st = writeRunSpec(
-            specPath, spec,
-            fmt::format("the spec of this run (from {}; {} changed by --override after step "
-                        "{}), written by xlnetc train; xlnetc export reads it",
-                        args.spec, keys, step));
-        !st)
+  std::string keys;
+  for (const SpecChange &c : overridden) {
+    std::cout << fmt::format("override from step {}: {} {} -> {}\n", step + 1, c.key,
+                             c.oldValue, c.newValue);
+    if (rt::Status st = metrics.logOverride({step, c.key, c.oldValue, c.newValue}); !st)
       return fail(st.message());
+    keys += (keys.empty() ? "" : ", ") + c.key;
   }
+  if (rt::Status st = writeRunSpec(
+          specPath, spec,
+          fmt::format("the spec of this run (from {}; {} changed by --override after step "
+                      "{}), written by xlnetc train; xlnetc export reads it",
+                      args.spec, keys, step));
+      !st)
+    return fail(st.message());
+  return 0;
+}
 
-  const int64_t tokensPerStep = globalShape.batch * globalShape.seqLen;
-  int64_t numParams = 0;
-  for (const auto &[name, paramShape] : shapes)
-    numParams += rt::numelOf(paramShape);
-  const int64_t logEvery =
-      args.logEvery > 0 ? args.logEvery : std::max<int64_t>(1, totalSteps / 50);
+int RankRun::prepareLoop() {
+  tokensPerStep = globalShape.batch * globalShape.seqLen;
+  logEvery = args.logEvery > 0 ? args.logEvery : std::max<int64_t>(1, totalSteps / 50);
   std::cout << fmt::format(
       "xlnetc train {}: {} layers, d_model {}, {} params; batch {} x seq {} "
       "(mem {}, reuse {}), {} steps\n"
       "  corpus {}: {} tokens, {} documents, {} batches per epoch; tokenizer {}\n"
       "  run directory {} (checkpoint every {}, metrics {})\n",
-      args.spec, spec.nLayer, spec.dModel, numParams,
-      globalShape.batch, shape.seqLen, spec.memLen, shape.reuseLen, totalSteps, args.data,
-      corpusTokens, corpusDocs, stream.stepsPerEpoch(),
+      args.spec, spec.nLayer, spec.dModel, state->numParams(), globalShape.batch,
+      shape.seqLen, spec.memLen, shape.reuseLen, totalSteps, args.data, corpusTokens,
+      corpusDocs, stream.stepsPerEpoch(),
       tokenizer ? tokenizer->path() : std::string("(ids corpus)"), outDir,
       args.checkpointEvery > 0 ? std::to_string(args.checkpointEvery) : "run (end only)",
       metricsPath);
@@ -728,12 +693,10 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
                                     world.description(), split.localBatch, args.checkRanksEvery)
                       : fmt::format("  data parallel: {} (--data-parallel), {} rows\n",
                                     world.description(), split.localBatch));
-
-  // 5. The loop. The parameters, moments and memory go to the executor with
-  //    the first step and stay there (on the device for emu and cuda).
-  const auto carry = Bindings::carry(shapes, spec.nLayer, hasMems);
+  // The parameters, moments and memory go to the executor with the first
+  // step and stay there (on the device for emu and cuda).
+  carry = state->carry();
   executor.setCarry(carry);
-  rt::ExecOptions exec;
   exec.threads = args.threads;
   // The step's outputs the loop reads; the device executors skip the rest
   // (a bf16 step's f32 logits and hidden) and copy back nothing else.
@@ -742,271 +705,268 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
   // that waits too long ends the job (the setup above, rank 0's tokenizer
   // training above all, may take as long as it takes).
   world.setTimeout(args.rankTimeout);
+  counts.assign(size_t(world.size()), 1.0);
+  nextCounts = counts;
+  if (!parallel)
+    return 0;
   // Data parallel: the gradients are all-reduced before clipping and Adam.
-  rt::dist::GradReducer reducer;
-  std::unique_ptr<rt::dist::NcclComm> nccl; // outlives the steps, not the executor
+  if (rt::Status st = rt::dist::GradReducer::create(
+          plan, world, int64_t(args.bucketMiB * 1048576.0), reducer);
+      !st)
+    return fail(st.message());
+  if (plan.device && executor.kind() != rt::dev::DeviceKind::Host)
+    if (rt::Status st = reducer.useDeviceProgram(*plan.device); !st)
+      return fail(st.message());
+  // On GPUs the buckets are reduced in device memory by NCCL; joining waits
+  // for every rank.
+  if (executor.kind() == rt::dev::DeviceKind::Cuda) {
+    rt::dist::WaitingForRanks waiting(world, "joining NCCL");
+    if (rt::Status st = rt::dist::NcclComm::create(world, nccl); !st)
+      return fail(st.message());
+    reducer.useNccl(nccl.get());
+  }
+  exec.observer = &reducer;
+  std::cout << fmt::format("  gradient all-reduce: {} bucket{} of up to {} MiB, each as the "
+                           "backward finishes it\n",
+                           reducer.buckets().size(), reducer.buckets().size() == 1 ? "" : "s",
+                           args.bucketMiB);
+  return 0;
+}
+
+rt::Status RankRun::prepareInputs(int64_t next) {
+  rt::data::Batch batch;
+  XLNETC_RETURN_IF_ERROR(stream.next(batch));
+  if (parallel) { // this rank's rows, and every rank's token count
+    for (auto &[name, t] : batch.tensors)
+      if (!rt::train::names::hasPrefix(name, "raw.")) {
+        rt::Tensor mine;
+        XLNETC_RETURN_IF_ERROR(split.slice(t, 0, mine).withPrefix(name + ": "));
+        t = std::move(mine);
+      }
+    const rt::Tensor &mask = batch.tensors.at("target_mask");
+    double count = 0;
+    for (int64_t i = 0; i < mask.numel(); ++i)
+      count += mask.f32()[i];
+    XLNETC_RETURN_IF_ERROR(
+        rt::dist::gatherDoubles(world, Exchange::TokenCounts, count, nextCounts));
+  }
+  if (!args.dumpBatches.empty()) {
+    rt::data::Batch dumped = batch;
+    for (int64_t l = 0; state->hasMems() && l < spec.nLayer; ++l) {
+      const std::string key = rt::train::names::mems(l);
+      XLNETC_RETURN_IF_ERROR(state->get(executor, key, dumped.tensors[key]));
+    }
+    std::string path =
+        (fs::path(args.dumpBatches) / fmt::format("step-{:06d}.safetensors", next + 1)).string();
+    XLNETC_RETURN_IF_ERROR(rt::data::writeBatch(path, dumped, pipe));
+  }
+  state->bindInputs(std::move(batch.tensors), next);
+  return faults.perturbInputs(*state, executor, world.rank(), next + 1, spec.nToken);
+}
+
+rt::Status RankRun::saveCheckpoint(const std::string *position) {
+  rt::train::TrainState snap;
+  const bool hasMems = state->hasMems();
+  if (!lead) { // its rows of the memory to rank 0, one layer at a time
+    for (int64_t l = 0; hasMems && l < spec.nLayer; ++l) {
+      rt::Tensor mine, global;
+      XLNETC_RETURN_IF_ERROR(state->get(executor, rt::train::names::mems(l), mine));
+      XLNETC_RETURN_IF_ERROR(split.gather(world, mine, 1, global));
+    }
+    return rt::Status::ok();
+  }
+  XLNETC_RETURN_IF_ERROR(state->snapshot(executor, snap));
+  // Every rank's rows of the memory, in the global order (in layer order,
+  // as the other ranks send them).
+  for (int64_t l = 0; parallel && hasMems && l < spec.nLayer; ++l) {
+    rt::Tensor &t = snap.mems.at(rt::train::names::mems(l));
+    rt::Tensor global;
+    XLNETC_RETURN_IF_ERROR(split.gather(world, t, 1, global));
+    t = std::move(global);
+  }
+  snap.step = step;
+  snap.rngState = std::to_string(dropoutSeed);
+  snap.dataPosition = position ? *position : stream.savePosition();
+  snap.specFingerprint = fingerprint;
+  snap.specSummary = args.spec; // the spec file, for the "other spec" error
+  return rt::train::saveCheckpoint(ckptPath, snap);
+}
+
+int RankRun::runStep(double &loss, double &gnorm, double &lr) {
+  if (!inputsReady)
+    if (rt::Status st = prepareInputs(step); !st)
+      return fail(fmt::format("step {}: {}", step + 1, st.message()));
+  // The device runs step + 1 while the host builds the next step's batch;
+  // its loss and gradient norm come back when it ends (finish).
+  exec.seed = rt::train::stepSeed(dropoutSeed, step);
   if (parallel) {
+    if (severalRanks)
+      exec.seed = rt::train::rankSeed(exec.seed, world.rank());
+    counts = nextCounts;
+    reducer.setWeights(rt::train::rankWeights(counts, faults.reduceScale));
+  }
+  faults.beforeStep(world.rank(), step + 1);
+  // On a GPU the step's NCCL all-reduces wait for every rank, when they are
+  // enqueued and inside the stream: the step is timed as an exchange.
+  std::optional<rt::dist::WaitingForRanks> waiting;
+  if (nccl)
+    waiting.emplace(world, "a GPU step (its NCCL all-reduces)");
+  if (rt::Status st = executor.start(plan, state->bindings(), exec); !st)
+    return fail(fmt::format("step {}: {}", step + 1, st.message()));
+  // The step's results are the state of the next step: the executor keeps
+  // them (on the device), so they are bound no more.
+  state->handedToExecutor();
+  // Data parallel: no prefetch. The next batch's exchange must not start
+  // before this step's error (if any) is known, or a failed rank would
+  // enter it while the others still reduce this step's gradients.
+  inputsReady = !parallel && !checkpointAfter(step + 1) && !stopSignals->requested();
+  if (inputsReady) {
+    positionBeforePrefetch = stream.savePosition();
+    prepared = prepareInputs(step + 1);
+  }
+  if (faults.sigintAtStep && *faults.sigintAtStep == step + 1)
+    std::raise(SIGINT);
+  rt::TensorMap outputs;
+  if (rt::Status st = executor.finish(outputs); !st)
+    return fail(fmt::format("step {}: {}", step + 1, st.message()));
+  waiting.reset();
+  loss = outputs.at("loss").f32()[0];
+  if (parallel) { // the global batch's loss
+    std::vector<double> losses;
+    if (rt::Status st = rt::dist::gatherDoubles(world, Exchange::Loss, loss, losses); !st)
+      return fail(st.message());
+    loss = rt::train::globalLoss(losses, counts);
+  }
+  gnorm = outputs.at("grad_norm").f32()[0];
+  lr = outputs.at("lr").f32()[0];
+  // The executor has already taken this step's (poisoned) state as the next
+  // step's; no step follows and no checkpoint is written from it.
+  if (!std::isfinite(loss) || !std::isfinite(gnorm)) {
+    std::string kept = lastCheckpointStep >= 0
+                           ? fmt::format("the last checkpoint ({}, step {}) is untouched",
+                                         ckptPath, lastCheckpointStep)
+                           : "no checkpoint was written";
+    return fail(fmt::format("step {}: the loss is {} and the gradient norm {}: stopping "
+                            "before the update; {}",
+                            step + 1, loss, gnorm, kept));
+  }
+  return 0;
+}
+
+int RankRun::afterStep(double loss, double gnorm, double lr) {
+  const auto now = Clock::now();
+  const double elapsed = std::chrono::duration<double>(now - runStart).count();
+  const double interval = std::chrono::duration<double>(now - intervalStart).count();
+  const double tokPerSec = interval > 0 ? double(intervalSteps * tokensPerStep) / interval : 0;
+  rt::train::StepMetrics m;
+  m.step = step;
+  m.loss = loss;
+  m.lr = lr;
+  m.gradNorm = gnorm;
+  m.tokensPerSec = tokPerSec;
+  m.elapsedSec = elapsed;
+  if (lead)
+    if (rt::Status st = metrics.log(m); !st)
+      return fail(st.message());
+  // The ranks must still train one model: their parameters, hashed.
+  if (severalRanks && (step % args.checkRanksEvery == 0 || step == totalSteps)) {
+    rt::TensorMap params;
+    if (rt::Status st = state->parameters(executor, params); !st)
+      return fail(st.message());
     if (rt::Status st =
-            rt::dist::GradReducer::create(plan, world, int64_t(args.bucketMiB * 1048576.0),
-                                          reducer);
+            rt::dist::checkSameOnEveryRank(world, rt::dist::hashTensors(params), step);
         !st)
       return fail(st.message());
-    if (plan.device && executor.kind() != rt::dev::DeviceKind::Host)
-      if (rt::Status st = reducer.useDeviceProgram(*plan.device); !st)
-        return fail(st.message());
-    // On GPUs the buckets are reduced in device memory by NCCL; joining
-    // waits for every rank.
-    if (executor.kind() == rt::dev::DeviceKind::Cuda) {
-      rt::dist::WaitingForRanks waiting(world, "joining NCCL");
-      if (rt::Status st = rt::dist::NcclComm::create(world, nccl); !st)
-        return fail(st.message());
-      reducer.useNccl(nccl.get());
-    }
-    exec.observer = &reducer;
-    std::cout << fmt::format("  gradient all-reduce: {} bucket{} of up to {} MiB, each as the "
-                             "backward finishes it\n",
-                             reducer.buckets().size(), reducer.buckets().size() == 1 ? "" : "s",
-                             args.bucketMiB);
   }
-  // Per prepared step: every rank's predicted tokens (Σ target_mask), the
-  // weights of its loss and gradient in the global batch's.
-  std::vector<double> counts(size_t(world.size()), 1.0), nextCounts = counts;
-  const double reduceScale = reduceScaleFault();
-  const std::optional<int64_t> nanStep = faultStep("XLNETC_FAULT_NAN_AT_STEP");
-  const std::optional<int64_t> sigintStep = faultStep("XLNETC_FAULT_SIGINT_AT_STEP");
-  const auto runStart = Clock::now();
-  auto intervalStart = runStart;
-  int64_t intervalSteps = 0;
-  const int64_t firstStep = step;
-  int64_t lastCheckpointStep = args.resume ? step : -1;
-  rt::TensorMap outputs;
-  // The inputs of step `next` (0-based): its batch, the memory dump, the
-  // step counter and the injected fault.
-  auto prepareInputs = [&](int64_t next) -> rt::Status {
-    rt::data::Batch batch;
-    if (rt::Status st = stream.next(batch); !st)
-      return st;
-    if (parallel) { // this rank's rows, and every rank's token count
-      for (auto &[name, t] : batch.tensors)
-        if (name.rfind("raw.", 0) != 0) {
-          rt::Tensor mine;
-          XLNETC_RETURN_IF_ERROR(split.slice(t, 0, mine).withPrefix(name + ": "));
-          t = std::move(mine);
-        }
-      const rt::Tensor &mask = batch.tensors.at("target_mask");
-      double count = 0;
-      for (int64_t i = 0; i < mask.numel(); ++i)
-        count += mask.f32()[i];
-      XLNETC_RETURN_IF_ERROR(gatherDoubles(world, Exchange::TokenCounts, count, nextCounts));
-    }
-    if (!args.dumpBatches.empty()) {
-      rt::data::Batch dumped = batch;
-      for (int64_t l = 0; hasMems && l < spec.nLayer; ++l) {
-        std::string key = "mems." + std::to_string(l);
-        if (rt::Status st = bind.get(executor, key, dumped.tensors[key]); !st)
-          return st;
-      }
-      std::string path =
-          (fs::path(args.dumpBatches) / fmt::format("step-{:06d}.safetensors", next + 1)).string();
-      if (rt::Status st = rt::data::writeBatch(path, dumped, pipe); !st)
-        return st;
-    }
-    for (auto &[name, t] : batch.tensors)
-      if (name.rfind("raw.", 0) != 0)
-        bind.map[name] = std::move(t);
-    bind.map["step"] = rt::Tensor::fromI64({}, {next});
-    if (nanStep && *nanStep == next + 1) {
-      rt::Tensor poisoned;
-      if (rt::Status st = bind.get(executor, "transformer.mask_emb", poisoned); !st)
-        return st;
-      poisoned.f32()[0] = NAN;
-      bind.map["transformer.mask_emb"] = std::move(poisoned);
-    }
-    if (rankFault("XLNETC_FAULT_BADID_RANK", world.rank(), next + 1))
-      bind.map.at("input_k").i64()[0] = spec.nToken;
-    if (rankFault("XLNETC_FAULT_DESYNC_RANK", world.rank(), next + 1)) {
-      rt::Tensor nudged;
-      if (rt::Status st = bind.get(executor, "transformer.mask_emb", nudged); !st)
-        return st;
-      nudged.f32()[0] += 1e-3f;
-      bind.map["transformer.mask_emb"] = std::move(nudged);
-    }
-
-    return rt::Status::ok();
-  };
-  // A checkpoint after step `done` (1-based) records the data stream's
-  // position, so the next batch is drawn only after it.
-  auto checkpointAfter = [&](int64_t done) {
-    return done == totalSteps || (args.checkpointEvery > 0 && done % args.checkpointEvery == 0);
-  };
-  bool inputsReady = false;
-  rt::Status prepared = rt::Status::ok();
-  std::string positionBeforePrefetch; // where a checkpoint after this step resumes
-  StopSignals stopSignals(lead);
-  while (step < totalSteps) {
-    if (!inputsReady)
-      if (rt::Status st = prepareInputs(step); !st)
-        return fail(fmt::format("step {}: {}", step + 1, st.message()));
-    // The device runs step + 1 while the host builds the next step's batch;
-    // its loss and gradient norm come back when it ends (finish).
-    exec.seed = stepSeed(dropoutSeed, step);
-    if (parallel) {
-      if (severalRanks) // each rank its own dropout masks
-        exec.seed = rt::host::splitmix64(exec.seed ^ uint64_t(world.rank() + 1));
-      counts = nextCounts;
-      double total = 0;
-      for (double c : counts)
-        total += c;
-      std::vector<double> weights;
-      for (double c : counts)
-        weights.push_back(reduceScale * (total > 0 ? c / total : 1.0 / double(counts.size())));
-      reducer.setWeights(weights);
-    }
-    if (rankFault("XLNETC_FAULT_KILL_RANK", world.rank(), step + 1))
-      std::raise(SIGKILL);
-    if (rankFault("XLNETC_FAULT_HANG_RANK", world.rank(), step + 1))
-      for (;;)
-        std::this_thread::sleep_for(std::chrono::hours(1));
-    // On a GPU the step's NCCL all-reduces wait for every rank, when they
-    // are enqueued and inside the stream: the step is timed as an exchange.
-    std::optional<rt::dist::WaitingForRanks> waiting;
-    if (nccl)
-      waiting.emplace(world, "a GPU step (its NCCL all-reduces)");
-    if (rt::Status st = executor.start(plan, bind.map, exec); !st)
-      return fail(fmt::format("step {}: {}", step + 1, st.message()));
-    // The step's results are the state of the next step: the executor
-    // keeps them (on the device), so they are bound no more.
-    for (const auto &[out, in] : carry)
-      bind.map.erase(in);
-    // Data parallel: no prefetch. The next batch's exchange must not start
-    // before this step's error (if any) is known, or a failed rank would
-    // enter it while the others still reduce this step's gradients.
-    inputsReady = !parallel && !checkpointAfter(step + 1) && !stopSignals.requested();
-    if (inputsReady) {
-      positionBeforePrefetch = stream.savePosition();
-      prepared = prepareInputs(step + 1);
-    }
-    if (sigintStep && *sigintStep == step + 1)
-      std::raise(SIGINT);
-    if (rt::Status st = executor.finish(outputs); !st)
-      return fail(fmt::format("step {}: {}", step + 1, st.message()));
-    waiting.reset();
-    double loss = outputs.at("loss").f32()[0];
-    if (parallel) { // the global batch's loss: Σ_r loss_r · count_r / Σ count_r
-      std::vector<double> losses;
-      if (rt::Status st = gatherDoubles(world, Exchange::Loss, loss, losses); !st)
-        return fail(st.message());
-      double num = 0, den = 0;
-      for (size_t r = 0; r < losses.size(); ++r)
-        num += losses[r] * counts[r], den += counts[r];
-      loss = num / den;
-    }
-    const double gnorm = outputs.at("grad_norm").f32()[0];
-    const double lr = outputs.at("lr").f32()[0];
-    // The executor has already taken this step's (poisoned) state as the
-    // next step's; no step follows and no checkpoint is written from it.
-    if (!std::isfinite(loss) || !std::isfinite(gnorm)) {
-      std::string kept = lastCheckpointStep >= 0
-                             ? fmt::format("the last checkpoint ({}, step {}) is untouched",
-                                           ckptPath, lastCheckpointStep)
-                             : "no checkpoint was written";
-      return fail(fmt::format(
-          "step {}: the loss is {} and the gradient norm {}: stopping before the "
-          "update; {}",
-          step + 1, loss, gnorm, kept));
-    }
-
-    ++step;
-    ++intervalSteps;
-
-    // Metrics and progress.
-    const auto now = Clock::now();
-    const double elapsed = std::chrono::duration<double>(now - runStart).count();
-    const double interval = std::chrono::duration<double>(now - intervalStart).count();
-    const double tokPerSec = interval > 0 ? double(intervalSteps * tokensPerStep) / interval : 0;
-    rt::train::StepMetrics m;
-    m.step = step;
-    m.loss = loss;
-    m.lr = lr;
-    m.gradNorm = gnorm;
-    m.tokensPerSec = tokPerSec;
-    m.elapsedSec = elapsed;
-    if (lead)
-      if (rt::Status st = metrics.log(m); !st)
-        return fail(st.message());
-    // The ranks must still train one model: their parameters, hashed.
-    if (severalRanks && (step % args.checkRanksEvery == 0 || step == totalSteps)) {
-      rt::TensorMap params;
-      for (const auto &[name, paramShape] : shapes)
-        if (rt::Status st = bind.get(executor, name, params[name]); !st)
-          return fail(st.message());
-      if (rt::Status st = checkSameOnEveryRank(world, hashTensors(params), step); !st)
-        return fail(st.message());
-    }
-    if (step % logEvery == 0 || step == totalSteps || step == firstStep + 1) {
-      rt::train::ProgressInfo p;
-      p.step = step;
-      p.totalSteps = totalSteps;
-      p.loss = loss;
-      p.lr = lr;
-      p.gradNorm = gnorm;
-      p.tokensPerSec = tokPerSec;
-      p.etaSec = rt::train::estimateEtaSec(step - firstStep, elapsed, totalSteps - step);
-      std::cout << rt::train::formatProgress(p) << std::endl;
-      intervalStart = now;
-      intervalSteps = 0;
-    }
-    if (args.checkpointEvery > 0 && step % args.checkpointEvery == 0 && step < totalSteps) {
-      if (rt::Status st = saveCheckpoint(); !st)
-        return fail(st.message());
-      lastCheckpointStep = step;
-    }
-    if (!prepared) // the next step's inputs, built while this one ran
-      return fail(fmt::format("step {}: {}", step + 1, prepared.message()));
-    // SIGINT or SIGTERM: every rank stops after the same step (the first
-    // that any rank saw it after), with a checkpoint.
-    int stopSignal = stopSignals.requested();
-    if (parallel) {
-      std::vector<double> signals;
-      if (rt::Status st = gatherDoubles(world, Exchange::Stop, double(stopSignal), signals); !st)
-        return fail(st.message());
-      for (double s : signals)
-        stopSignal = std::max(stopSignal, int(s));
-    }
-    if (stopSignal != 0 && step < totalSteps) {
-      rt::Status saved = rt::Status::ok();
-      if (lastCheckpointStep != step)
-        saved = saveCheckpoint(inputsReady ? &positionBeforePrefetch : nullptr);
-      // Every rank waits for rank 0's checkpoint: none ends before it.
-      if (severalRanks) {
-        std::vector<uint64_t> written;
-        if (rt::Status st = exchange64(world, Exchange::StopCheckpoint, saved ? 1 : 0, written);
-            !st)
-          return fail(st.message());
-        if (!lead && written[0] == 0)
-          saved = rt::Status::error("rank 0 could not write it");
-      }
-      if (!saved)
-        return fail(fmt::format("{}: stopping after step {}, the checkpoint could not be "
-                                "written: {}",
-                                signalName(stopSignal), step, saved.message()));
-      if (lead)
-        metrics.close();
-      if (nccl)
-        nccl->finished();
-      if (lead)
-        std::cerr << fmt::format("xlnetc: {}: stopped after step {} of {}; checkpoint {} (go "
-                                 "on with --resume)\n",
-                                 signalName(stopSignal), step, totalSteps, ckptPath);
-      return 128 + stopSignal;
-    }
+  if (step % logEvery == 0 || step == totalSteps || step == firstStep + 1) {
+    rt::train::ProgressInfo p;
+    p.step = step;
+    p.totalSteps = totalSteps;
+    p.loss = loss;
+    p.lr = lr;
+    p.gradNorm = gnorm;
+    p.tokensPerSec = tokPerSec;
+    p.etaSec = rt::train::estimateEtaSec(step - firstStep, elapsed, totalSteps - step);
+    std::cout << rt::train::formatProgress(p) << std::endl;
+    intervalStart = now;
+    intervalSteps = 0;
   }
-
-  // 6. Final checkpoint and plot.
-  if (lastCheckpointStep != step) {
+  if (args.checkpointEvery > 0 && step % args.checkpointEvery == 0 && step < totalSteps) {
     if (rt::Status st = saveCheckpoint(); !st)
       return fail(st.message());
+    lastCheckpointStep = step;
   }
+  if (!prepared) // the next step's inputs, built while this one ran
+    return fail(fmt::format("step {}: {}", step + 1, prepared.message()));
+  return 0;
+}
+
+int RankRun::stopIfAsked() {
+  // Every rank stops after the same step: the first that any rank saw the
+  // signal after.
+  int stopSignal = stopSignals->requested();
+  if (parallel) {
+    std::vector<double> signals;
+    if (rt::Status st =
+            rt::dist::gatherDoubles(world, Exchange::Stop, double(stopSignal), signals);
+        !st)
+      return fail(st.message());
+    for (double s : signals)
+      stopSignal = std::max(stopSignal, int(s));
+  }
+  if (stopSignal == 0 || step >= totalSteps)
+    return 0;
+  rt::Status saved = rt::Status::ok();
+  if (lastCheckpointStep != step)
+    saved = saveCheckpoint(inputsReady ? &positionBeforePrefetch : nullptr);
+  // Every rank waits for rank 0's checkpoint: none ends before it.
+  if (severalRanks) {
+    std::vector<uint64_t> written;
+    if (rt::Status st =
+            rt::dist::exchange64(world, Exchange::StopCheckpoint, saved ? 1 : 0, written);
+        !st)
+      return fail(st.message());
+    if (!lead && written[0] == 0)
+      saved = rt::Status::error("rank 0 could not write it");
+  }
+  if (!saved)
+    return fail(fmt::format("{}: stopping after step {}, the checkpoint could not be "
+                            "written: {}",
+                            signalName(stopSignal), step, saved.message()));
+  if (lead)
+    metrics.close();
+  if (nccl)
+    nccl->finished();
+  if (lead)
+    std::cerr << fmt::format("xlnetc: {}: stopped after step {} of {}; checkpoint {} (go "
+                             "on with --resume)\n",
+                             signalName(stopSignal), step, totalSteps, ckptPath);
+  return 128 + stopSignal;
+}
+
+int RankRun::loop() {
+  runStart = intervalStart = Clock::now();
+  firstStep = step;
+  lastCheckpointStep = args.resume ? step : -1;
+  stopSignals.emplace(lead);
+  while (step < totalSteps) {
+    double loss = 0, gnorm = 0, lr = 0;
+    if (int rc = runStep(loss, gnorm, lr))
+      return rc;
+    ++step;
+    ++intervalSteps;
+    if (int rc = afterStep(loss, gnorm, lr))
+      return rc;
+    if (int rc = stopIfAsked())
+      return rc;
+  }
+  return 0;
+}
+
+int RankRun::finish() {
+  if (lastCheckpointStep != step)
+    if (rt::Status st = saveCheckpoint(); !st)
+      return fail(st.message());
   if (lead)
     metrics.close();
   if (nccl)
@@ -1030,6 +990,31 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile, rt::d
   return 0;
 }
 
+} // namespace
+
+/// The run on this process of `world` (docs/Distributed.md), phase by phase.
+static int trainOnRank(const TrainArgs &args, const StepCompiler &compile,
+                       rt::dist::Transport &world) {
+  RankRun run(args, world);
+  int rc = run.resolveSpec();
+  if (rc == 0)
+    rc = run.openStep(compile);
+  if (rc == 0)
+    rc = run.openRunDirectory();
+  if (rc == 0)
+    rc = run.openData();
+  if (rc == 0)
+    rc = run.loadState();
+  if (rc == 0)
+    rc = run.openMetrics();
+  if (rc == 0)
+    rc = run.prepareLoop();
+  if (rc == 0)
+    rc = run.loop();
+  if (rc == 0)
+    rc = run.finish();
+  return rc;
+}
 int runTrain(const TrainArgs &args, const StepCompiler &compile) {
   std::unique_ptr<rt::dist::Transport> world;
   if (rt::Status st = rt::dist::openTransport(world); !st)

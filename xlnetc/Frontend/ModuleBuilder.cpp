@@ -10,6 +10,7 @@
 
 #include "dialect/XLNet/XLNetOps.h"
 #include "runtime/PermMask.h"
+#include "runtime/train/StateNames.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -89,7 +90,7 @@ OwningOpRef<ModuleOp> buildForwardModule(MLIRContext &ctx, const ModelSpec &spec
   SmallVector<unsigned> mems;
   if (M > 0)
     for (int64_t l = 0; l < spec.nLayer; ++l)
-      mems.push_back(sig.add("input", "mems." + std::to_string(l), {M, B, D}, f32));
+      mems.push_back(sig.add("input", rt::train::names::mems(l), {M, B, D}, f32));
   unsigned wordEmb = sig.add("param", "transformer.word_embedding.weight", {V, D}, f32);
   unsigned maskEmb = sig.add("param", "transformer.mask_emb", {1, 1, D}, f32);
   struct LayerParams {
@@ -208,7 +209,7 @@ OwningOpRef<ModuleOp> buildForwardModule(MLIRContext &ctx, const ModelSpec &spec
   SmallVector<std::string> names = {"loss", "per_token_loss", "logits", "hidden"};
   for (auto [l, m] : llvm::enumerate(newMems)) {
     outs.push_back(m);
-    names.push_back("new_mems." + std::to_string(l));
+    names.push_back(rt::train::names::newMems(l));
   }
   b.create<func::ReturnOp>(loc, outs);
   SmallVector<Type> resultTypes;

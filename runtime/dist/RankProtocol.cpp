@@ -1,12 +1,12 @@
-//===- DataParallel.cpp - How `xlnetc train` splits a batch over ranks ----===//
+//===- RankProtocol.cpp - A data-parallel run's rows and exchanges ------===//
 
-#include "xlnetc/Driver/DataParallel.h"
+#include "runtime/dist/RankProtocol.h"
 
 #include <fmt/format.h>
 
 #include <cstring>
 
-namespace xlnetc {
+namespace xlnetc::rt::dist {
 
 rt::Status RowSplit::make(int rank, int size, int64_t globalBatch, bool biData,
                           RowSplit &out) {
@@ -275,4 +275,4 @@ rt::Status checkSameSettings(rt::dist::Transport &world,
       key, va, vb, r));
 }
 
-} // namespace xlnetc
+} // namespace xlnetc::rt::dist

@@ -1,4 +1,4 @@
-//===- DataParallel.h - How `xlnetc train` splits a batch over ranks -*- C++ -*-===//
+//===- RankProtocol.h - A data-parallel run's rows and exchanges -*- C++ -*-===//
 //
 // A data-parallel run (docs/Distributed.md) is N processes of one model.
 // Every rank builds the same global batch stream (the 1-process pipeline,
@@ -9,12 +9,14 @@
 // forward rows, the second half their backward copies. The parameters
 // and moments are the same on every rank; checkpoints hold the global
 // memory in the 1-process row order, so a checkpoint is the same file
-// whatever N wrote it.
+// whatever N wrote it. The small exchanges by which the ranks agree
+// (settings, setup, start, token counts, losses, a stop) are the protocol
+// every rank follows in step; xlnetc/Driver/Train.cpp calls them.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef XLNETC_XLNETC_DRIVER_DATAPARALLEL_H
-#define XLNETC_XLNETC_DRIVER_DATAPARALLEL_H
+#ifndef XLNETC_RUNTIME_DIST_RANKPROTOCOL_H
+#define XLNETC_RUNTIME_DIST_RANKPROTOCOL_H
 
 #include "runtime/Tensor.h"
 #include "runtime/dist/Transport.h"
@@ -24,7 +26,7 @@
 #include <utility>
 #include <vector>
 
-namespace xlnetc {
+namespace xlnetc::rt::dist {
 
 struct RowSplit {
   int rank = 0, size = 1;
@@ -103,6 +105,6 @@ rt::Status checkSameStart(rt::dist::Transport &world, const std::string &start);
 rt::Status gatherDoubles(rt::dist::Transport &world, Exchange what, double value,
                          std::vector<double> &out);
 
-} // namespace xlnetc
+} // namespace xlnetc::rt::dist
 
-#endif // XLNETC_XLNETC_DRIVER_DATAPARALLEL_H
+#endif // XLNETC_RUNTIME_DIST_RANKPROTOCOL_H
