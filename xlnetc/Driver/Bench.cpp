@@ -19,6 +19,7 @@
 #include "runtime/host/GemmKernels.h"
 #include "runtime/host/Kernels.h"
 #include "runtime/device/AttentionTc.h"
+#include "passes/Target/CUDA/CudaEmitter.h"
 #include "runtime/device/Device.h"
 #include "runtime/device/FloatBits.h"
 
@@ -464,48 +465,64 @@ namespace {
 /// One stream's shapes for the kernel benchmark.
 struct AttnShape {
   const char *stream;
-  int64_t B, T, N, H, K, S, R;
-  bool rows;
-  int64_t site;
+  int64_t T; // query rows: seq_len (content) or num_predict (query)
+  bool rows; // the query stream reads the prediction rows
 };
 
-/// The tensor-core forward and backward of `a` as one module (the wrappers
-/// the emitter writes for a bf16 step: PHASE 0..3 on tensor cores, PHASE 4
-/// the bias columns), in the configurations of `fwdWarps` and `bwdWarps`
-/// warps per block.
-std::string attentionModule(const std::vector<AttnShape> &shapes, int fwdWarps, int bwdWarps) {
-  std::string s = "#include \"xlnetc_prelude.cuh\"\n#include \"xlnetc_k_attention_tc.cuh\"\n"
-                  "typedef unsigned long long u64;\ntypedef long long i64;\ntypedef xl_bf16 h16;\n";
+/// The plan of the attention benchmark: for each stream of `shapes`, the
+/// bf16 `rel_attention` of a training step on compact masks and its
+/// `rel_attention_grad` (steps 2s and 2s + 1), over shared k, v, k_r,
+/// segment ids and ranks: what the emitter makes of a bf16 step's attention.
+std::string attentionPlan(const std::vector<AttnShape> &shapes, int64_t B, int64_t N, int64_t H,
+                          int64_t S, int64_t K, int64_t R, int64_t NP) {
+  json buffers = json::array(), steps = json::array();
+  auto buffer = [&](const char *dtype, std::vector<int64_t> shape, const std::string &role,
+                    const std::string &name) {
+    json b = {{"id", buffers.size()}, {"dtype", dtype}, {"shape", shape}, {"role", role}};
+    if (!name.empty())
+      b["name"] = name;
+    buffers.push_back(b);
+    return int(buffers.size() - 1);
+  };
+  const int k = buffer("bf16", {B, K, N, H}, "input", "k"),
+            v = buffer("bf16", {B, K, N, H}, "input", "v"),
+            kr = buffer("bf16", {1, R, N, H}, "input", "k_r"),
+            se = buffer("f32", {2, N, H}, "input", "seg_embed"),
+            rw = buffer("f32", {N, H}, "input", "r_w_bias"),
+            rr = buffer("f32", {N, H}, "input", "r_r_bias"),
+            rs = buffer("f32", {N, H}, "input", "r_s_bias"),
+            seg = buffer("i64", {B, S}, "input", "seg_id"),
+            rank = buffer("i64", {B, 2, S}, "input", "perm_rank"),
+            rows = buffer("i64", {B, NP}, "input", "rows");
+  const json attrs = {{"scale", 1.0 / std::sqrt(double(H))}, {"dropatt", 0.0}};
+  int64_t site = 1;
   for (const AttnShape &a : shapes) {
-    const std::string targs = fmt::format(
-        "{}, {}, {}, {}, {}, {}, 1, {}, {}, {}ull, 0u", a.B, a.T, a.N, a.H, a.K, a.S, a.R,
-        a.rows ? 1 : 0, rt::dev::doubleBits(1.0 / std::sqrt(double(a.H))));
-    s += fmt::format(R"(
-XL_KERNEL void fwd_{0}(const h16 *q, const h16 *k, const h16 *v, const h16 *kr,
-    const float *se, const float *rw, const float *rr, const float *rs, const i64 *seg,
-    const i64 *rank, const i64 *rows, h16 *o, float *lse, int *st, u64 seed) {{
-  xl_rel_attention_tc<{1}, 0, {3}>(q, k, v, kr, se, rw, rr, rs, seg, rank, rows, o, lse, st,
-      {2}, seed);
-}}
-XL_EXPORT(fwd_{0})
-)",
-                     a.stream, targs, a.site, fwdWarps);
-    for (int phase = 0; phase < 5; ++phase)
-      s += fmt::format(R"(
-XL_KERNEL void bwd_{0}_{1}(const h16 *dout, const h16 *q, const h16 *k, const h16 *v,
-    const h16 *kr, const float *se, const float *rw, const float *rr, const float *rs,
-    const i64 *seg, const i64 *rank, const i64 *rows, h16 *dq, h16 *dk, h16 *dv, h16 *dkr,
-    float *dse, float *drw, float *drr, float *drs, double *ws, int *st, u64 seed) {{
-  xl_rel_attention_tc_grad<{2}, {1}, 0, {4}>(dout, q, k, v, kr, se, rw, rr, rs, seg, rank, rows,
-      (const h16 *)0, (const h16 *)0, (const h16 *)0, (const float *)0, (const float *)0,
-      (const float *)0, (const float *)0, dq, dk, dv, dkr, dse, drw, drr, drs, ws, st, {3},
-      seed);
-}}
-XL_EXPORT(bwd_{0}_{1})
-)",
-                       a.stream, phase, targs, a.site, bwdWarps);
+    const std::string s = a.stream;
+    const int q = buffer("bf16", {B, a.T, N, H}, "input", "q." + s),
+              dout = buffer("bf16", {B, a.T, N, H}, "input", "dout." + s);
+    json operands = {q, k, v, kr, se, rw, rr, rs, seg, rank};
+    if (a.rows)
+      operands.push_back(rows);
+    json stepAttrs = attrs;
+    stepAttrs["dropout_site"] = site++;
+    const int out = buffer("bf16", {B, a.T, N, H}, "temp", "");
+    steps.push_back({{"op", "rel_attention"}, {"in", operands}, {"out", {out}},
+                     {"attrs", stepAttrs}, {"loc", s + " forward"}});
+    json gradIn = {dout};
+    gradIn.insert(gradIn.end(), operands.begin(), operands.end());
+    json gradOut = json::array();
+    for (std::vector<int64_t> shape : {std::vector<int64_t>{B, a.T, N, H}, {B, K, N, H},
+                                       {B, K, N, H}, {1, R, N, H}})
+      gradOut.push_back(buffer("bf16", shape, "temp", ""));
+    for (std::vector<int64_t> shape :
+         {std::vector<int64_t>{2, N, H}, {N, H}, {N, H}, {N, H}})
+      gradOut.push_back(buffer("f32", shape, "temp", ""));
+    steps.push_back({{"op", "rel_attention_grad"}, {"in", gradIn}, {"out", gradOut},
+                     {"attrs", stepAttrs}, {"loc", s + " backward"}});
   }
-  return s;
+  return json{{"format", "xlnetc-plan"}, {"version", rt::kSupportedPlanVersion},
+              {"function", "attention"}, {"buffers", buffers}, {"steps", steps}}
+      .dump();
 }
 
 } // namespace
@@ -531,21 +548,26 @@ int runAttentionBench(const AttentionBenchArgs &args) {
     return fail("bench-attention: the host executor runs no kernels; use --device emu or cuda");
   dv::Device &dev = *devp;
   const int64_t K = M + S, R = K + S;
-  const std::vector<AttnShape> shapes = {{"content", B, S, N, H, K, S, R, false, 1},
-                                         {"query", B, NP, N, H, K, S, R, true, 2}};
-  // The configurations the emitter would choose for this device.
-  const int64_t smemPerBlock = int64_t(dev.maxSharedMemoryPerBlock());
-  const int fwdWarps = dv::attnTcWarps(H, false, smemPerBlock),
-            bwdWarps = dv::attnTcWarps(H, true, smemPerBlock);
-  if (!fwdWarps || !bwdWarps)
-    return fail(fmt::format("bench-attention: d_head {} needs more shared memory per block "
-                            "than the device's {} bytes",
-                            H, smemPerBlock));
+  const std::vector<AttnShape> shapes = {{"content", S, false}, {"query", NP, true}};
+  // The kernels and launches the CUDA emitter makes of the attention of a
+  // bf16 training step for this device (the ones a step runs).
+  const std::optional<dv::GpuTarget> target = deviceTarget(executor);
+  rt::Plan plan;
+  if (rt::Status st = rt::parsePlan(attentionPlan(shapes, B, N, H, S, K, R, NP), plan); !st)
+    return fail("bench-attention: " + st.message());
+  cuda::CudaEmitOptions emit;
+  emit.moduleName = "attention-bench.cu";
+  emit.origin = "xlnetc-run bench-attention";
+  if (target)
+    emit.target = *target;
+  rt::DeviceProgram program;
+  if (rt::Status st = cuda::emitDeviceProgram(plan, emit, program); !st)
+    return fail("bench-attention: " + st.message());
+  const int fwdWarps = dv::attnTcWarps(H, false, emit.target.smemPerBlock),
+            bwdWarps = dv::attnTcWarps(H, true, emit.target.smemPerBlock);
   std::unique_ptr<dv::Module> mod;
   const auto tCompile = Clock::now();
-  if (rt::Status st = dev.loadModule(
-          {"attention-bench.cu", attentionModule(shapes, fwdWarps, bwdWarps), {}}, mod);
-      !st)
+  if (rt::Status st = dev.loadModule({program.moduleName, program.source, {}}, mod); !st)
     return fail("bench-attention: " + st.message());
   std::cout << fmt::format("xlnetc-run bench-attention on {}: batch {}, {} heads × {}, seq {}, "
                            "mem {}, num_predict {}, {} and {} warps per block (kernels ready "
@@ -557,7 +579,9 @@ int runAttentionBench(const AttentionBenchArgs &args) {
   if (rt::Status st = measureGemm(dev, gemmSize, gemmTflops); !st)
     return fail("bench-attention: " + st.message());
 
-  // Operands: random bf16 values, segment ids, ranks and gathered rows.
+  // Every buffer of the plan: random bf16 and f32 values, segment ids,
+  // ranks and gathered rows; the outputs zeroed. Then the steps' workspace,
+  // status words and seed.
   std::mt19937 gen(11);
   std::vector<dv::DevPtr> live;
   rt::Status allocated = rt::Status::ok(); // every allocation and upload so far
@@ -570,19 +594,10 @@ int runAttentionBench(const AttentionBenchArgs &args) {
     live.push_back(p);
     return p;
   };
-  auto bf16s = [&](int64_t n) {
-    std::vector<uint16_t> h(static_cast<size_t>(n));
-    std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-    for (uint16_t &x : h)
-      x = rt::bf16FromFloat(u(gen));
-    return put(h.data(), h.size() * 2);
-  };
-  auto f32s = [&](int64_t n) {
-    std::vector<float> h(static_cast<size_t>(n));
-    std::uniform_real_distribution<float> u(-0.1f, 0.1f);
-    for (float &x : h)
-      x = u(gen);
-    return put(h.data(), h.size() * 4);
+  auto freeAll = [&] {
+    for (dv::DevPtr p : live)
+      if (p)
+        dev.free(p);
   };
   std::vector<int64_t> seg(static_cast<size_t>(B * S)), rank(static_cast<size_t>(B * 2 * S)),
       rows(static_cast<size_t>(B * NP));
@@ -600,118 +615,127 @@ int runAttentionBench(const AttentionBenchArgs &args) {
     for (int64_t t = 0; t < NP; ++t)
       rows[size_t(b * NP + t)] = pos[size_t(t)];
   }
-  const dv::DevPtr k = bf16s(B * K * N * H), v = bf16s(B * K * N * H), kr = bf16s(R * N * H),
-                   se = f32s(2 * N * H), rw = f32s(N * H), rr = f32s(N * H), rs = f32s(N * H),
-                   dseg = put(seg.data(), seg.size() * 8), drank = put(rank.data(), rank.size() * 8),
-                   drows = put(rows.data(), rows.size() * 8);
+  const std::map<std::string, const std::vector<int64_t> *> ids = {
+      {"seg_id", &seg}, {"perm_rank", &rank}, {"rows", &rows}};
+  std::vector<dv::DevPtr> addr;
+  for (const rt::Buffer &buf : plan.buffers) {
+    const size_t n = size_t(rt::numelOf(buf.shape));
+    if (buf.role != rt::Buffer::Input) {
+      addr.push_back(put(nullptr, n * rt::dtypeSize(buf.dtype)));
+    } else if (auto it = ids.find(buf.name); it != ids.end()) {
+      addr.push_back(put(it->second->data(), n * 8));
+    } else if (buf.dtype == rt::DType::BF16) {
+      std::vector<uint16_t> h(n);
+      std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+      for (uint16_t &x : h)
+        x = rt::bf16FromFloat(u(gen));
+      addr.push_back(put(h.data(), n * 2));
+    } else {
+      std::vector<float> h(n);
+      std::uniform_real_distribution<float> u(-0.1f, 0.1f);
+      for (float &x : h)
+        x = u(gen);
+      addr.push_back(put(h.data(), n * 4));
+    }
+  }
+  int64_t workspaceBytes = 0;
+  for (const rt::DeviceStep &ds : program.steps)
+    workspaceBytes = std::max(workspaceBytes, ds.workspaceBytes);
+  const unsigned long long seedValue = 5;
+  const dv::DevPtr ws = put(nullptr, size_t(workspaceBytes)),
+                   status = put(nullptr, rt::kStatusWords * 4),
+                   seed = put(&seedValue, sizeof seedValue);
+  if (!allocated) {
+    freeAll();
+    return fail("bench-attention: " + allocated.message());
+  }
+
+  // Times the launches of plan step `index` as the device executor makes
+  // them (DeviceExecutor.cpp: every argument one 64-bit value).
+  auto timeStep = [&](size_t index, double &secs) -> rt::Status {
+    struct Launch {
+      dv::Kernel kernel;
+      dv::LaunchDims dims;
+      std::vector<uint64_t> values;
+      std::vector<void *> params;
+    };
+    std::vector<Launch> launches;
+    for (const rt::DeviceLaunch &l : program.steps[index].launches) {
+      if (l.kind != rt::DeviceLaunch::Kernel)
+        return rt::Status::error(fmt::format("{}: a GEMM launch in the attention's program",
+                                             plan.steps[index].loc));
+      Launch &x = launches.emplace_back();
+      XLNETC_RETURN_IF_ERROR(dev.getKernel(*mod, l.kernel, x.kernel));
+      x.dims.grid[0] = l.grid;
+      x.dims.block[0] = l.block;
+      x.dims.dynSmem = l.dynSmem;
+      for (const rt::KernelArg &arg : l.args)
+        switch (arg.kind) {
+        case rt::KernelArg::Buffer: x.values.push_back(addr[size_t(arg.index)]); break;
+        case rt::KernelArg::Null: x.values.push_back(0); break;
+        case rt::KernelArg::Workspace: x.values.push_back(ws + uint64_t(arg.value)); break;
+        case rt::KernelArg::Status: x.values.push_back(status); break;
+        case rt::KernelArg::Seed: x.values.push_back(seed); break;
+        case rt::KernelArg::Immediate: x.values.push_back(uint64_t(arg.value)); break;
+        case rt::KernelArg::Table:
+          return rt::Status::error("a multi-tensor table in the attention's program");
+        }
+    }
+    for (Launch &x : launches)
+      for (uint64_t &value : x.values)
+        x.params.push_back(&value);
+    auto once = [&]() -> rt::Status {
+      for (Launch &x : launches)
+        XLNETC_RETURN_IF_ERROR(dev.launch(x.kernel, x.dims, x.params.data(), plan.steps[index].loc));
+      return rt::Status::ok();
+    };
+    for (int i = 0; i < args.warmup; ++i)
+      XLNETC_RETURN_IF_ERROR(once());
+    XLNETC_RETURN_IF_ERROR(dev.synchronize("bench-attention"));
+    const auto t0 = Clock::now();
+    for (int i = 0; i < args.iters; ++i)
+      XLNETC_RETURN_IF_ERROR(once());
+    XLNETC_RETURN_IF_ERROR(dev.synchronize("bench-attention"));
+    secs = seconds(t0, Clock::now()) / args.iters;
+    return rt::Status::ok();
+  };
+
   json results = json::array();
   std::string table = fmt::format("{:<9} {:<9} {:>10} {:>10} {:>12}\n", "stream", "pass",
                                   "ms", "TFLOP/s", "of GEMM");
   double totalFlops = 0, totalSecs = 0;
-  for (const AttnShape &a : shapes) {
-    const int64_t T = a.T;
-    const dv::DevPtr q = bf16s(B * T * N * H), dout = bf16s(B * T * N * H),
-                     o = put(nullptr, size_t(B * T * N * H) * 2),
-                     lse = put(nullptr, size_t(B * T * N) * 4), st = put(nullptr, 5 * 4),
-                     ws = put(nullptr, size_t(B * T * N * (2 * H + 4)) * 8);
-    std::vector<dv::DevPtr> grads;
-    for (int64_t n : {B * T * N * H * 2, B * K * N * H * 2, B * K * N * H * 2, R * N * H * 2,
-                      2 * N * H * 4, N * H * 4, N * H * 4, N * H * 4})
-      grads.push_back(put(nullptr, size_t(n)));
-    if (!allocated) {
-      for (dv::DevPtr p : live)
-        if (p)
-          dev.free(p);
-      return fail("bench-attention: " + allocated.message());
-    }
-    const dv::DevPtr rowsArg = a.rows ? drows : 0;
-    unsigned long long seed = 5;
-    auto timeLaunches = [&](const std::vector<std::pair<std::string, dv::LaunchDims>> &ls,
-                            std::vector<dv::DevPtr> argv, double &secs) -> rt::Status {
-      std::vector<void *> params;
-      for (dv::DevPtr &x : argv)
-        params.push_back(&x);
-      params.push_back(&seed);
-      std::vector<dv::Kernel> kernels(ls.size());
-      for (size_t i = 0; i < ls.size(); ++i)
-        XLNETC_RETURN_IF_ERROR(dev.getKernel(*mod, ls[i].first, kernels[i]));
-      auto once = [&]() -> rt::Status {
-        for (size_t i = 0; i < ls.size(); ++i)
-          XLNETC_RETURN_IF_ERROR(dev.launch(kernels[i], ls[i].second, params.data(), ls[i].first));
-        return rt::Status::ok();
-      };
-      for (int i = 0; i < args.warmup; ++i)
-        XLNETC_RETURN_IF_ERROR(once());
-      XLNETC_RETURN_IF_ERROR(dev.synchronize("bench-attention"));
-      const auto t0 = Clock::now();
-      for (int i = 0; i < args.iters; ++i)
-        XLNETC_RETURN_IF_ERROR(once());
-      XLNETC_RETURN_IF_ERROR(dev.synchronize("bench-attention"));
-      secs = seconds(t0, Clock::now()) / args.iters;
-      return rt::Status::ok();
-    };
-    auto dims = [](int64_t grid, int block, int64_t smem) {
-      dv::LaunchDims d;
-      d.grid[0] = unsigned(std::clamp<int64_t>(grid, 1, 65535));
-      d.block[0] = unsigned(block);
-      d.dynSmem = size_t(smem);
-      return d;
-    };
-    // The emitter's launches (CudaEmitter.cpp emitFusedRelAttention).
-    const int64_t fwdRows = dv::attnTcRows(fwdWarps), bwdRows = dv::attnTcRows(bwdWarps);
-    const int bwdBlock = dv::attnTcBlock(bwdWarps), colBlock = dv::kAttnTcColumnsBlock;
+  for (size_t si = 0; si < shapes.size(); ++si) {
+    const AttnShape &a = shapes[si];
     double fwdSecs = 0, bwdSecs = 0;
-    rt::Status stt = timeLaunches(
-        {{fmt::format("fwd_{}", a.stream),
-          dims(B * N * ((T + fwdRows - 1) / fwdRows), dv::attnTcBlock(fwdWarps),
-               dv::attnTcSmemBytes(H, fwdWarps))}},
-        {q, k, v, kr, se, rw, rr, rs, dseg, drank, rowsArg, o, lse, st}, fwdSecs);
-    if (stt) {
-      const int64_t smem = dv::attnTcSmemBytes(H, bwdWarps, true);
-      const int64_t rowsTiles = B * N * ((T + bwdRows - 1) / bwdRows);
-      std::vector<dv::DevPtr> argv = {dout, q, k, v, kr, se, rw, rr, rs, dseg, drank, rowsArg};
-      argv.insert(argv.end(), grads.begin(), grads.end());
-      argv.insert(argv.end(), {ws, st});
-      stt = timeLaunches(
-          {{fmt::format("bwd_{}_0", a.stream), dims(rowsTiles, bwdBlock, smem)},
-           {fmt::format("bwd_{}_1", a.stream), dims(rowsTiles, bwdBlock, smem)},
-           {fmt::format("bwd_{}_2", a.stream),
-            dims(B * N * ((K + bwdRows - 1) / bwdRows), bwdBlock, smem)},
-           {fmt::format("bwd_{}_3", a.stream),
-            dims(N * ((R + bwdRows - 1) / bwdRows), bwdBlock, smem)},
-           {fmt::format("bwd_{}_4", a.stream),
-            dims((N * H + colBlock - 1) / colBlock, colBlock, 0)}},
-          argv, bwdSecs);
-    }
-    int words[5] = {0, 0, 0, 0, 0};
+    rt::Status stt = timeStep(2 * si, fwdSecs);
     if (stt)
-      stt = dev.download(words, st, sizeof words);
+      stt = timeStep(2 * si + 1, bwdSecs);
+    int words[rt::kStatusWords] = {};
+    if (stt)
+      stt = dev.download(words, status, sizeof words);
     if (stt && words[0] != 0)
       stt = rt::Status::error(fmt::format("the {} stream's kernels reported data error {} "
                                           "(status words {} {} {} {})",
                                           a.stream, words[0], words[1], words[2], words[3],
                                           words[4]));
     if (!stt) {
-      for (dv::DevPtr p : live)
-        if (p)
-          dev.free(p);
+      freeAll();
       return fail("bench-attention: " + stt.message());
     }
-    const double unit = 2.0 * double(B * N) * double(T) * double(K) * double(H);
+    const double unit = 2.0 * double(B * N) * double(a.T) * double(K) * double(H);
     for (auto [pass, secs, flops] : {std::tuple<const char *, double, double>{"forward", fwdSecs, 3 * unit},
                                      {"backward", bwdSecs, 6 * unit}}) {
       const double tf = flops / secs / 1e12;
       table += fmt::format("{:<9} {:<9} {:>10.3f} {:>10.3f} {:>11.1f}%\n", a.stream, pass,
                            secs * 1e3, tf, 100.0 * tf / gemmTflops);
-      results.push_back({{"stream", a.stream}, {"pass", pass}, {"rows", T}, {"keys", K},
+      results.push_back({{"stream", a.stream}, {"pass", pass}, {"rows", a.T}, {"keys", K},
                          {"ms", secs * 1e3}, {"model_flops", flops}, {"tflops", tf},
                          {"fraction_of_gemm", tf / gemmTflops}});
       totalFlops += flops;
       totalSecs += secs;
     }
   }
-  for (dv::DevPtr p : live)
-    dev.free(p);
+  freeAll();
   const double totalTf = totalFlops / totalSecs / 1e12;
   table += fmt::format("{:<19} {:>10.3f} {:>10.3f} {:>11.1f}%\n", "both, fwd + bwd",
                        totalSecs * 1e3, totalTf, 100.0 * totalTf / gemmTflops);
