@@ -2,10 +2,10 @@
 
 #include "fuzz/FuzzTargets.h"
 
-#include "runtime/DeviceProgramJson.h"
-#include "runtime/Plan.h"
+#include "runtime/plan/DeviceProgramJson.h"
+#include "runtime/plan/Plan.h"
 #include "runtime/device/Sha256.h"
-#include "runtime/Safetensors.h"
+#include "runtime/io/Safetensors.h"
 #include "runtime/data/Batch.h"
 #include "runtime/train/Checkpoint.h"
 #include "runtime/train/WeightsReader.h"

@@ -24,8 +24,8 @@
 #include "xlnetc/Driver/RunStep.h"
 #include "xlnetc/Driver/Train.h"
 
-#include "runtime/DeviceProgramJson.h"
-#include "runtime/MemoryPlan.h"
+#include "runtime/plan/DeviceProgramJson.h"
+#include "runtime/plan/MemoryPlan.h"
 
 #include "xlnetc/Driver/Guard.h"
 

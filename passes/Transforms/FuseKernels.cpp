@@ -39,7 +39,7 @@
 #include "dialect/XLNet/XLNetOps.h"
 #include "passes/Passes.h"
 
-#include "runtime/device/AttentionTc.h"
+#include "target/cuda/AttentionTc.h"
 
 #include "mlir/IR/Builders.h"
 

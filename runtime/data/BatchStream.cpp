@@ -2,7 +2,7 @@
 
 #include "runtime/data/BatchStream.h"
 
-#include "runtime/Safetensors.h"
+#include "runtime/io/Safetensors.h"
 #include "runtime/data/Batch.h"
 
 #include <fmt/format.h>

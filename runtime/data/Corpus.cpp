@@ -2,8 +2,8 @@
 
 #include "runtime/data/Corpus.h"
 
-#include "runtime/InputFile.h"
-#include "runtime/MemoryCheck.h"
+#include "runtime/io/InputFile.h"
+#include "runtime/exec/MemoryCheck.h"
 
 #include <fmt/format.h>
 

@@ -2,7 +2,7 @@
 
 #include "runtime/data/Tokenizer.h"
 
-#include "runtime/InputFile.h"
+#include "runtime/io/InputFile.h"
 
 #include <fmt/format.h>
 #include <unicode/normalizer2.h>

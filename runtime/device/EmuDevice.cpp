@@ -17,7 +17,7 @@
 #include "runtime/device/EmuDevice.h"
 
 #include "runtime/device/KernelCache.h"
-#include "runtime/MemoryCheck.h"
+#include "runtime/exec/MemoryCheck.h"
 #include "runtime/device/prelude/xlnetc_emu_abi.h"
 
 #include <fmt/format.h>

@@ -3,7 +3,7 @@
 #include "runtime/dist/GradReducer.h"
 
 #include "runtime/dist/NcclComm.h"
-#include "runtime/PlanDataflow.h"
+#include "runtime/plan/PlanDataflow.h"
 
 #include <fmt/format.h>
 

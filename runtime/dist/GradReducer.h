@@ -29,9 +29,9 @@
 #ifndef XLNETC_RUNTIME_DIST_GRADREDUCER_H
 #define XLNETC_RUNTIME_DIST_GRADREDUCER_H
 
-#include "runtime/DeviceProgram.h"
-#include "runtime/HostExecutor.h"
-#include "runtime/Plan.h"
+#include "runtime/plan/DeviceProgram.h"
+#include "runtime/exec/HostExecutor.h"
+#include "runtime/plan/Plan.h"
 #include "runtime/dist/Transport.h"
 
 #include <cstdint>

@@ -2,9 +2,9 @@
 
 #include "runtime/host/HostFusion.h"
 
-#include "runtime/MemoryPlan.h"
-#include "runtime/Plan.h"
-#include "runtime/PlanDataflow.h"
+#include "runtime/plan/MemoryPlan.h"
+#include "runtime/plan/Plan.h"
+#include "runtime/plan/PlanDataflow.h"
 #include "runtime/Tensor.h"
 
 #include <algorithm>

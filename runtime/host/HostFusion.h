@@ -23,7 +23,7 @@
 #ifndef XLNETC_RUNTIME_HOST_HOSTFUSION_H
 #define XLNETC_RUNTIME_HOST_HOSTFUSION_H
 
-#include "runtime/MemoryPlan.h"
+#include "runtime/plan/MemoryPlan.h"
 
 #include <cstddef>
 #include <cstdint>

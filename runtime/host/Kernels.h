@@ -18,7 +18,7 @@
 #ifndef XLNETC_RUNTIME_HOST_KERNELS_H
 #define XLNETC_RUNTIME_HOST_KERNELS_H
 
-#include "runtime/Plan.h"
+#include "runtime/plan/Plan.h"
 #include "runtime/Status.h"
 #include "runtime/Tensor.h"
 #include "runtime/host/DropoutHash.h"

@@ -21,7 +21,7 @@
 #ifndef XLNETC_RUNTIME_HOST_VECKERNELS_H
 #define XLNETC_RUNTIME_HOST_VECKERNELS_H
 
-#include "runtime/Plan.h"
+#include "runtime/plan/Plan.h"
 #include "runtime/Status.h"
 
 #include <cstdint>

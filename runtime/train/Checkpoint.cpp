@@ -2,7 +2,7 @@
 
 #include "runtime/train/Checkpoint.h"
 
-#include "runtime/Safetensors.h"
+#include "runtime/io/Safetensors.h"
 #include "runtime/train/AtomicFile.h"
 #include "runtime/train/CheckpointUtil.h"
 #include "runtime/train/WeightsReader.h"

@@ -14,8 +14,8 @@
 #ifndef XLNETC_RUNTIME_TRAIN_TRAINER_H
 #define XLNETC_RUNTIME_TRAIN_TRAINER_H
 
-#include "runtime/Executor.h"
-#include "runtime/Plan.h"
+#include "runtime/exec/Executor.h"
+#include "runtime/plan/Plan.h"
 #include "runtime/Status.h"
 #include "runtime/Tensor.h"
 #include "runtime/train/Checkpoint.h"

@@ -2,7 +2,7 @@
 
 #include "runtime/train/WeightsReader.h"
 
-#include "runtime/SafetensorsHeader.h"
+#include "runtime/io/SafetensorsHeader.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

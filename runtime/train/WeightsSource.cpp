@@ -2,7 +2,7 @@
 
 #include "runtime/train/WeightsSource.h"
 
-#include "runtime/InputFile.h"
+#include "runtime/io/InputFile.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

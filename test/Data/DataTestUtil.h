@@ -4,7 +4,7 @@
 #ifndef XLNETC_TEST_DATA_DATATESTUTIL_H
 #define XLNETC_TEST_DATA_DATATESTUTIL_H
 
-#include "runtime/Safetensors.h"
+#include "runtime/io/Safetensors.h"
 #include "runtime/Tensor.h"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 //===- LocalPermTest.cpp - _local_perm, halves and target padding ---------===//
 
-#include "runtime/Safetensors.h"
+#include "runtime/io/Safetensors.h"
 #include "runtime/data/LocalPerm.h"
 #include "runtime/host/Kernels.h"
 #include "test/Runtime/TestUtil.h"

@@ -10,9 +10,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Target/CUDA/CudaEmitter.h"
-#include "runtime/DeviceExecutor.h"
-#include "runtime/Executor.h"
+#include "target/cuda/CudaEmitter.h"
+#include "runtime/exec/DeviceExecutor.h"
+#include "runtime/exec/Executor.h"
 #include "test/Device/DeviceTestUtil.h"
 #include "test/Runtime/TinyPlans.h"
 

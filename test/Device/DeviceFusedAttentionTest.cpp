@@ -17,7 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/BFloat16.h"
-#include "runtime/device/AttentionTc.h"
+#include "target/cuda/AttentionTc.h"
 #include "runtime/device/CudaApi.h"
 #include "runtime/device/Device.h"
 #include "runtime/device/KernelCache.h"

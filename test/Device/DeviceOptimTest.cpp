@@ -103,17 +103,17 @@ std::string optimModuleText() {
       << kNormSizes.size() << ", " << normChunks << ", " << kNormChunk << ", "
       << phase << ", " << kBlock << ">(t, out, ws, seed);\n}\nXL_EXPORT(gnorm_"
       << phase << ")\n";
+  // One parameter of kAdamN elements: the multi-tensor kernel (the only
+  // adam_update kernel) over a table of one entry, built in the wrapper.
   for (int bc : {0, 1})
     s << "XL_KERNEL void adam_" << bc
       << "(const float *p, const float *g, const float *m, const float *v, "
          "const float *lr, const float *gn, const xl_i64 *step, float *po, "
          "float *mo, float *vo, int *status, unsigned long long seed) {\n"
-         "  xl_adam_update<"
-      << kAdamN << ", " << adamBits << ", " << (bc ? "true" : "false") << ", "
-      << kBlock
-      << ">(p, g, m, v, lr, gn, step, po, mo, vo, status, seed);\n}\n"
-         "XL_EXPORT(adam_"
-      << bc << ")\n";
+         "  XlAdamEntry e = {p, g, m, v, po, mo, vo, "
+      << kAdamN << ", 0, 1, 0};\n  xl_adam_update_multi<1, " << chunksOf({kAdamN}, kAdamChunk)
+      << ", " << kAdamChunk << ", " << adamBits << ", " << (bc ? "true" : "false") << ", "
+      << kBlock << ">(&e, lr, gn, step, status, seed);\n}\nXL_EXPORT(adam_" << bc << ")\n";
   for (int bc : {0, 1})
     s << "XL_KERNEL void adam_multi_" << bc
       << "(const XlAdamEntry *t, const float *lr, const float *gn, const "

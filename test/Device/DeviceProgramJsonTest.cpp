@@ -9,9 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Target/CUDA/CudaEmitter.h"
+#include "target/cuda/CudaEmitter.h"
 #include "test/Device/DeviceTestUtil.h"
-#include "runtime/DeviceProgramJson.h"
+#include "runtime/plan/DeviceProgramJson.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

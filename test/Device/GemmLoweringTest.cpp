@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/device/Device.h"
-#include "runtime/device/GemmLowering.h"
+#include "target/cuda/GemmLowering.h"
 #include "runtime/host/Kernels.h"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 //===- MemoryPlanTest.cpp - The arena of a step's temporaries -------------===//
 //
-// planMemory (runtime/MemoryPlan.h): temps whose lifetimes do not overlap
+// planMemory (runtime/plan/MemoryPlan.h): temps whose lifetimes do not overlap
 // share memory, temps whose lifetimes overlap never do (checked on the whole
 // tiny training step and a grads step with fused GEMM epilogues, with the
 // lifetimes recomputed here from every launch's operands), returned temps
@@ -9,9 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Target/CUDA/CudaEmitter.h"
+#include "target/cuda/CudaEmitter.h"
 #include "test/Device/DeviceTestUtil.h"
-#include "runtime/MemoryPlan.h"
+#include "runtime/plan/MemoryPlan.h"
 #include "test/Runtime/TestUtil.h"
 
 #include <gtest/gtest.h>

@@ -15,10 +15,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/Target/CUDA/CudaEmitter.h"
-#include "runtime/Executor.h"
-#include "runtime/PlanDataflow.h"
-#include "runtime/Safetensors.h"
+#include "target/cuda/CudaEmitter.h"
+#include "runtime/exec/Executor.h"
+#include "runtime/plan/PlanDataflow.h"
+#include "runtime/io/Safetensors.h"
 #include "test/Device/DeviceTestUtil.h"
 
 #include <gtest/gtest.h>

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/DeviceProgram.h"
+#include "runtime/plan/DeviceProgram.h"
 #include "runtime/dist/GradReducer.h"
 #include "runtime/dist/NcclComm.h"
 #include "runtime/dist/Transport.h"

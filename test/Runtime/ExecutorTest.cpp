@@ -1,6 +1,6 @@
 //===- ExecutorTest.cpp - executeHost on a small plan ---------------------===//
 
-#include "runtime/HostExecutor.h"
+#include "runtime/exec/HostExecutor.h"
 #include "test/Runtime/TestUtil.h"
 #include "test/Runtime/TinyPlans.h"
 

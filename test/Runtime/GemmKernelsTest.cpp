@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/HostExecutor.h"
+#include "runtime/exec/HostExecutor.h"
 #include "runtime/host/GemmKernels.h"
 
 #include <fmt/format.h>

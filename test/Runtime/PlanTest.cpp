@@ -1,8 +1,8 @@
 //===- PlanTest.cpp - Plan parsing and verification -----------------------===//
 
-#include "runtime/HostExecutor.h"
-#include "runtime/Plan.h"
-#include "runtime/PlanDataflow.h"
+#include "runtime/exec/HostExecutor.h"
+#include "runtime/plan/Plan.h"
+#include "runtime/plan/PlanDataflow.h"
 #include "test/Runtime/TestUtil.h"
 
 #include <gtest/gtest.h>
@@ -514,7 +514,7 @@ TEST(PlanTest, RejectsBadBackwardAndOptimizerAttrs) {
   EXPECT_EQ(attrError(7, "eps", -1.0),
             "step 7 (add_layer_norm_grad, loc 'ln'): attribute 'eps' must be "
             "a finite number >= 0, got -1");
-  // runtime/PlanAttrs.def is the one list of keys: a key an op does not take
+  // runtime/plan/PlanAttrs.def is the one list of keys: a key an op does not take
   // (a writer spelling it differently) is an error, not ignored.
   EXPECT_EQ(attrError(5, "transposeW", true),
             "step 5 (gemm_wgrad, loc 'q wgrad'): unknown attribute 'transposeW' "

@@ -1,6 +1,6 @@
 //===- SafetensorsTest.cpp - Safetensors reader and writer ----------------===//
 
-#include "runtime/Safetensors.h"
+#include "runtime/io/Safetensors.h"
 #include "runtime/train/WeightsReader.h"
 #include "test/Runtime/TestUtil.h"
 

@@ -3,7 +3,7 @@
 #ifndef XLNETC_TEST_RUNTIME_TESTUTIL_H
 #define XLNETC_TEST_RUNTIME_TESTUTIL_H
 
-#include "runtime/Plan.h"
+#include "runtime/plan/Plan.h"
 #include "runtime/Tensor.h"
 
 #include <nlohmann/json.hpp>

@@ -9,7 +9,7 @@
 #ifndef XLNETC_TEST_RUNTIME_TINYPLANS_H
 #define XLNETC_TEST_RUNTIME_TINYPLANS_H
 
-#include "runtime/Plan.h"
+#include "runtime/plan/Plan.h"
 #include "test/Runtime/TestUtil.h"
 
 #include <gtest/gtest.h>

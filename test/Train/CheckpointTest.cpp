@@ -1,6 +1,6 @@
 //===- CheckpointTest.cpp - Training checkpoint save/load -----------------===//
 
-#include "runtime/Safetensors.h"
+#include "runtime/io/Safetensors.h"
 #include "runtime/train/AtomicFile.h"
 #include "runtime/train/Checkpoint.h"
 #include "runtime/train/WeightsReader.h"

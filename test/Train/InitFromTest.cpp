@@ -1,6 +1,6 @@
 //===- InitFromTest.cpp - Initialising from HuggingFace weights -----------===//
 
-#include "runtime/Safetensors.h"
+#include "runtime/io/Safetensors.h"
 #include "runtime/train/Checkpoint.h"
 #include "runtime/train/WeightsReader.h"
 #include "runtime/train/WeightsSource.h"

@@ -2,8 +2,8 @@
 
 #include "xlnetc/Driver/Bundle.h"
 
-#include "runtime/DeviceProgramJson.h"
-#include "runtime/InputFile.h"
+#include "runtime/plan/DeviceProgramJson.h"
+#include "runtime/io/InputFile.h"
 #include "runtime/device/Device.h"
 #include "runtime/device/KernelCache.h"
 #include "runtime/device/Nvrtc.h"

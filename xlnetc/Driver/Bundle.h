@@ -14,7 +14,7 @@
 #include "xlnetc/Driver/RunStep.h"
 #include "xlnetc/Spec/StepShape.h"
 
-#include "runtime/DeviceProgram.h"
+#include "runtime/plan/DeviceProgram.h"
 #include "runtime/Status.h"
 
 #include <map>

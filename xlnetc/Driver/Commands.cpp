@@ -10,9 +10,9 @@
 #include "xlnetc/Driver/Synthetic.h"
 
 #include "runtime/BFloat16.h"
-#include "runtime/HostExecutor.h"
-#include "runtime/Plan.h"
-#include "runtime/Safetensors.h"
+#include "runtime/exec/HostExecutor.h"
+#include "runtime/plan/Plan.h"
+#include "runtime/io/Safetensors.h"
 #include "runtime/data/Batch.h"
 #include "runtime/data/SyntheticCorpus.h"
 #include "runtime/data/Tokenizer.h"

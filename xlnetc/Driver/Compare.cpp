@@ -4,7 +4,7 @@
 #include "xlnetc/Driver/RunStep.h"
 
 #include "runtime/BFloat16.h"
-#include "runtime/Safetensors.h"
+#include "runtime/io/Safetensors.h"
 
 #include <fmt/core.h>
 

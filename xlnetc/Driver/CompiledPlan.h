@@ -11,8 +11,8 @@
 
 #include "xlnetc/Driver/Compiler.h"
 
-#include "runtime/Executor.h"
-#include "runtime/Plan.h"
+#include "runtime/exec/Executor.h"
+#include "runtime/plan/Plan.h"
 
 #include <optional>
 #include <string>

@@ -3,7 +3,7 @@
 #include "xlnetc/Driver/Compiler.h"
 
 #include "passes/Passes.h"
-#include "passes/Target/CUDA/CudaEmitter.h"
+#include "target/cuda/CudaEmitter.h"
 #include "passes/Target/Plan/PlanEmitter.h"
 #include "xlnetc/InitAll.h"
 

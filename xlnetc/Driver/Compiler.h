@@ -9,7 +9,7 @@
 #ifndef XLNETC_XLNETC_DRIVER_COMPILER_H
 #define XLNETC_XLNETC_DRIVER_COMPILER_H
 
-#include "passes/Target/CUDA/CudaEmitter.h"
+#include "target/cuda/CudaEmitter.h"
 #include "xlnetc/Frontend/ModuleBuilder.h"
 
 #include <optional>

@@ -13,7 +13,7 @@
 
 #include "xlnetc/Driver/Commands.h"
 
-#include "runtime/Executor.h"
+#include "runtime/exec/Executor.h"
 #include "runtime/device/CudaApi.h"
 #include "runtime/device/KernelCache.h"
 #include "runtime/device/Nvrtc.h"

@@ -2,7 +2,7 @@
 
 #include "xlnetc/Driver/Export.h"
 
-#include "runtime/Safetensors.h"
+#include "runtime/io/Safetensors.h"
 #include "runtime/train/WeightsSource.h"
 #include "xlnetc/Driver/RunStep.h"
 #include "xlnetc/Driver/Weights.h"

@@ -19,8 +19,8 @@
 
 #include "runtime/train/Trainer.h"
 
-#include "runtime/HostExecutor.h"
-#include "runtime/Plan.h"
+#include "runtime/exec/HostExecutor.h"
+#include "runtime/plan/Plan.h"
 
 #include <fmt/core.h>
 #include <fmt/ranges.h>

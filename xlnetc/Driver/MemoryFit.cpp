@@ -2,7 +2,7 @@
 
 #include "xlnetc/Driver/MemoryFit.h"
 
-#include "runtime/MemoryCheck.h"
+#include "runtime/exec/MemoryCheck.h"
 
 #include <fmt/format.h>
 

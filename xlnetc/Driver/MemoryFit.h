@@ -1,7 +1,7 @@
 //===- MemoryFit.h - Refuse a step that cannot fit --------------*- C++ -*-===//
 //
 // run-step, train and gradcheck (in xlnetc and xlnetc-run) compile the step
-// first, then compare what it needs (runtime/MemoryCheck.h) with what the
+// first, then compare what it needs (runtime/exec/MemoryCheck.h) with what the
 // machine has, before allocating the parameters, the batch or the corpus. A
 // step that does not fit stops with one line: the need, the limit, the spec
 // keys that drive it and a hint (the largest train_batch_size that fits,

@@ -12,7 +12,7 @@
 
 #include "xlnetc/Spec/StepShape.h"
 
-#include "runtime/Plan.h"
+#include "runtime/plan/Plan.h"
 #include "runtime/Status.h"
 #include "runtime/Tensor.h"
 

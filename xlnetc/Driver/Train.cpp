@@ -2,15 +2,15 @@
 
 #include "xlnetc/Driver/Train.h"
 
-#include "runtime/InputFile.h"
+#include "runtime/io/InputFile.h"
 #include "xlnetc/Driver/Guard.h"
 #include "xlnetc/Driver/MemoryFit.h"
 #include "xlnetc/Driver/ResumeSettings.h"
 #include "xlnetc/Driver/Weights.h"
 #include "runtime/train/AtomicFile.h"
 
-#include "runtime/HostExecutor.h"
-#include "runtime/Plan.h"
+#include "runtime/exec/HostExecutor.h"
+#include "runtime/plan/Plan.h"
 #include "runtime/data/BatchStream.h"
 #include "runtime/data/Corpus.h"
 #include "runtime/data/Tokenizer.h"

@@ -15,7 +15,7 @@
 #ifndef XLNETC_XLNETC_DRIVER_WEIGHTS_H
 #define XLNETC_XLNETC_DRIVER_WEIGHTS_H
 
-#include "runtime/Plan.h"
+#include "runtime/plan/Plan.h"
 #include "runtime/Tensor.h"
 #include "runtime/train/Checkpoint.h"
 #include "xlnetc/Spec/Spec.h"

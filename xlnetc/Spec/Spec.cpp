@@ -11,7 +11,7 @@
 #include "xlnetc/Spec/SpecInternal.h"
 #include "xlnetc/Spec/StepShape.h"
 
-#include "runtime/InputFile.h"
+#include "runtime/io/InputFile.h"
 
 #include <fmt/format.h>
 

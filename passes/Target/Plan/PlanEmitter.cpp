@@ -21,18 +21,18 @@ namespace json = llvm::json;
 namespace {
 
 //===----------------------------------------------------------------------===//
-// The reader's tables. runtime/PlanOps.def and runtime/PlanAttrs.def are
+// The reader's tables. runtime/plan/PlanOps.def and runtime/plan/PlanAttrs.def are
 // header-only X-macros: the writer checks itself against them, at compile
 // time for the op names and at emission for the attribute keys.
 //===----------------------------------------------------------------------===//
 
 enum class PlanOp {
 #define XLNETC_PLAN_OP(Kind, name, minIn, maxIn, minOut, maxOut, initOutputs) Kind,
-#include "runtime/PlanOps.def"
+#include "runtime/plan/PlanOps.def"
 };
 constexpr std::string_view kPlanOpNames[] = {
 #define XLNETC_PLAN_OP(Kind, name, minIn, maxIn, minOut, maxOut, initOutputs) name,
-#include "runtime/PlanOps.def"
+#include "runtime/plan/PlanOps.def"
 };
 struct PlanAttrRow {
   PlanOp op;
@@ -40,7 +40,7 @@ struct PlanAttrRow {
 };
 constexpr PlanAttrRow kPlanAttrs[] = {
 #define XLNETC_PLAN_ATTR(Kind, key, field, Type, Presence) {PlanOp::Kind, key},
-#include "runtime/PlanAttrs.def"
+#include "runtime/plan/PlanAttrs.def"
 };
 
 /// The dialect's ops (TableGen's list), asked by plan name ("gemm").
@@ -63,8 +63,8 @@ using XLNetDialectOps = DialectOps<
 /// a compile error here, naming the row.
 #define XLNETC_PLAN_OP(Kind, name, minIn, maxIn, minOut, maxOut, initOutputs)          \
   static_assert(XLNetDialectOps::has(name),                                              \
-                "runtime/PlanOps.def row '" name "' has no op xlnet." name);
-#include "runtime/PlanOps.def"
+                "runtime/plan/PlanOps.def row '" name "' has no op xlnet." name);
+#include "runtime/plan/PlanOps.def"
 
 /// Whether `key` is an attribute the plan reader takes for op `name`.
 bool readerTakes(StringRef name, StringRef key) {
@@ -240,12 +240,12 @@ public:
     // The writer and the reader agree on names (the reader's tables).
     StringRef name = op->getName().stripDialect();
     if (!isPlanOp(name))
-      return op->emitOpError() << "has no row in runtime/PlanOps.def; the runtime "
+      return op->emitOpError() << "has no row in runtime/plan/PlanOps.def; the runtime "
                                   "cannot read it (docs/AddingAnOp.md)";
     for (const auto &[key, value] : *attrs)
       if (!readerTakes(name, key))
         return op->emitOpError() << "writes attribute '" << key.str()
-                                 << "' that runtime/PlanAttrs.def does not list for "
+                                 << "' that runtime/plan/PlanAttrs.def does not list for "
                                  << name << " (docs/AddingAnOp.md)";
     // JSON has no inf or NaN (a plan with them would not parse), and no
     // step means them: refuse, naming the attribute.

@@ -82,7 +82,7 @@
 // Requirements: H a multiple of 16, at most 128. Block: 32·WARPS threads
 // (PHASE 4: any). Dynamic shared memory: XlAttnTcSmem<H, WARPS>::kBytes
 // (forward) and ::kGradBytes (backward), mirrored by
-// runtime/device/AttentionTc.h; over 48 KiB at H 64, which the CUDA device
+// target/cuda/AttentionTc.h; over 48 KiB at H 64, which the CUDA device
 // opts into per launch. Results are bitwise the same for every WARPS.
 //
 //===----------------------------------------------------------------------===//
@@ -94,7 +94,7 @@
 
 /// Tile sizes of the tensor-core attention for a block of WARPS warps: 4
 /// (64 query rows per tile), 2 or 1. The emitter picks the most warps whose
-/// shared memory fits the GPU's block (runtime/device/AttentionTc.h:
+/// shared memory fits the GPU's block (target/cuda/AttentionTc.h:
 /// attnTcWarps; 4 on sm_80 and sm_90, 2 on the 99-KiB parts at H 64).
 /// WARPS changes no result: every value's sums run in the same order
 /// whatever it is (the query-tile passes walk keys in tiles of kBK = 64

@@ -52,7 +52,7 @@
 #define XL_ERR_LM_TARGET 9     // xlnetc_k_loss.cuh: b, slot, target low, high
 #define XL_ERR_ATTN_ROW 10     // xlnetc_k_attention.cuh: b, t, row low, high
 
-/// Activation codes: the order of rt::Activation (runtime/Plan.h).
+/// Activation codes: the order of rt::Activation (runtime/plan/Plan.h).
 #define XL_ACT_NONE 0
 #define XL_ACT_RELU 1
 #define XL_ACT_GELU_TANH 2

@@ -22,7 +22,8 @@
 //
 // Workspace sizes:
 //   global_norm: NCHUNKS doubles (one partial sum of squares per chunk).
-//   adam_update (both forms): none.
+//   adam_update: none (one form, multi-tensor; one parameter is a table of
+//   one entry).
 //
 // Status codes (defined with the others in xlnetc_k_common.cuh; see also
 // xlnetc_k_loss.cuh):
@@ -40,7 +41,7 @@
 #include "xlnetc_k_common.cuh"
 
 
-/// Decay codes: the order of rt::LrDecay (runtime/Plan.h).
+/// Decay codes: the order of rt::LrDecay (runtime/plan/Plan.h).
 #define XL_LR_DECAY_POLY 0
 #define XL_LR_DECAY_COS 1
 
@@ -242,36 +243,6 @@ XL_DEVICE void xl_adam_element(const float *param, const float *grad,
   paramOut[i] = po;
   mOut[i] = static_cast<float>(mi);
   vOut[i] = static_cast<float>(vi);
-}
-
-/// adam_update of one parameter of N elements (grid-stride over elements):
-/// param, grad, m, v, lr [], grad_norm [], step [] -> param', m', v'.
-/// Outputs may alias the matching inputs. WD is used only without bias
-/// correction (AdamWeightDecayOptimizer), as on the host.
-template <xl_i64 N, xl_u64 B1_BITS, xl_u64 B2_BITS, xl_u64 EPS_BITS,
-          xl_u64 CLIP_BITS, xl_u64 WD_BITS, bool BIAS_CORRECTION, int BLOCK>
-XL_DEVICE void xl_adam_update(const float *param, const float *grad,
-                              const float *m, const float *v,
-                              const float *lr, const float *gradNorm,
-                              const xl_i64 *step, float *paramOut, float *mOut,
-                              float *vOut, int *status,
-                              unsigned long long seed) {
-  (void)seed;
-  const xl_i64 s = step[0];
-  if (s < 0) {
-    if (blockIdx.x == 0 && threadIdx.x == 0)
-      xl_report_negative_step(status, s);
-    return;
-  }
-  const XlAdamScalars k =
-      xl_adam_scalars<B1_BITS, B2_BITS, CLIP_BITS, BIAS_CORRECTION>(
-          lr[0], gradNorm[0], s);
-  const double wd = xl_bits_to_double(WD_BITS);
-  const xl_i64 stride = static_cast<xl_i64>(gridDim.x) * BLOCK;
-  for (xl_i64 i = static_cast<xl_i64>(blockIdx.x) * BLOCK + threadIdx.x; i < N;
-       i += stride)
-    xl_adam_element<B1_BITS, B2_BITS, EPS_BITS, BIAS_CORRECTION>(
-        param, grad, m, v, paramOut, mOut, vOut, i, k, wd);
 }
 
 /// Multi-tensor adam_update over a table of NT parameters (NCHUNKS chunks of
