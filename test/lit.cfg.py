@@ -23,6 +23,7 @@ config.substitutions.append(("%models", os.path.join(config.xlnetc_src_root, "mo
 config.substitutions.append(("%scripts", os.path.join(config.xlnetc_src_root, "scripts")))
 config.substitutions.append(("%buildroot", config.xlnetc_obj_root))
 config.substitutions.append(("%xlnetc", os.path.join(config.xlnetc_tools_dir, "xlnetc")))
+config.substitutions.append(("%bindir", config.xlnetc_tools_dir))
 
 tool_dirs = [config.xlnetc_tools_dir, config.llvm_tools_dir]
 llvm_config.add_tool_substitutions(["xlnet-opt", "xlnetc", "xlnetc-run"], tool_dirs)
