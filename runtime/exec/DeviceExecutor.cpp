@@ -338,9 +338,32 @@ DeviceExecutor::DeviceExecutor(dev::Device &device)
     : device_(device), syncEachOp_(syncEachOpRequested()) {}
 DeviceExecutor::~DeviceExecutor() = default;
 
+/// The device addresses of GEMM launch `l`'s operands (C is D when absent).
+static dev::GemmOperands gemmOperandsOf(const DeviceLaunch &l,
+                                        const std::vector<dev::DevPtr> &addr) {
+  dev::GemmOperands o;
+  o.a = addr[l.a];
+  o.b = addr[l.b];
+  o.d = addr[l.d];
+  o.c = l.c >= 0 ? addr[l.c] : o.d;
+  o.bias = l.bias >= 0 ? addr[l.bias] : 0;
+  o.aux = l.aux >= 0 ? addr[l.aux] : 0;
+  return o;
+}
+
+/// What the phases of prepare() hand on: where the temps' offsets come
+/// from, the shared workspace and scratch, the tables, the GEMMs that run
+/// unfused.
+struct DeviceExecutor::Layout {
+  const MemoryPlan *memory = nullptr;
+  MemoryPlan local; // a program built without its plan: planned here
+  dev::DevPtr workspace = 0, scratch = 0;
+  std::vector<dev::DevPtr> tables;
+  std::set<const DeviceLaunch *> unfused;
+};
+
 Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
                                std::unique_ptr<Prepared> &out) {
-  const size_t n = plan.buffers.size();
   LoadedModule *mod = nullptr;
   XLNETC_RETURN_IF_ERROR(module(program, mod));
   // Every kernel, and whether its launches fit the device, before any
@@ -364,17 +387,31 @@ Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
   }
   p->digest = program.sourceDigest;
   p->allocs = std::make_unique<Allocations>(device_);
-  Allocations &allocs = *p->allocs;
+  Layout layout;
+  XLNETC_RETURN_IF_ERROR(allocateMemory(plan, program, *p, layout));
+  XLNETC_RETURN_IF_ERROR(chooseUnfusedGemms(plan, program, *p, layout));
+  XLNETC_RETURN_IF_ERROR(resolveWork(plan, program, *mod, *p, layout));
+  for (Prepared::Op &op : p->ops) // the vectors are in place now
+    for (uint64_t &v : op.values)
+      op.params.push_back(&v);
+  out = std::move(p);
+  return Status::ok();
+}
 
-  // 1. Device memory: every input and parameter, one arena for the temps
-  //    (the program's memory plan), the largest step workspace, the status
-  //    words of the reporting steps, the seed word, the tables.
-  MemoryPlan local;
-  const MemoryPlan *memory = &program.memory;
-  if (memory->offset.size() != n) { // a program built without its plan
-    local = planMemory(plan, &program);
-    memory = &local;
+/// 1. Device memory: every input and parameter, one arena for the temps
+///    (the program's memory plan), the largest step workspace, the status
+///    words of the reporting steps, the seed word, the tables.
+Status DeviceExecutor::allocateMemory(const Plan &plan, const DeviceProgram &program,
+                                      Prepared &prepared, Layout &layout) {
+  Prepared *p = &prepared;
+  const size_t n = plan.buffers.size();
+  Allocations &allocs = *p->allocs;
+  layout.memory = &program.memory;
+  if (layout.memory->offset.size() != n) { // a program built without its plan
+    layout.local = planMemory(plan, &program);
+    layout.memory = &layout.local;
   }
+  const MemoryPlan *memory = layout.memory;
   p->addr.assign(n, 0);
   dev::DevPtr arena = 0;
   XLNETC_RETURN_IF_ERROR(allocs.alloc(size_t(memory->arenaBytes), arena).withPrefix(
@@ -400,14 +437,14 @@ Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
     if (program.steps[i].status)
       p->statusSlot[i] = p->statusSteps++;
   }
-  dev::DevPtr workspace = 0;
   if (workspaceBytes > 0)
-    XLNETC_RETURN_IF_ERROR(allocs.alloc(size_t(workspaceBytes), workspace));
+    XLNETC_RETURN_IF_ERROR(allocs.alloc(size_t(workspaceBytes), layout.workspace));
   p->statusBytes = size_t(p->statusSteps) * kStatusWords * sizeof(int);
   if (p->statusSteps > 0)
     XLNETC_RETURN_IF_ERROR(allocs.alloc(p->statusBytes, p->status));
   XLNETC_RETURN_IF_ERROR(allocs.alloc(sizeof(uint64_t), p->seed));
-  std::vector<dev::DevPtr> tables(program.tables.size(), 0);
+  std::vector<dev::DevPtr> &tables = layout.tables;
+  tables.assign(program.tables.size(), 0);
   for (size_t t = 0; t < program.tables.size(); ++t) {
     const DeviceTable &table = program.tables[t];
     std::vector<unsigned char> bytes;
@@ -427,24 +464,19 @@ Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
     XLNETC_RETURN_IF_ERROR(allocs.alloc(bytes.size(), tables[t]));
     XLNETC_RETURN_IF_ERROR(device_.upload(tables[t], bytes.data(), bytes.size()));
   }
+  return Status::ok();
+}
 
-  // 2. The GEMMs whose fused epilogue the device cannot run as one call
-  //    (Device::gemmSupported: on a GPU, no cuBLASLt algorithm for it),
-  //    decided here, once per program: each runs as the GEMM with the
-  //    default epilogue and then an epilogue kernel (GemmFallback.h), with
-  //    one warning per descriptor (and executor). Those with a bf16 D share
-  //    one f32 scratch matrix for the product (the ops run in order).
-  auto gemmOperands = [&](const DeviceLaunch &l) {
-    dev::GemmOperands o;
-    o.a = addr[l.a];
-    o.b = addr[l.b];
-    o.d = addr[l.d];
-    o.c = l.c >= 0 ? addr[l.c] : o.d;
-    o.bias = l.bias >= 0 ? addr[l.bias] : 0;
-    o.aux = l.aux >= 0 ? addr[l.aux] : 0;
-    return o;
-  };
-  std::set<const DeviceLaunch *> unfused;
+/// 2. The GEMMs whose fused epilogue the device cannot run as one call
+///    (Device::gemmSupported: on a GPU, no cuBLASLt algorithm for it),
+///    decided here, once per program: each runs as the GEMM with the
+///    default epilogue and then an epilogue kernel (GemmFallback.h), with
+///    one warning per descriptor (and executor). Those with a bf16 D share
+///    one f32 scratch matrix for the product (the ops run in order).
+Status DeviceExecutor::chooseUnfusedGemms(const Plan &plan, const DeviceProgram &program,
+                                          Prepared &prepared, Layout &layout) {
+  const std::vector<dev::DevPtr> &addr = prepared.addr;
+  std::set<const DeviceLaunch *> &unfused = layout.unfused;
   struct Unfused {
     std::string where, why;
     size_t count = 0;
@@ -459,7 +491,7 @@ Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
       bool supported = true;
       std::string why;
       XLNETC_RETURN_IF_ERROR(
-          device_.gemmSupported(l.gemm, gemmOperands(l), where, supported, why));
+          device_.gemmSupported(l.gemm, gemmOperandsOf(l, addr), where, supported, why));
       if (supported)
         continue;
       unfused.insert(&l);
@@ -477,13 +509,18 @@ Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
                                "the default epilogue and then an epilogue kernel ({} GEMM{} "
                                "of this program)\n",
                                u.where, desc, u.why, u.count, u.count == 1 ? "" : "s");
-  dev::DevPtr scratch = 0;
   if (scratchBytes > 0)
-    XLNETC_RETURN_IF_ERROR(allocs.alloc(size_t(scratchBytes), scratch).withPrefix(
+    XLNETC_RETURN_IF_ERROR(prepared.allocs->alloc(size_t(scratchBytes), layout.scratch).withPrefix(
         fmt::format("the f32 scratch of the unfused GEMM epilogues ({} bytes): ",
                     scratchBytes)));
+  return Status::ok();
+}
 
-  // 3. The work, in plan order, every argument resolved.
+/// 3. The work, in plan order, every argument resolved.
+Status DeviceExecutor::resolveWork(const Plan &plan, const DeviceProgram &program,
+                                   LoadedModule &mod, Prepared &prepared, const Layout &layout) {
+  Prepared *p = &prepared;
+  const std::vector<dev::DevPtr> &addr = prepared.addr;
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const std::string where = stepPrefix(i, plan.steps[i]);
     const dev::DevPtr stepStatus =
@@ -493,7 +530,7 @@ Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
     // Temps start as zeros, as the host executor hands them to its kernels
     // (a kernel may leave elements alone, e.g. rel_pos_encoding's last
     // column for an odd D); the arena's memory was another temp's before.
-    for (int id : memory->firstTouched[i]) {
+    for (int id : layout.memory->firstTouched[i]) {
       const Buffer &b = plan.buffers[size_t(id)];
       Prepared::Op op;
       op.kind = Prepared::Op::Memset;
@@ -512,7 +549,7 @@ Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
       if (l.kind == DeviceLaunch::Gemm) {
         op.kind = Prepared::Op::Gemm;
         op.desc = l.gemm;
-        op.ops = gemmOperands(l);
+        op.ops = gemmOperandsOf(l, addr);
         for (int id : {l.c, l.d, l.bias, l.aux})
           if (id >= 0)
             op.writes.push_back(id);
@@ -531,12 +568,12 @@ Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
                 "plan disagree",
                 where, e + 1, a, d, l.gemm.strideA, l.gemm.strideC));
         }
-        if (unfused.count(&l)) {
+        if (layout.unfused.count(&l)) {
           // The GEMM, then its epilogue kernel: ordinary ops of the step
           // (skipped together: same step, same buffers; captured alike).
           dev::GemmFallback fb;
           XLNETC_RETURN_IF_ERROR(
-              dev::gemmFallback(l.gemm, op.ops, scratch, fb).withPrefix(where));
+              dev::gemmFallback(l.gemm, op.ops, layout.scratch, fb).withPrefix(where));
           bool supported = true;
           std::string why;
           XLNETC_RETURN_IF_ERROR(device_.gemmSupported(fb.gemm, fb.ops, where, supported, why));
@@ -562,7 +599,7 @@ Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
         continue;
       }
       const dev::Kernel *kernel = nullptr;
-      XLNETC_RETURN_IF_ERROR(launchKernel(*mod, l, where, kernel));
+      XLNETC_RETURN_IF_ERROR(launchKernel(mod, l, where, kernel));
       op.kernel = *kernel;
       op.dims.grid[0] = l.grid;
       op.dims.block[0] = l.block;
@@ -577,7 +614,7 @@ Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
           op.values.push_back(0);
           break;
         case KernelArg::Workspace:
-          op.values.push_back(workspace + uint64_t(arg.value));
+          op.values.push_back(layout.workspace + uint64_t(arg.value));
           break;
         case KernelArg::Status:
           op.values.push_back(stepStatus);
@@ -586,7 +623,7 @@ Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
           op.values.push_back(p->seed);
           break;
         case KernelArg::Table:
-          op.values.push_back(tables[arg.index]);
+          op.values.push_back(layout.tables[arg.index]);
           op.shared = true;
           break;
         case KernelArg::Immediate:
@@ -597,10 +634,6 @@ Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
       p->ops.push_back(std::move(op));
     }
   }
-  for (Prepared::Op &op : p->ops) // the vectors are in place now
-    for (uint64_t &v : op.values)
-      op.params.push_back(&v);
-  out = std::move(p);
   return Status::ok();
 }
 

@@ -105,6 +105,14 @@ private:
   /// the device's shared memory per block; `where` names its plan step.
   Status launchKernel(LoadedModule &mod, const DeviceLaunch &l, const std::string &where,
                       const dev::Kernel *&out);
+  /// prepare()'s phases (DeviceExecutor.cpp), handing on a Layout.
+  struct Layout;
+  Status allocateMemory(const Plan &plan, const DeviceProgram &program, Prepared &p,
+                        Layout &layout);
+  Status chooseUnfusedGemms(const Plan &plan, const DeviceProgram &program, Prepared &p,
+                            Layout &layout);
+  Status resolveWork(const Plan &plan, const DeviceProgram &program, LoadedModule &mod,
+                     Prepared &p, const Layout &layout);
 
   dev::Device &device_;
   /// $XLNETC_CUDA_SYNC=1 (--sync-each-op): no graph; the host waits after
