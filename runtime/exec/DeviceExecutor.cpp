@@ -516,6 +516,66 @@ Status DeviceExecutor::chooseUnfusedGemms(const Plan &plan, const DeviceProgram 
   return Status::ok();
 }
 
+/// GEMM launch `l` of plan step `step`: one op, or the GEMM and its
+/// epilogue kernel when the device cannot run the epilogue fused.
+Status DeviceExecutor::resolveGemm(const DeviceLaunch &l, size_t step, const std::string &where,
+                                   Prepared &prepared, const Layout &layout) {
+  const std::vector<dev::DevPtr> &addr = prepared.addr;
+  Prepared::Op op;
+  op.where = where;
+  op.step = step;
+  op.kind = Prepared::Op::Gemm;
+  op.desc = l.gemm;
+  op.ops = gemmOperandsOf(l, addr);
+  for (int id : {l.c, l.d, l.bias, l.aux})
+    if (id >= 0)
+      op.writes.push_back(id);
+  for (const auto &member : l.batchMembers)
+    op.writes.push_back(member.second);
+  // A batched GEMM's entries must lie where its strides say.
+  const dev::DevPtr size = dev::DevPtr(dev::gemmTypeSize(l.gemm.ab)),
+                    sizeD = dev::DevPtr(dev::gemmTypeSize(l.gemm.cd));
+  for (size_t e = 0; e < l.batchMembers.size(); ++e) {
+    const auto [a, d] = l.batchMembers[e];
+    if (addr[size_t(a)] != op.ops.a + (e + 1) * dev::DevPtr(l.gemm.strideA) * size ||
+        addr[size_t(d)] != op.ops.d + (e + 1) * dev::DevPtr(l.gemm.strideC) * sizeD)
+      return Status::error(fmt::format(
+          "{}the batched GEMM's entry {} (A buffer {}, D buffer {}) is not {} and {} "
+          "elements after the previous one in memory: the program and the memory "
+          "plan disagree",
+          where, e + 1, a, d, l.gemm.strideA, l.gemm.strideC));
+  }
+  if (layout.unfused.count(&l)) {
+    // The GEMM, then its epilogue kernel: ordinary ops of the step
+    // (skipped together: same step, same buffers; captured alike).
+    dev::GemmFallback fb;
+    XLNETC_RETURN_IF_ERROR(
+        dev::gemmFallback(l.gemm, op.ops, layout.scratch, fb).withPrefix(where));
+    bool supported = true;
+    std::string why;
+    XLNETC_RETURN_IF_ERROR(device_.gemmSupported(fb.gemm, fb.ops, where, supported, why));
+    if (!supported)
+      return Status::error(fmt::format(
+          "{}{}: its epilogue does not run fused, and its unfused GEMM {} does not run "
+          "either: {}",
+          where, dev::describeGemm(l.gemm), dev::describeGemm(fb.gemm), why));
+    Prepared::Op epilogue;
+    epilogue.where = where;
+    epilogue.step = op.step;
+    epilogue.writes = op.writes;
+    XLNETC_RETURN_IF_ERROR(epilogueKernel(fb.kernel, epilogue.kernel).withPrefix(where));
+    epilogue.dims = fb.dims;
+    epilogue.values = fb.args;
+    op.desc = fb.gemm;
+    op.ops = fb.ops;
+    prepared.ops.push_back(std::move(op));
+    prepared.ops.push_back(std::move(epilogue));
+    return Status::ok();
+  }
+  prepared.ops.push_back(std::move(op));
+  return Status::ok();
+}
+
 /// 3. The work, in plan order, every argument resolved.
 Status DeviceExecutor::resolveWork(const Plan &plan, const DeviceProgram &program,
                                    LoadedModule &mod, Prepared &prepared, const Layout &layout) {
@@ -543,61 +603,13 @@ Status DeviceExecutor::resolveWork(const Plan &plan, const DeviceProgram &progra
         p->ops.push_back(std::move(op));
     }
     for (const DeviceLaunch &l : program.steps[i].launches) {
+      if (l.kind == DeviceLaunch::Gemm) {
+        XLNETC_RETURN_IF_ERROR(resolveGemm(l, i, where, prepared, layout));
+        continue;
+      }
       Prepared::Op op;
       op.where = where;
       op.step = i;
-      if (l.kind == DeviceLaunch::Gemm) {
-        op.kind = Prepared::Op::Gemm;
-        op.desc = l.gemm;
-        op.ops = gemmOperandsOf(l, addr);
-        for (int id : {l.c, l.d, l.bias, l.aux})
-          if (id >= 0)
-            op.writes.push_back(id);
-        for (const auto &member : l.batchMembers)
-          op.writes.push_back(member.second);
-        // A batched GEMM's entries must lie where its strides say.
-        const dev::DevPtr size = dev::DevPtr(dev::gemmTypeSize(l.gemm.ab)),
-                          sizeD = dev::DevPtr(dev::gemmTypeSize(l.gemm.cd));
-        for (size_t e = 0; e < l.batchMembers.size(); ++e) {
-          const auto [a, d] = l.batchMembers[e];
-          if (addr[size_t(a)] != op.ops.a + (e + 1) * dev::DevPtr(l.gemm.strideA) * size ||
-              addr[size_t(d)] != op.ops.d + (e + 1) * dev::DevPtr(l.gemm.strideC) * sizeD)
-            return Status::error(fmt::format(
-                "{}the batched GEMM's entry {} (A buffer {}, D buffer {}) is not {} and {} "
-                "elements after the previous one in memory: the program and the memory "
-                "plan disagree",
-                where, e + 1, a, d, l.gemm.strideA, l.gemm.strideC));
-        }
-        if (layout.unfused.count(&l)) {
-          // The GEMM, then its epilogue kernel: ordinary ops of the step
-          // (skipped together: same step, same buffers; captured alike).
-          dev::GemmFallback fb;
-          XLNETC_RETURN_IF_ERROR(
-              dev::gemmFallback(l.gemm, op.ops, layout.scratch, fb).withPrefix(where));
-          bool supported = true;
-          std::string why;
-          XLNETC_RETURN_IF_ERROR(device_.gemmSupported(fb.gemm, fb.ops, where, supported, why));
-          if (!supported)
-            return Status::error(fmt::format(
-                "{}{}: its epilogue does not run fused, and its unfused GEMM {} does not run "
-                "either: {}",
-                where, dev::describeGemm(l.gemm), dev::describeGemm(fb.gemm), why));
-          Prepared::Op epilogue;
-          epilogue.where = where;
-          epilogue.step = i;
-          epilogue.writes = op.writes;
-          XLNETC_RETURN_IF_ERROR(epilogueKernel(fb.kernel, epilogue.kernel).withPrefix(where));
-          epilogue.dims = fb.dims;
-          epilogue.values = fb.args;
-          op.desc = fb.gemm;
-          op.ops = fb.ops;
-          p->ops.push_back(std::move(op));
-          p->ops.push_back(std::move(epilogue));
-          continue;
-        }
-        p->ops.push_back(std::move(op));
-        continue;
-      }
       const dev::Kernel *kernel = nullptr;
       XLNETC_RETURN_IF_ERROR(launchKernel(mod, l, where, kernel));
       op.kernel = *kernel;

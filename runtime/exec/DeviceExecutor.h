@@ -113,6 +113,8 @@ private:
                             Layout &layout);
   Status resolveWork(const Plan &plan, const DeviceProgram &program, LoadedModule &mod,
                      Prepared &p, const Layout &layout);
+  Status resolveGemm(const DeviceLaunch &l, size_t step, const std::string &where, Prepared &p,
+                     const Layout &layout);
 
   dev::Device &device_;
   /// $XLNETC_CUDA_SYNC=1 (--sync-each-op): no graph; the host waits after
