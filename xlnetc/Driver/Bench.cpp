@@ -250,6 +250,184 @@ bool writeJson(const std::string &path, const json &j, std::string &error) {
 
 } // namespace
 
+/// The reference GEMM rate of the device `args` names (and whether it is
+/// the host), measured once before the bundles; 0 or the exit code.
+struct BenchReference {
+  int64_t gemmSize = 0;
+  double gemmTflops = 0;
+  std::string deviceText;
+  bool host = false; // the host executor: an fp32 sgemm reference, no device memory
+};
+int measureReference(const BenchArgs &args, BenchReference &ref) {
+  std::string error;
+  rt::Executor probe;
+  if (!openExecutor(args.device, args.noKernelCache, args.threads, probe, error))
+    return fail(error);
+  rt::dev::Device *probeDev = probe.device();
+  ref.host = probeDev == nullptr;
+  if (args.profile && !ref.host)
+    return fail(fmt::format("bench: --profile times the host executor's ops; {} runs "
+                            "the step as kernels (use --device host, or nsys/ncu on a GPU)",
+                            probe.description()));
+  if (args.noHostFusion && !ref.host)
+    return fail(fmt::format("bench: --no-host-fusion switches off the host executor's "
+                            "beta-1 GEMMs and kept probabilities; {} runs the device "
+                            "program (use --device host)",
+                            probe.description()));
+  if (ref.host) {
+    ref.gemmSize = args.gemmSize > 0 ? args.gemmSize : 1024;
+    ref.gemmTflops = measureHostSgemm(ref.gemmSize, args.threads) / 1e3;
+  } else {
+    ref.gemmSize = gemmSizeFor(*probeDev, args.gemmSize);
+    if (rt::Status st = measureGemm(*probeDev, ref.gemmSize, ref.gemmTflops); !st)
+      return fail("bench: " + st.message());
+  }
+  ref.deviceText = probe.description(args.threads);
+  return 0;
+}
+
+/// `args.warmup` untimed and `args.steps` timed training steps of bundle
+/// `b`'s `plan` on `executor`, from the state a run starts from and a
+/// synthetic batch, bound as the trainer binds them (its StepState): the
+/// timed steps' seconds and the last step's outputs; 0 or the exit code.
+int timeTrainingSteps(const BenchArgs &args, const std::string &dir, const ModelSpec &spec,
+                      const Bundle &b, const rt::Plan &plan, rt::Executor &executor,
+                      OpProfile &profile, std::vector<double> &times,
+                      rt::TensorMap &outputs) {
+  rt::train::StepState state(planParamShapes(plan), spec.nLayer, spec.memLen > 0);
+  state.startFresh(rt::train::initialParameters(plan, spec.initRange, 1),
+                   {spec.memLen, b.shape.batch, spec.dModel});
+  rt::TensorMap batch;
+  if (rt::Status st = syntheticBatch(spec, b.shape, 1, batch); !st)
+    return fail("bench: cannot build a synthetic batch: " + st.message());
+  rt::data::PermMaskForm form;
+  if (rt::Status st = rt::data::compactPermMask(batch, form); !st)
+    return fail("bench: synthetic batch: " + st.message());
+  executor.setCarry(state.carry());
+
+  rt::ExecOptions exec;
+  exec.threads = args.threads;
+  exec.fuse = !args.noHostFusion;
+  // What a training loop reads: nothing else is cast or copied back.
+  exec.wanted = {"loss", "grad_norm", "lr"};
+  if (args.profile)
+    exec.observer = &profile;
+  for (int i = 0; i < args.warmup + args.steps; ++i) {
+    profile.timing = i >= args.warmup;
+    state.bindInputs(i == 0 ? std::move(batch) : rt::TensorMap(), i);
+    exec.seed = uint64_t(i) + 1;
+    const auto t0 = Clock::now();
+    rt::Status st = executor.start(plan, state.bindings(), exec);
+    state.handedToExecutor();
+    if (st)
+      st = executor.finish(outputs);
+    if (!st)
+      return fail(fmt::format("bench: {} step {}: {}", dir, i + 1, st.message()));
+    if (i >= args.warmup)
+      times.push_back(seconds(t0, Clock::now()));
+  }
+  return 0;
+}
+
+/// Times the training step of bundle `dir` (a fresh executor: its memory
+/// is all this step's) and adds its row to `table` and `rows`; 0 or the
+/// exit code.
+int benchBundle(const BenchArgs &args, const std::string &dir, const BenchReference &ref,
+                std::string &table, json &rows) {
+  std::string error;
+  Bundle b;
+  if (rt::Status st = readBundle(dir, b); !st)
+    return fail(st.message());
+  if (b.step != StepKind::Train)
+    return fail(fmt::format("bench: {} holds the {} step; bench times training steps "
+                            "(compile with --step train, the default)",
+                            dir, stepKindName(b.step)));
+  ModelSpec spec;
+  if (!loadSpec(b.specPath, spec, error))
+    return failDiagnostics(error);
+  // A fresh executor per bundle: its memory is all this step's.
+  rt::Executor executor;
+  if (!openExecutor(args.device, args.noKernelCache, args.threads, executor, error))
+    return fail(error);
+  rt::dev::Device *dev = executor.device();
+  size_t before = 0, after = 0;
+  if (dev)
+    if (rt::Status st = dev->memoryInUse(before); !st)
+      return fail(st.message());
+  rt::Plan plan;
+  if (!bundleCompiler(b)(spec, b.shape, b.step, plan, error, nullptr, deviceTarget(executor)))
+    return failDiagnostics(error);
+  if (!checkStepFits(spec, b.shape, b.step, plan, executor, /*keepsCopy=*/false,
+                     args.memory, bundleCompiler(b), error))
+    return fail(b.dir + ": " + error);
+
+  std::vector<double> times;
+  rt::TensorMap outputs;
+  OpProfile profile;
+  if (int rc = timeTrainingSteps(args, dir, spec, b, plan, executor, profile, times, outputs))
+    return rc;
+  if (dev)
+    if (rt::Status st = dev->memoryInUse(after); !st)
+      return fail(st.message());
+  std::sort(times.begin(), times.end());
+  const size_t mid = times.size() / 2;
+  const double median =
+      times.size() % 2 ? times[mid] : 0.5 * (times[mid - 1] + times[mid]);
+  const double tokens = double(b.shape.batch * b.shape.seqLen);
+  const double flops = stepFlops(plan);
+  const double tflops = flops / median / 1e12;
+  const double predicted = plan.device ? double(plan.device->memory.totalBytes()) : 0;
+  const double measured = double(after > before ? after - before : 0);
+  const std::string name = std::filesystem::path(dir).filename().string();
+  // The host allocates from the heap, not a planned arena: no memory columns.
+  const std::string predictedText = ref.host ? "-" : fmt::format("{:.0f}", mib(predicted));
+  const std::string measuredText = ref.host ? "-" : fmt::format("{:.0f}", mib(measured));
+  table += fmt::format("{:<20} {:>6} {:>7} {:>5} {:>6} {:>10.2f} {:>11.0f} {:>9.3f} {:>6.1f}% "
+                       "{:>10} {:>10}\n",
+                       name.substr(0, 20), spec.nLayer, spec.dModel, b.precision,
+                       b.shape.batch, median * 1e3, tokens / median, tflops,
+                       100.0 * tflops / ref.gemmTflops, predictedText, measuredText);
+  rows.push_back({{"bundle", dir},
+                  {"n_layer", spec.nLayer},
+                  {"d_model", spec.dModel},
+                  {"precision", b.precision},
+                  {"batch", b.shape.batch},
+                  {"seq_len", b.shape.seqLen},
+                  {"mem_len", b.shape.mlen},
+                  {"num_predict", b.shape.numPredict},
+                  {"step_ms_median", median * 1e3},
+                  {"step_ms", [&] {
+                     json t = json::array();
+                     for (double s : times)
+                       t.push_back(s * 1e3);
+                     return t;
+                   }()},
+                  {"tokens_per_s", tokens / median},
+                  {"model_flops_per_step", flops},
+                  {"tflops", tflops},
+                  {"mfu", tflops / ref.gemmTflops},
+                  {"memory_predicted_bytes", predicted},
+                  {"memory_measured_bytes", measured},
+                  {"final_loss", outputs.count("loss") ? outputs.at("loss").f32()[0] : NAN}});
+  if (args.profile) {
+    // Every timed step, as the mean over them (the row shows the median).
+    const double sum = std::accumulate(times.begin(), times.end(), 0.0);
+    profile.report(args.steps, sum / double(times.size()), table,
+                   rows.back()["profile"]);
+    // The GEMMs' own rate against the reference (adds summed inside a
+    // GEMM count as its time).
+    const double gemmSecs = profile.secondsPerStep({"gemm", "gemm_wgrad"}, args.steps);
+    if (gemmSecs > 0) {
+      const double gemmGflops = gemmFlops(plan) / gemmSecs / 1e9;
+      table += fmt::format("    GEMMs (gemm, gemm_wgrad): {:.1f} GFLOP/s, {:.1f}% of the "
+                           "reference sgemm\n",
+                           gemmGflops, 100.0 * gemmGflops / (ref.gemmTflops * 1e3));
+      rows.back()["gemm_gflops"] = gemmGflops;
+    }
+  }
+  return 0;
+}
+
 int runBench(const BenchArgs &args) {
   if (args.bundles.empty())
     return fail("bench: no bundle given (compile one with `xlnetc compile SPEC -o DIR`)");
@@ -257,36 +435,13 @@ int runBench(const BenchArgs &args) {
     return fail("bench: --steps and --warmup must be at least 1 (the first step compiles "
                 "the kernels; the second records the step's graph)");
   std::string error;
-  // The device once for the reference GEMM (and to fail early).
-  int64_t gemmSize = 0;
-  double gemmTflops = 0;
-  std::string deviceText;
-  bool host = false; // the host executor: an fp32 sgemm reference, no device memory
-  {
-    rt::Executor probe;
-    if (!openExecutor(args.device, args.noKernelCache, args.threads, probe, error))
-      return fail(error);
-    rt::dev::Device *probeDev = probe.device();
-    host = probeDev == nullptr;
-    if (args.profile && !host)
-      return fail(fmt::format("bench: --profile times the host executor's ops; {} runs "
-                              "the step as kernels (use --device host, or nsys/ncu on a GPU)",
-                              probe.description()));
-    if (args.noHostFusion && !host)
-      return fail(fmt::format("bench: --no-host-fusion switches off the host executor's "
-                              "beta-1 GEMMs and kept probabilities; {} runs the device "
-                              "program (use --device host)",
-                              probe.description()));
-    if (host) {
-      gemmSize = args.gemmSize > 0 ? args.gemmSize : 1024;
-      gemmTflops = measureHostSgemm(gemmSize, args.threads) / 1e3;
-    } else {
-      gemmSize = gemmSizeFor(*probeDev, args.gemmSize);
-      if (rt::Status st = measureGemm(*probeDev, gemmSize, gemmTflops); !st)
-        return fail("bench: " + st.message());
-    }
-    deviceText = probe.description(args.threads);
-  }
+  BenchReference ref;
+  if (int rc = measureReference(args, ref))
+    return rc;
+  const int64_t gemmSize = ref.gemmSize;
+  const double gemmTflops = ref.gemmTflops;
+  const std::string &deviceText = ref.deviceText;
+  const bool host = ref.host;
   const rt::host::CpuFeatures &cpu = rt::host::cpuFeatures();
   const rt::host::KernelReport kernels = rt::host::currentKernels();
   if (host)
@@ -306,130 +461,9 @@ int runBench(const BenchArgs &args) {
       fmt::format("{:<20} {:>6} {:>7} {:>5} {:>6} {:>10} {:>11} {:>9} {:>7} {:>10} {:>10}\n",
                   "bundle", "layers", "d_model", "prec", "batch", "step ms", "tokens/s",
                   "TFLOP/s", "MFU", "pred. MiB", "meas. MiB");
-  for (const std::string &dir : args.bundles) {
-    Bundle b;
-    if (rt::Status st = readBundle(dir, b); !st)
-      return fail(st.message());
-    if (b.step != StepKind::Train)
-      return fail(fmt::format("bench: {} holds the {} step; bench times training steps "
-                              "(compile with --step train, the default)",
-                              dir, stepKindName(b.step)));
-    ModelSpec spec;
-    if (!loadSpec(b.specPath, spec, error))
-      return failDiagnostics(error);
-    // A fresh executor per bundle: its memory is all this step's.
-    rt::Executor executor;
-    if (!openExecutor(args.device, args.noKernelCache, args.threads, executor, error))
-      return fail(error);
-    rt::dev::Device *dev = executor.device();
-    size_t before = 0, after = 0;
-    if (dev)
-      if (rt::Status st = dev->memoryInUse(before); !st)
-        return fail(st.message());
-    rt::Plan plan;
-    if (!bundleCompiler(b)(spec, b.shape, b.step, plan, error, nullptr, deviceTarget(executor)))
-      return failDiagnostics(error);
-    if (!checkStepFits(spec, b.shape, b.step, plan, executor, /*keepsCopy=*/false,
-                       args.memory, bundleCompiler(b), error))
-      return fail(b.dir + ": " + error);
-
-    // The parameters as a run starts them, zero moments and memory, a
-    // synthetic batch, bound as the trainer binds them (its StepState).
-    rt::train::StepState state(planParamShapes(plan), spec.nLayer, spec.memLen > 0);
-    state.startFresh(rt::train::initialParameters(plan, spec.initRange, 1),
-                     {spec.memLen, b.shape.batch, spec.dModel});
-    rt::TensorMap batch;
-    if (rt::Status st = syntheticBatch(spec, b.shape, 1, batch); !st)
-      return fail("bench: cannot build a synthetic batch: " + st.message());
-    rt::data::PermMaskForm form;
-    if (rt::Status st = rt::data::compactPermMask(batch, form); !st)
-      return fail("bench: synthetic batch: " + st.message());
-    executor.setCarry(state.carry());
-
-    std::vector<double> times;
-    rt::TensorMap outputs;
-    rt::ExecOptions exec;
-    exec.threads = args.threads;
-    exec.fuse = !args.noHostFusion;
-    // What a training loop reads: nothing else is cast or copied back.
-    exec.wanted = {"loss", "grad_norm", "lr"};
-    OpProfile profile;
-    if (args.profile)
-      exec.observer = &profile;
-    for (int i = 0; i < args.warmup + args.steps; ++i) {
-      profile.timing = i >= args.warmup;
-      state.bindInputs(i == 0 ? std::move(batch) : rt::TensorMap(), i);
-      exec.seed = uint64_t(i) + 1;
-      const auto t0 = Clock::now();
-      rt::Status st = executor.start(plan, state.bindings(), exec);
-      state.handedToExecutor();
-      if (st)
-        st = executor.finish(outputs);
-      if (!st)
-        return fail(fmt::format("bench: {} step {}: {}", dir, i + 1, st.message()));
-      if (i >= args.warmup)
-        times.push_back(seconds(t0, Clock::now()));
-    }
-    if (dev)
-      if (rt::Status st = dev->memoryInUse(after); !st)
-        return fail(st.message());
-    std::sort(times.begin(), times.end());
-    const size_t mid = times.size() / 2;
-    const double median =
-        times.size() % 2 ? times[mid] : 0.5 * (times[mid - 1] + times[mid]);
-    const double tokens = double(b.shape.batch * b.shape.seqLen);
-    const double flops = stepFlops(plan);
-    const double tflops = flops / median / 1e12;
-    const double predicted = plan.device ? double(plan.device->memory.totalBytes()) : 0;
-    const double measured = double(after > before ? after - before : 0);
-    const std::string name = std::filesystem::path(dir).filename().string();
-    // The host allocates from the heap, not a planned arena: no memory columns.
-    const std::string predictedText = host ? "-" : fmt::format("{:.0f}", mib(predicted));
-    const std::string measuredText = host ? "-" : fmt::format("{:.0f}", mib(measured));
-    table += fmt::format("{:<20} {:>6} {:>7} {:>5} {:>6} {:>10.2f} {:>11.0f} {:>9.3f} {:>6.1f}% "
-                         "{:>10} {:>10}\n",
-                         name.substr(0, 20), spec.nLayer, spec.dModel, b.precision,
-                         b.shape.batch, median * 1e3, tokens / median, tflops,
-                         100.0 * tflops / gemmTflops, predictedText, measuredText);
-    rows.push_back({{"bundle", dir},
-                    {"n_layer", spec.nLayer},
-                    {"d_model", spec.dModel},
-                    {"precision", b.precision},
-                    {"batch", b.shape.batch},
-                    {"seq_len", b.shape.seqLen},
-                    {"mem_len", b.shape.mlen},
-                    {"num_predict", b.shape.numPredict},
-                    {"step_ms_median", median * 1e3},
-                    {"step_ms", [&] {
-                       json t = json::array();
-                       for (double s : times)
-                         t.push_back(s * 1e3);
-                       return t;
-                     }()},
-                    {"tokens_per_s", tokens / median},
-                    {"model_flops_per_step", flops},
-                    {"tflops", tflops},
-                    {"mfu", tflops / gemmTflops},
-                    {"memory_predicted_bytes", predicted},
-                    {"memory_measured_bytes", measured},
-                    {"final_loss", outputs.count("loss") ? outputs.at("loss").f32()[0] : NAN}});
-    if (args.profile) {
-      // Every timed step, as the mean over them (the row shows the median).
-      const double sum = std::accumulate(times.begin(), times.end(), 0.0);
-      profile.report(args.steps, sum / double(times.size()), table,
-                     rows.back()["profile"]);
-      // The GEMMs' own rate against the reference (adds summed inside a
-      // GEMM count as its time).
-      const double gemmSecs = profile.secondsPerStep({"gemm", "gemm_wgrad"}, args.steps);
-      if (gemmSecs > 0) {
-        const double gemmGflops = gemmFlops(plan) / gemmSecs / 1e9;
-        table += fmt::format("    GEMMs (gemm, gemm_wgrad): {:.1f} GFLOP/s, {:.1f}% of the "
-                             "reference sgemm\n",
-                             gemmGflops, 100.0 * gemmGflops / (gemmTflops * 1e3));
-        rows.back()["gemm_gflops"] = gemmGflops;
-      }
-    }
-  }
+  for (const std::string &dir : args.bundles)
+    if (int rc = benchBundle(args, dir, ref, table, rows))
+      return rc;
   std::cout << table
             << fmt::format("  {} timed steps after {} untimed (median shown); tokens = batch × "
                            "seq_len per step; model FLOPs: the GEMMs as issued and the "
@@ -525,6 +559,141 @@ std::string attentionPlan(const std::vector<AttnShape> &shapes, int64_t B, int64
       .dump();
 }
 
+/// The device memory of the attention benchmark's plan: every buffer
+/// (random bf16 and f32 values, segment ids, ranks and gathered rows; the
+/// outputs zeroed), the largest step workspace, status words and the seed;
+/// freed with the object.
+struct AttentionBuffers {
+  explicit AttentionBuffers(rt::dev::Device &dev) : dev(dev) {}
+  ~AttentionBuffers() {
+    for (rt::dev::DevPtr p : live)
+      if (p)
+        dev.free(p);
+  }
+  AttentionBuffers(const AttentionBuffers &) = delete;
+  AttentionBuffers &operator=(const AttentionBuffers &) = delete;
+
+  rt::Status allocate(const rt::Plan &plan, const rt::DeviceProgram &program, int64_t B,
+                      int64_t S, int64_t NP) {
+    std::mt19937 gen(11);
+    std::vector<int64_t> seg(static_cast<size_t>(B * S)),
+        rank(static_cast<size_t>(B * 2 * S)), rows(static_cast<size_t>(B * NP));
+    for (int64_t b = 0; b < B; ++b) {
+      for (int64_t i = 0; i < S; ++i)
+        seg[size_t(b * S + i)] = i < S / 2 ? 0 : 1;
+      std::vector<int64_t> perm(static_cast<size_t>(S));
+      for (int64_t i = 0; i < S; ++i)
+        perm[size_t(i)] = i;
+      std::shuffle(perm.begin(), perm.end(), gen);
+      for (int64_t i = 0; i < S; ++i)
+        rank[size_t((b * 2) * S + i)] = rank[size_t((b * 2 + 1) * S + i)] = perm[size_t(i)];
+      std::vector<int64_t> pos(perm.begin(), perm.begin() + NP);
+      std::sort(pos.begin(), pos.end());
+      for (int64_t t = 0; t < NP; ++t)
+        rows[size_t(b * NP + t)] = pos[size_t(t)];
+    }
+    const std::map<std::string, const std::vector<int64_t> *> ids = {
+        {"seg_id", &seg}, {"perm_rank", &rank}, {"rows", &rows}};
+    for (const rt::Buffer &buf : plan.buffers) {
+      const size_t n = size_t(rt::numelOf(buf.shape));
+      if (buf.role != rt::Buffer::Input) {
+        addr.push_back(put(nullptr, n * rt::dtypeSize(buf.dtype)));
+      } else if (auto it = ids.find(buf.name); it != ids.end()) {
+        addr.push_back(put(it->second->data(), n * 8));
+      } else if (buf.dtype == rt::DType::BF16) {
+        std::vector<uint16_t> h(n);
+        std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+        for (uint16_t &x : h)
+          x = rt::bf16FromFloat(u(gen));
+        addr.push_back(put(h.data(), n * 2));
+      } else {
+        std::vector<float> h(n);
+        std::uniform_real_distribution<float> u(-0.1f, 0.1f);
+        for (float &x : h)
+          x = u(gen);
+        addr.push_back(put(h.data(), n * 4));
+      }
+    }
+    int64_t workspaceBytes = 0;
+    for (const rt::DeviceStep &ds : program.steps)
+      workspaceBytes = std::max(workspaceBytes, ds.workspaceBytes);
+    const unsigned long long seedValue = 5;
+    workspace = put(nullptr, size_t(workspaceBytes));
+    status = put(nullptr, rt::kStatusWords * 4);
+    seed = put(&seedValue, sizeof seedValue);
+    return allocated;
+  }
+
+  rt::dev::Device &dev;
+  std::vector<rt::dev::DevPtr> live, addr; // every allocation; each buffer's
+  rt::dev::DevPtr workspace = 0, status = 0, seed = 0;
+  rt::Status allocated = rt::Status::ok(); // every allocation and upload so far
+
+private:
+  rt::dev::DevPtr put(const void *src, size_t bytes) {
+    rt::dev::DevPtr p = 0;
+    if (allocated)
+      allocated = dev.alloc(std::max<size_t>(bytes, 8), p);
+    if (allocated)
+      allocated = src ? dev.upload(p, src, bytes) : dev.memset(p, 0, std::max<size_t>(bytes, 8));
+    live.push_back(p);
+    return p;
+  }
+};
+
+/// Times the launches of plan step `index` of `program` as the device
+/// executor makes them (DeviceExecutor.cpp: every argument one 64-bit
+/// value): `args.warmup` untimed rounds, then the mean of `args.iters`.
+rt::Status timeStep(rt::dev::Device &dev, rt::dev::Module &mod, const rt::Plan &plan,
+                    const rt::DeviceProgram &program, const AttentionBuffers &bufs,
+                    size_t index, const AttentionBenchArgs &args, double &secs) {
+  struct Launch {
+    rt::dev::Kernel kernel;
+    rt::dev::LaunchDims dims;
+    std::vector<uint64_t> values;
+    std::vector<void *> params;
+  };
+  std::vector<Launch> launches;
+  for (const rt::DeviceLaunch &l : program.steps[index].launches) {
+    if (l.kind != rt::DeviceLaunch::Kernel)
+      return rt::Status::error(fmt::format("{}: a GEMM launch in the attention's program",
+                                           plan.steps[index].loc));
+    Launch &x = launches.emplace_back();
+    XLNETC_RETURN_IF_ERROR(dev.getKernel(mod, l.kernel, x.kernel));
+    x.dims.grid[0] = l.grid;
+    x.dims.block[0] = l.block;
+    x.dims.dynSmem = l.dynSmem;
+    for (const rt::KernelArg &arg : l.args)
+      switch (arg.kind) {
+      case rt::KernelArg::Buffer: x.values.push_back(bufs.addr[size_t(arg.index)]); break;
+      case rt::KernelArg::Null: x.values.push_back(0); break;
+      case rt::KernelArg::Workspace: x.values.push_back(bufs.workspace + uint64_t(arg.value)); break;
+      case rt::KernelArg::Status: x.values.push_back(bufs.status); break;
+      case rt::KernelArg::Seed: x.values.push_back(bufs.seed); break;
+      case rt::KernelArg::Immediate: x.values.push_back(uint64_t(arg.value)); break;
+      case rt::KernelArg::Table:
+        return rt::Status::error("a multi-tensor table in the attention's program");
+      }
+  }
+  for (Launch &x : launches)
+    for (uint64_t &value : x.values)
+      x.params.push_back(&value);
+  auto once = [&]() -> rt::Status {
+    for (Launch &x : launches)
+      XLNETC_RETURN_IF_ERROR(dev.launch(x.kernel, x.dims, x.params.data(), plan.steps[index].loc));
+    return rt::Status::ok();
+  };
+  for (int i = 0; i < args.warmup; ++i)
+    XLNETC_RETURN_IF_ERROR(once());
+  XLNETC_RETURN_IF_ERROR(dev.synchronize("bench-attention"));
+  const auto t0 = Clock::now();
+  for (int i = 0; i < args.iters; ++i)
+    XLNETC_RETURN_IF_ERROR(once());
+  XLNETC_RETURN_IF_ERROR(dev.synchronize("bench-attention"));
+  secs = seconds(t0, Clock::now()) / args.iters;
+  return rt::Status::ok();
+}
+
 } // namespace
 
 int runAttentionBench(const AttentionBenchArgs &args) {
@@ -579,127 +748,9 @@ int runAttentionBench(const AttentionBenchArgs &args) {
   if (rt::Status st = measureGemm(dev, gemmSize, gemmTflops); !st)
     return fail("bench-attention: " + st.message());
 
-  // Every buffer of the plan: random bf16 and f32 values, segment ids,
-  // ranks and gathered rows; the outputs zeroed. Then the steps' workspace,
-  // status words and seed.
-  std::mt19937 gen(11);
-  std::vector<dv::DevPtr> live;
-  rt::Status allocated = rt::Status::ok(); // every allocation and upload so far
-  auto put = [&](const void *src, size_t bytes) {
-    dv::DevPtr p = 0;
-    if (allocated)
-      allocated = dev.alloc(std::max<size_t>(bytes, 8), p);
-    if (allocated)
-      allocated = src ? dev.upload(p, src, bytes) : dev.memset(p, 0, std::max<size_t>(bytes, 8));
-    live.push_back(p);
-    return p;
-  };
-  auto freeAll = [&] {
-    for (dv::DevPtr p : live)
-      if (p)
-        dev.free(p);
-  };
-  std::vector<int64_t> seg(static_cast<size_t>(B * S)), rank(static_cast<size_t>(B * 2 * S)),
-      rows(static_cast<size_t>(B * NP));
-  for (int64_t b = 0; b < B; ++b) {
-    for (int64_t i = 0; i < S; ++i)
-      seg[size_t(b * S + i)] = i < S / 2 ? 0 : 1;
-    std::vector<int64_t> perm(static_cast<size_t>(S));
-    for (int64_t i = 0; i < S; ++i)
-      perm[size_t(i)] = i;
-    std::shuffle(perm.begin(), perm.end(), gen);
-    for (int64_t i = 0; i < S; ++i)
-      rank[size_t((b * 2) * S + i)] = rank[size_t((b * 2 + 1) * S + i)] = perm[size_t(i)];
-    std::vector<int64_t> pos(perm.begin(), perm.begin() + NP);
-    std::sort(pos.begin(), pos.end());
-    for (int64_t t = 0; t < NP; ++t)
-      rows[size_t(b * NP + t)] = pos[size_t(t)];
-  }
-  const std::map<std::string, const std::vector<int64_t> *> ids = {
-      {"seg_id", &seg}, {"perm_rank", &rank}, {"rows", &rows}};
-  std::vector<dv::DevPtr> addr;
-  for (const rt::Buffer &buf : plan.buffers) {
-    const size_t n = size_t(rt::numelOf(buf.shape));
-    if (buf.role != rt::Buffer::Input) {
-      addr.push_back(put(nullptr, n * rt::dtypeSize(buf.dtype)));
-    } else if (auto it = ids.find(buf.name); it != ids.end()) {
-      addr.push_back(put(it->second->data(), n * 8));
-    } else if (buf.dtype == rt::DType::BF16) {
-      std::vector<uint16_t> h(n);
-      std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-      for (uint16_t &x : h)
-        x = rt::bf16FromFloat(u(gen));
-      addr.push_back(put(h.data(), n * 2));
-    } else {
-      std::vector<float> h(n);
-      std::uniform_real_distribution<float> u(-0.1f, 0.1f);
-      for (float &x : h)
-        x = u(gen);
-      addr.push_back(put(h.data(), n * 4));
-    }
-  }
-  int64_t workspaceBytes = 0;
-  for (const rt::DeviceStep &ds : program.steps)
-    workspaceBytes = std::max(workspaceBytes, ds.workspaceBytes);
-  const unsigned long long seedValue = 5;
-  const dv::DevPtr ws = put(nullptr, size_t(workspaceBytes)),
-                   status = put(nullptr, rt::kStatusWords * 4),
-                   seed = put(&seedValue, sizeof seedValue);
-  if (!allocated) {
-    freeAll();
-    return fail("bench-attention: " + allocated.message());
-  }
-
-  // Times the launches of plan step `index` as the device executor makes
-  // them (DeviceExecutor.cpp: every argument one 64-bit value).
-  auto timeStep = [&](size_t index, double &secs) -> rt::Status {
-    struct Launch {
-      dv::Kernel kernel;
-      dv::LaunchDims dims;
-      std::vector<uint64_t> values;
-      std::vector<void *> params;
-    };
-    std::vector<Launch> launches;
-    for (const rt::DeviceLaunch &l : program.steps[index].launches) {
-      if (l.kind != rt::DeviceLaunch::Kernel)
-        return rt::Status::error(fmt::format("{}: a GEMM launch in the attention's program",
-                                             plan.steps[index].loc));
-      Launch &x = launches.emplace_back();
-      XLNETC_RETURN_IF_ERROR(dev.getKernel(*mod, l.kernel, x.kernel));
-      x.dims.grid[0] = l.grid;
-      x.dims.block[0] = l.block;
-      x.dims.dynSmem = l.dynSmem;
-      for (const rt::KernelArg &arg : l.args)
-        switch (arg.kind) {
-        case rt::KernelArg::Buffer: x.values.push_back(addr[size_t(arg.index)]); break;
-        case rt::KernelArg::Null: x.values.push_back(0); break;
-        case rt::KernelArg::Workspace: x.values.push_back(ws + uint64_t(arg.value)); break;
-        case rt::KernelArg::Status: x.values.push_back(status); break;
-        case rt::KernelArg::Seed: x.values.push_back(seed); break;
-        case rt::KernelArg::Immediate: x.values.push_back(uint64_t(arg.value)); break;
-        case rt::KernelArg::Table:
-          return rt::Status::error("a multi-tensor table in the attention's program");
-        }
-    }
-    for (Launch &x : launches)
-      for (uint64_t &value : x.values)
-        x.params.push_back(&value);
-    auto once = [&]() -> rt::Status {
-      for (Launch &x : launches)
-        XLNETC_RETURN_IF_ERROR(dev.launch(x.kernel, x.dims, x.params.data(), plan.steps[index].loc));
-      return rt::Status::ok();
-    };
-    for (int i = 0; i < args.warmup; ++i)
-      XLNETC_RETURN_IF_ERROR(once());
-    XLNETC_RETURN_IF_ERROR(dev.synchronize("bench-attention"));
-    const auto t0 = Clock::now();
-    for (int i = 0; i < args.iters; ++i)
-      XLNETC_RETURN_IF_ERROR(once());
-    XLNETC_RETURN_IF_ERROR(dev.synchronize("bench-attention"));
-    secs = seconds(t0, Clock::now()) / args.iters;
-    return rt::Status::ok();
-  };
-
+  AttentionBuffers bufs(dev);
+  if (rt::Status st = bufs.allocate(plan, program, B, S, NP); !st)
+    return fail("bench-attention: " + st.message());
   json results = json::array();
   std::string table = fmt::format("{:<9} {:<9} {:>10} {:>10} {:>12}\n", "stream", "pass",
                                   "ms", "TFLOP/s", "of GEMM");
@@ -707,21 +758,19 @@ int runAttentionBench(const AttentionBenchArgs &args) {
   for (size_t si = 0; si < shapes.size(); ++si) {
     const AttnShape &a = shapes[si];
     double fwdSecs = 0, bwdSecs = 0;
-    rt::Status stt = timeStep(2 * si, fwdSecs);
+    rt::Status stt = timeStep(dev, *mod, plan, program, bufs, 2 * si, args, fwdSecs);
     if (stt)
-      stt = timeStep(2 * si + 1, bwdSecs);
+      stt = timeStep(dev, *mod, plan, program, bufs, 2 * si + 1, args, bwdSecs);
     int words[rt::kStatusWords] = {};
     if (stt)
-      stt = dev.download(words, status, sizeof words);
+      stt = dev.download(words, bufs.status, sizeof words);
     if (stt && words[0] != 0)
       stt = rt::Status::error(fmt::format("the {} stream's kernels reported data error {} "
                                           "(status words {} {} {} {})",
                                           a.stream, words[0], words[1], words[2], words[3],
                                           words[4]));
-    if (!stt) {
-      freeAll();
+    if (!stt)
       return fail("bench-attention: " + stt.message());
-    }
     const double unit = 2.0 * double(B * N) * double(a.T) * double(K) * double(H);
     for (auto [pass, secs, flops] : {std::tuple<const char *, double, double>{"forward", fwdSecs, 3 * unit},
                                      {"backward", bwdSecs, 6 * unit}}) {
@@ -735,7 +784,6 @@ int runAttentionBench(const AttentionBenchArgs &args) {
       totalSecs += secs;
     }
   }
-  freeAll();
   const double totalTf = totalFlops / totalSecs / 1e12;
   table += fmt::format("{:<19} {:>10.3f} {:>10.3f} {:>11.1f}%\n", "both, fwd + bwd",
                        totalSecs * 1e3, totalTf, 100.0 * totalTf / gemmTflops);
