@@ -292,54 +292,17 @@ Status saveCheckpoint(const std::string &path, const TrainState &state) {
 // Load
 //===----------------------------------------------------------------------===//
 
-Status loadCheckpoint(const std::string &path, const ParamShapes &expected,
-                      const std::string &expectedFingerprint, TrainState &out,
-                      const std::string &expectedSummary) {
-  XLNETC_RETURN_IF_ERROR(detail::checkReadableFile(path, "checkpoint"));
-  auto corrupt = [&](const Status &s) {
-    std::string msg = s.message();
-    if (startsWith(msg, path + ": "))
-      msg = msg.substr(path.size() + 2);
-    if (startsWith(msg, "cannot open"))
-      return Status::error(
-          fmt::format("cannot read checkpoint {}: {}", path, oneLine(msg)));
-    return Status::error(fmt::format(
-        "checkpoint {} is truncated or corrupt: {}", path, oneLine(msg)));
-  };
-
-  // 1. Header: validated for every dtype, so that a foreign safetensors file
-  //    is reported as "not a checkpoint" rather than as corrupt.
-  SafetensorsIndex index;
-  if (Status s = indexSafetensors(path, index); !s)
-    return corrupt(s);
-  const auto &meta = index.metadata;
+/// loadCheckpoint's phase 2: the spec it was written for (its fingerprint
+/// against `expectedFingerprint`, when one is given).
+static Status checkWrittenFor(const std::string &path, const SafetensorsIndex &index,
+                              const ParamShapes &expected,
+                              const std::string &expectedFingerprint,
+                              const std::string &expectedSummary) {
   auto metaOr = [&](const char *key) {
-    auto it = meta.find(key);
-    return it == meta.end() ? std::string() : it->second;
+    auto it = index.metadata.find(key);
+    return it == index.metadata.end() ? std::string() : it->second;
   };
-  auto tag = meta.find(kKeyFormat);
-  if (tag == meta.end())
-    return Status::error(fmt::format(
-        "{} is not an xlnetc training checkpoint (a safetensors file without "
-        "'{}' metadata; to start from model weights only, use init-from)",
-        path, kKeyFormat));
-  if (tag->second != kCheckpointFormatTag)
-    return Status::error(fmt::format(
-        "{} is not an xlnetc training checkpoint ('{}' is '{}', expected '{}')",
-        path, kKeyFormat, oneLine(tag->second), kCheckpointFormatTag));
-  std::string version = metaOr(kKeyVersion);
-  if (version != std::to_string(kCheckpointVersion))
-    return Status::error(fmt::format(
-        "checkpoint {} has format version '{}'; this xlnetc reads version {}",
-        path, oneLine(version), kCheckpointVersion));
-  std::optional<int64_t> step = parseInt64(metaOr(kKeyStep));
-  if (!step || *step < 0)
-    return Status::error(fmt::format(
-        "checkpoint {} is corrupt: '{}' is '{}', not a step number", path,
-        kKeyStep, oneLine(metaOr(kKeyStep))));
-
-  // 2. The spec it was written for.
-  std::string fingerprint = metaOr(kKeyFingerprint);
+  const std::string fingerprint = metaOr(kKeyFingerprint);
   if (!expectedFingerprint.empty() && fingerprint != expectedFingerprint) {
     std::string theirs = metaOr(kKeySummary);
     std::string ours =
@@ -359,8 +322,14 @@ Status loadCheckpoint(const std::string &path, const ParamShapes &expected,
                      "differs (init-from can reuse the weights)"
                    : ""));
   }
+  return Status::ok();
+}
 
-  // 3. Shapes and names, from the header (before reading any data).
+/// loadCheckpoint's phase 3: shapes and names, from the header (before
+/// reading any data): every parameter and both its moments, nothing else
+/// but the memory.
+static Status checkNames(const std::string &path, const SafetensorsIndex &index,
+                         const ParamShapes &expected) {
   std::vector<std::string> problems;
   const std::string mPrefix = kAdamMPrefix, vPrefix = kAdamVPrefix;
   size_t missingMoments = 0;
@@ -431,6 +400,61 @@ Status loadCheckpoint(const std::string &path, const ParamShapes &expected,
         problems.size() > 1
             ? fmt::format(" (and {} more problems)", problems.size() - 1)
             : std::string()));
+  return Status::ok();
+}
+
+Status loadCheckpoint(const std::string &path, const ParamShapes &expected,
+                      const std::string &expectedFingerprint, TrainState &out,
+                      const std::string &expectedSummary) {
+  XLNETC_RETURN_IF_ERROR(detail::checkReadableFile(path, "checkpoint"));
+  auto corrupt = [&](const Status &s) {
+    std::string msg = s.message();
+    if (startsWith(msg, path + ": "))
+      msg = msg.substr(path.size() + 2);
+    if (startsWith(msg, "cannot open"))
+      return Status::error(
+          fmt::format("cannot read checkpoint {}: {}", path, oneLine(msg)));
+    return Status::error(fmt::format(
+        "checkpoint {} is truncated or corrupt: {}", path, oneLine(msg)));
+  };
+
+  // 1. Header: validated for every dtype, so that a foreign safetensors file
+  //    is reported as "not a checkpoint" rather than as corrupt.
+  SafetensorsIndex index;
+  if (Status s = indexSafetensors(path, index); !s)
+    return corrupt(s);
+  const auto &meta = index.metadata;
+  auto metaOr = [&](const char *key) {
+    auto it = meta.find(key);
+    return it == meta.end() ? std::string() : it->second;
+  };
+  auto tag = meta.find(kKeyFormat);
+  if (tag == meta.end())
+    return Status::error(fmt::format(
+        "{} is not an xlnetc training checkpoint (a safetensors file without "
+        "'{}' metadata; to start from model weights only, use init-from)",
+        path, kKeyFormat));
+  if (tag->second != kCheckpointFormatTag)
+    return Status::error(fmt::format(
+        "{} is not an xlnetc training checkpoint ('{}' is '{}', expected '{}')",
+        path, kKeyFormat, oneLine(tag->second), kCheckpointFormatTag));
+  std::string version = metaOr(kKeyVersion);
+  if (version != std::to_string(kCheckpointVersion))
+    return Status::error(fmt::format(
+        "checkpoint {} has format version '{}'; this xlnetc reads version {}",
+        path, oneLine(version), kCheckpointVersion));
+  std::optional<int64_t> step = parseInt64(metaOr(kKeyStep));
+  if (!step || *step < 0)
+    return Status::error(fmt::format(
+        "checkpoint {} is corrupt: '{}' is '{}', not a step number", path,
+        kKeyStep, oneLine(metaOr(kKeyStep))));
+
+  // 2. The spec it was written for.
+  XLNETC_RETURN_IF_ERROR(
+      checkWrittenFor(path, index, expected, expectedFingerprint, expectedSummary));
+  // 3. Shapes and names, from the header (before reading any data).
+  XLNETC_RETURN_IF_ERROR(checkNames(path, index, expected));
+  const std::string mPrefix = kAdamMPrefix, vPrefix = kAdamVPrefix;
 
   // 4. The data.
   TensorMap all;
@@ -440,7 +464,7 @@ Status loadCheckpoint(const std::string &path, const ParamShapes &expected,
   state.step = *step;
   state.rngState = metaOr(kKeyRng);
   state.dataPosition = metaOr(kKeyData);
-  state.specFingerprint = fingerprint;
+  state.specFingerprint = metaOr(kKeyFingerprint);
   state.specSummary = metaOr(kKeySummary);
   for (auto &[name, t] : all) {
     if (startsWith(name, mPrefix))
