@@ -97,18 +97,21 @@ namespace {
 
 /// planMemory with the steps' buffers from `program` or (null) from the
 /// plan.
-MemoryPlan planMemoryOf(const Plan &plan, const DeviceProgram *program) {
-  const size_t n = plan.buffers.size(), steps = plan.steps.size();
-  if (program && program->steps.size() != steps)
-    program = nullptr; // not this plan's program: the plan alone
-  MemoryPlan m;
-  m.offset.assign(n, -1);
-  m.firstTouched.assign(steps, {});
-  m.inputBlockBytes = planInputBlock(plan, m.inputOffset);
+/// The temps' lifetimes: the first and last step touching each, and the
+/// temps that get memory, in id order.
+struct Lifetimes {
+  std::vector<int64_t> first, last;
+  std::vector<int> temps;
+};
 
-  // 1. Lifetimes: [first, last] step touching each temp; returned temps
-  //    live to the end.
-  std::vector<int64_t> first(n, -1), last(n, -1);
+/// 1. Lifetimes: [first, last] step touching each temp; returned temps
+///    live to the end.
+static void planLifetimes(const Plan &plan, const DeviceProgram *program, MemoryPlan &m,
+                          Lifetimes &life) {
+  const size_t n = plan.buffers.size(), steps = plan.steps.size();
+  std::vector<int64_t> &first = life.first, &last = life.last;
+  first.assign(n, -1);
+  last.assign(n, -1);
   for (size_t i = 0; i < steps; ++i)
     forEachTouched(plan, program, i, [&](int id) {
       if (id < 0 || size_t(id) >= n)
@@ -117,7 +120,7 @@ MemoryPlan planMemoryOf(const Plan &plan, const DeviceProgram *program) {
         first[size_t(id)] = int64_t(i);
       last[size_t(id)] = int64_t(i);
     });
-  std::vector<int> temps;
+  std::vector<int> &temps = life.temps;
   std::set<int> inPlace; // outputs in their input's memory
   if (program)
     for (const auto &[out, in] : program->inPlace)
@@ -149,9 +152,14 @@ MemoryPlan planMemoryOf(const Plan &plan, const DeviceProgram *program) {
     if (steps > 0)
       m.firstTouched[size_t(first[id])].push_back(b.id);
   }
+}
 
-  // 2. The categories the lifetimes give: the live sum per step (its peak
-  //    bounds any arena from below) and what crosses into the backward.
+/// 2. The categories the lifetimes give: the live sum per step (its peak
+///    bounds any arena from below) and what crosses into the backward.
+static void countCategories(const Plan &plan, const Lifetimes &life, MemoryPlan &m) {
+  const size_t steps = plan.steps.size();
+  const std::vector<int64_t> &first = life.first, &last = life.last;
+  const std::vector<int> &temps = life.temps;
   std::vector<int64_t> live(steps + 1, 0);
   for (int id : temps) {
     live[size_t(first[size_t(id)])] += alignUp(bufferBytes(plan.buffers[size_t(id)]));
@@ -170,11 +178,16 @@ MemoryPlan planMemoryOf(const Plan &plan, const DeviceProgram *program) {
       if (first[size_t(id)] < backward && last[size_t(id)] >= backward &&
           plan.buffers[size_t(id)].outputs.empty())
         m.keptForBackwardBytes += bufferBytes(plan.buffers[size_t(id)]);
+}
 
-  // 3. Placement: largest first, each at the lowest offset free during its
-  //    lifetime. A group of the program is one item: its members side by
-  //    side in order, alive from the first member's start to the last one's
-  //    end.
+/// 3. Placement: largest first, each at the lowest offset free during its
+///    lifetime. A group of the program is one item: its members side by
+///    side in order, alive from the first member's start to the last one's
+///    end.
+static void placeTemps(const Plan &plan, const DeviceProgram *program, const Lifetimes &life,
+                       MemoryPlan &m) {
+  const std::vector<int64_t> &first = life.first, &last = life.last;
+  const std::vector<int> &temps = life.temps;
   auto slot = [&](int id) { return memorySlotBytes(plan.buffers[size_t(id)]); };
   struct Item {
     std::vector<int> members;
@@ -235,20 +248,36 @@ MemoryPlan planMemoryOf(const Plan &plan, const DeviceProgram *program) {
     placed.push_back({at, at + size, f, l});
     m.arenaBytes = std::max(m.arenaBytes, at + size);
   }
+}
 
-  // 4. The device program's scratch.
-  if (program) {
-    int64_t workspace = 0, statusSteps = 0, tables = 0;
-    for (const DeviceStep &s : program->steps) {
-      workspace = std::max(workspace, s.workspaceBytes);
-      statusSteps += s.status ? 1 : 0;
-    }
-    for (const DeviceTable &t : program->tables)
-      tables += alignUp(int64_t(t.entries.size()) *
-                        (t.kind == DeviceTable::Norm ? kNormEntryBytes : kAdamEntryBytes));
-    m.workspaceBytes = alignUp(workspace) +
-                       alignUp(statusSteps * kStatusWords * int64_t(sizeof(int))) + tables;
+/// 4. The device program's scratch.
+static void countProgramScratch(const DeviceProgram &program, MemoryPlan &m) {
+  int64_t workspace = 0, statusSteps = 0, tables = 0;
+  for (const DeviceStep &s : program.steps) {
+    workspace = std::max(workspace, s.workspaceBytes);
+    statusSteps += s.status ? 1 : 0;
   }
+  for (const DeviceTable &t : program.tables)
+    tables += alignUp(int64_t(t.entries.size()) *
+                      (t.kind == DeviceTable::Norm ? kNormEntryBytes : kAdamEntryBytes));
+  m.workspaceBytes = alignUp(workspace) +
+                     alignUp(statusSteps * kStatusWords * int64_t(sizeof(int))) + tables;
+}
+
+MemoryPlan planMemoryOf(const Plan &plan, const DeviceProgram *program) {
+  const size_t n = plan.buffers.size(), steps = plan.steps.size();
+  if (program && program->steps.size() != steps)
+    program = nullptr; // not this plan's program: the plan alone
+  MemoryPlan m;
+  m.offset.assign(n, -1);
+  m.firstTouched.assign(steps, {});
+  m.inputBlockBytes = planInputBlock(plan, m.inputOffset);
+  Lifetimes life;
+  planLifetimes(plan, program, m, life);
+  countCategories(plan, life, m);
+  placeTemps(plan, program, life, m);
+  if (program)
+    countProgramScratch(*program, m);
   return m;
 }
 
