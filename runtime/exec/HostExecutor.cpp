@@ -297,56 +297,44 @@ void HostWorkspace::AlignedDelete::operator()(uint8_t *p) const {
   ::operator delete[](p, std::align_val_t(64));
 }
 
-Status executeHost(const Plan &plan, const TensorMap &bindings,
-                   TensorMap &outputs, const ExecOptions &opts,
-                   HostWorkspace *workspace, TensorMap *donated) {
-  HostThreadScope threads(opts.threads);
-  const host::VecKernels *vec = nullptr;
-  XLNETC_RETURN_IF_ERROR(host::selectVecKernels(vec));
-  size_t n = plan.buffers.size();
-  // The host executor is the fp32 reference: a plan compiled with
-  // --precision bf16 runs on a device (cuda or emu).
-  for (const Buffer &b : plan.buffers)
-    if (b.dtype == DType::BF16)
-      return Status::error(fmt::format(
-          "this plan stores bf16 (buffer {}, {}): it was compiled with "
-          "--precision bf16, which runs on --device cuda or emu; the host "
-          "executor runs fp32 plans only",
-          b.id, bufferType(b)));
+namespace {
 
-  // 1. Bind inputs and params (`bindings` first, then `donated`).
-  std::vector<const Tensor *> bound(n, nullptr);
-  std::vector<Tensor *> donor(n, nullptr); // a donated tensor bound to the buffer
-  for (const Buffer &b : plan.buffers) {
-    if (b.role == Buffer::Temp)
-      continue;
-    if (bindings.count(b.name) || !donated || !donated->count(b.name)) {
-      XLNETC_RETURN_IF_ERROR(checkBinding(b, bindings, bound[b.id]));
-      continue;
+/// One step of executeHost's run: what the plan's buffers are bound to.
+struct HostRun {
+  const Plan &plan;
+  const ExecOptions &opts;
+  HostWorkspace &ws;
+  std::vector<const Tensor *> bound; // every buffer's value (inputs, then written temps)
+  std::vector<Tensor *> donor;       // a donated tensor bound to the buffer
+  std::vector<Tensor> temps;         // the temps' tensors (arena views, returned outputs)
+  std::vector<bool> written;
+
+  HostRun(const Plan &plan, const ExecOptions &opts, HostWorkspace &ws)
+      : plan(plan), opts(opts), ws(ws), bound(plan.buffers.size(), nullptr),
+        donor(plan.buffers.size(), nullptr), temps(plan.buffers.size()),
+        written(plan.buffers.size(), false) {}
+
+  /// 1. Bind inputs and params (`bindings` first, then `donated`).
+  Status bindInputs(const TensorMap &bindings, TensorMap *donated) {
+    for (const Buffer &b : plan.buffers) {
+      if (b.role == Buffer::Temp)
+        continue;
+      if (bindings.count(b.name) || !donated || !donated->count(b.name)) {
+        XLNETC_RETURN_IF_ERROR(checkBinding(b, bindings, bound[b.id]));
+        continue;
+      }
+      Tensor &t = donated->at(b.name);
+      XLNETC_RETURN_IF_ERROR(checkBound(b, t, bound[b.id]));
+      donor[b.id] = &t;
     }
-    Tensor &t = donated->at(b.name);
-    XLNETC_RETURN_IF_ERROR(checkBound(b, t, bound[b.id]));
-    donor[b.id] = &t;
+    return Status::ok();
   }
 
-  // The temps' memory: the workspace's arena, placed by the memory plan
-  // (kept from step to step), or one allocation per temp without one.
-  HostWorkspace local;
-  HostWorkspace &ws = workspace ? *workspace : local;
-  // Kept probabilities change no step's operands.
-  ws.prepare(plan, opts.fuse);
-  // Kept with the plan's memory plan: not recomputed step after step.
-  const std::vector<int> &lastUse = ws.fusions().lastReader;
-  const MemoryPlan &memory = ws.memory();
-  const host::HostFusions &fusions = ws.fusions();
-
-  // 2. Run the steps in order. Plans built in memory may skip parsePlan, so
-  //    each step's ids and types are re-checked (cheap next to the kernels).
-  std::vector<Tensor> temps(n);
-  std::vector<bool> written(n, false);
-  for (size_t i = 0; i < plan.steps.size(); ++i) {
-    const Step &s = plan.steps[i];
-    std::string where = stepPrefix(i, s);
+  /// Step `s`'s ids: it reads written buffers and writes unwritten temps,
+  /// one init per output; then its types. Plans built in memory may skip
+  /// parsePlan, so each step is re-checked (cheap next to the kernels).
+  Status checkStep(const Step &s, const std::string &where) const {
+    const size_t n = plan.buffers.size();
     if (!s.init.empty() && s.init.size() != s.out.size())
       return Status::error(where + fmt::format("has {} inits for {} outputs", s.init.size(),
                                                s.out.size()));
@@ -361,11 +349,17 @@ Status executeHost(const Plan &plan, const TensorMap &bindings,
         return Status::error(where + fmt::format("writes buffer {} which is "
                                                  "not an unwritten temp", id));
     XLNETC_RETURN_IF_ERROR(verifyStepTypes(plan, s).withPrefix(where));
-    const std::vector<int> &writes = s.out;
+    return Status::ok();
+  }
 
-    std::vector<const Tensor *> in;
-    for (int id : s.in)
-      in.push_back(bound[id]);
+  /// The tensors step `i` writes: a view of the arena, or for a returned
+  /// buffer a tensor of its own or a donated input's storage when the step
+  /// may write over it and nothing reads it later; `in` follows a donation.
+  std::vector<Tensor *> outputsOf(size_t i, std::vector<const Tensor *> &in) {
+    const Step &s = plan.steps[i];
+    const std::vector<int> &writes = s.out;
+    const std::vector<int> &lastUse = ws.fusions().lastReader;
+    const MemoryPlan &memory = ws.memory();
     std::vector<Tensor *> out;
     for (size_t k = 0; k < writes.size(); ++k) {
       const int id = writes[k];
@@ -396,9 +390,21 @@ Status executeHost(const Plan &plan, const TensorMap &bindings,
       }
       out.push_back(&temps[id]);
     }
+    return out;
+  }
+
+  /// 2. Step `i`: its kernel, with its inits summed in or added after it.
+  Status runOne(size_t i) {
+    const Step &s = plan.steps[i];
+    const std::string where = stepPrefix(i, s);
+    XLNETC_RETURN_IF_ERROR(checkStep(s, where));
+    std::vector<const Tensor *> in;
+    for (int id : s.in)
+      in.push_back(bound[id]);
+    std::vector<Tensor *> out = outputsOf(i, in);
     if (opts.observer)
       XLNETC_RETURN_IF_ERROR(opts.observer->beforeStep(i, s).withPrefix(where));
-    const int probs = fusions.keptProbs[i];
+    const int probs = ws.fusions().keptProbs[i];
     // Inits: summed by the kernel where it can (kernelTakesInit, unless
     // opts.fuse is off), otherwise added after it, as the add would.
     const bool kernelInit = opts.fuse && kernelTakesInit(s) && s.initOf(0) >= 0;
@@ -411,34 +417,67 @@ Status executeHost(const Plan &plan, const TensorMap &bindings,
         host::add(*bound[s.initOf(k)], *out[k], *out[k]);
     if (opts.observer)
       XLNETC_RETURN_IF_ERROR(opts.observer->afterStep(i, s, out).withPrefix(where));
-    for (int id : writes) {
+    for (int id : s.out) {
       bound[id] = &temps[id];
       written[id] = true;
     }
+    return Status::ok();
   }
 
-  // 3. Return the outputs (a temp with one name is moved, otherwise copied;
-  //    returned buffers are never arena views).
-  TensorMap result;
-  for (const Buffer &b : plan.buffers) {
-    if (b.outputs.empty())
-      continue;
-    if (!bound[b.id])
-      return Status::error(fmt::format(
-          "buffer {} is returned as '{}' but no step wrote it", b.id,
-          b.outputs.front()));
-    for (size_t k = 0; k < b.outputs.size(); ++k) {
-      // Not `move ? std::move(temp) : *bound`: a conditional with a const
-      // lvalue operand is a copy either way.
-      if (b.role == Buffer::Temp && k + 1 == b.outputs.size())
-        result[b.outputs[k]] = std::move(temps[b.id]);
-      else
-        result[b.outputs[k]] = *bound[b.id];
+  /// 3. Return the outputs (a temp with one name is moved, otherwise
+  ///    copied; returned buffers are never arena views).
+  Status returnOutputs(TensorMap &outputs) {
+    TensorMap result;
+    for (const Buffer &b : plan.buffers) {
+      if (b.outputs.empty())
+        continue;
+      if (!bound[b.id])
+        return Status::error(fmt::format(
+            "buffer {} is returned as '{}' but no step wrote it", b.id,
+            b.outputs.front()));
+      for (size_t k = 0; k < b.outputs.size(); ++k) {
+        // Not `move ? std::move(temp) : *bound`: a conditional with a const
+        // lvalue operand is a copy either way.
+        if (b.role == Buffer::Temp && k + 1 == b.outputs.size())
+          result[b.outputs[k]] = std::move(temps[b.id]);
+        else
+          result[b.outputs[k]] = *bound[b.id];
+      }
     }
+    for (auto &[name, t] : result)
+      outputs[name] = std::move(t);
+    return Status::ok();
   }
-  for (auto &[name, t] : result)
-    outputs[name] = std::move(t);
-  return Status::ok();
+};
+
+} // namespace
+
+Status executeHost(const Plan &plan, const TensorMap &bindings,
+                   TensorMap &outputs, const ExecOptions &opts,
+                   HostWorkspace *workspace, TensorMap *donated) {
+  HostThreadScope threads(opts.threads);
+  const host::VecKernels *vec = nullptr;
+  XLNETC_RETURN_IF_ERROR(host::selectVecKernels(vec));
+  // The host executor is the fp32 reference: a plan compiled with
+  // --precision bf16 runs on a device (cuda or emu).
+  for (const Buffer &b : plan.buffers)
+    if (b.dtype == DType::BF16)
+      return Status::error(fmt::format(
+          "this plan stores bf16 (buffer {}, {}): it was compiled with "
+          "--precision bf16, which runs on --device cuda or emu; the host "
+          "executor runs fp32 plans only",
+          b.id, bufferType(b)));
+  // The temps' memory: the workspace's arena, placed by the memory plan
+  // (kept from step to step), or one allocation per temp without one.
+  // Kept probabilities change no step's operands.
+  HostWorkspace local;
+  HostWorkspace &ws = workspace ? *workspace : local;
+  ws.prepare(plan, opts.fuse);
+  HostRun run(plan, opts, ws);
+  XLNETC_RETURN_IF_ERROR(run.bindInputs(bindings, donated));
+  for (size_t i = 0; i < plan.steps.size(); ++i)
+    XLNETC_RETURN_IF_ERROR(run.runOne(i));
+  return run.returnOutputs(outputs);
 }
 
 } // namespace xlnetc::rt
