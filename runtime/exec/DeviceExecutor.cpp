@@ -753,6 +753,96 @@ Status DeviceExecutor::execute(const Plan &plan, const DeviceProgram &program,
   return finish(outputs);
 }
 
+/// The (output, input) buffer pairs of `carry` (names), each pair of one
+/// type, or an error naming the pair.
+Status DeviceExecutor::carriedPairs(const Plan &plan, const Prepared &p,
+                                    const std::vector<std::pair<std::string, std::string>> &carry,
+                                    std::vector<std::pair<int, int>> &carried) {
+  for (const auto &[out, in] : carry) {
+    auto o = p.outputId.find(out);
+    auto i = p.inputId.find(in);
+    if (o == p.outputId.end() || i == p.inputId.end() ||
+        plan.buffers[size_t(o->second)].shape != plan.buffers[size_t(i->second)].shape ||
+        plan.buffers[size_t(o->second)].dtype != plan.buffers[size_t(i->second)].dtype)
+      return Status::error(fmt::format(
+          "cannot carry output '{}' to input '{}': the plan has no such pair of the same "
+          "type",
+          out, in));
+    carried.emplace_back(o->second, i->second);
+  }
+
+  return Status::ok();
+}
+
+/// The work only outputs nobody wants need is skipped: `wanted` (empty:
+/// every output) and the carried outputs; a new set of them records a new
+/// graph.
+void DeviceExecutor::chooseWanted(const Plan &plan, Prepared &p,
+                                  const std::set<std::string> &carriedNames,
+                                  const std::set<std::string> &wanted) {
+  std::set<std::string> needed;
+  if (!wanted.empty()) {
+    needed = wanted;
+    needed.insert(carriedNames.begin(), carriedNames.end());
+  }
+  std::string wantedKey;
+  for (const std::string &name : needed)
+    wantedKey += name + '\n';
+  if (p.skip.size() != p.ops.size() || wantedKey != p.wantedKey) {
+    p.chooseOps(plan, needed);
+    p.wantedKey = wantedKey;
+    p.graph.reset();
+  }
+}
+
+/// The work, in plan order, without reading anything back: launched piece
+/// by piece at the first step, recorded into the step's graph at the
+/// second, which every later step replays (docs/Devices.md "The step as
+/// one graph").
+Status DeviceExecutor::runWork(const Plan &plan, Prepared &p, const ExecOptions &opts) {
+  if (opts.observer) { // host work between the launches: no graph
+    XLNETC_RETURN_IF_ERROR(runOpsObserved(p, plan, *opts.observer));
+    p.warm = true;
+  } else if (!opts.deviceGraph || !p.warm || syncEachOp_) {
+    XLNETC_RETURN_IF_ERROR(runOps(p));
+    p.warm = true;
+  } else {
+    if (!p.graph) {
+      XLNETC_RETURN_IF_ERROR(device_.beginCapture("the step"));
+      Status recorded = runOps(p);
+      std::unique_ptr<dev::Graph> graph;
+      Status ended = device_.endCapture(graph, "the step");
+      XLNETC_RETURN_IF_ERROR(recorded);
+      XLNETC_RETURN_IF_ERROR(ended);
+      p.graph = std::move(graph);
+    }
+    XLNETC_RETURN_IF_ERROR(device_.launchGraph(*p.graph, "the step"));
+  }
+  return Status::ok();
+}
+
+/// Starts copying back the outputs that return (not carried, and wanted),
+/// into `pending`.
+Status DeviceExecutor::startReadback(const Plan &plan, Prepared &p,
+                                     const std::set<std::string> &carriedNames,
+                                     const std::set<std::string> &wanted, Pending &pending) {
+  for (const Buffer &b : plan.buffers) {
+    std::vector<std::string> names; // the buffer's names that come back
+    for (const std::string &name : b.outputs)
+      if (!carriedNames.count(name) && (wanted.empty() || wanted.count(name)))
+        names.push_back(name);
+    if (names.empty())
+      continue;
+    const size_t bytes = static_cast<size_t>(numelOf(b.shape)) * dtypeSize(b.dtype);
+    void *&host = p.staging[b.id];
+    if (!host)
+      XLNETC_RETURN_IF_ERROR(p.allocs->allocHost(bytes, host));
+    XLNETC_RETURN_IF_ERROR(device_.downloadAsync(host, p.addr[b.id], bytes));
+    pending.returned.emplace_back(b.id, std::move(names));
+  }
+  return Status::ok();
+}
+
 Status DeviceExecutor::start(const Plan &plan, const DeviceProgram &program,
                              const TensorMap &bindings, const ExecOptions &opts,
                              const std::vector<std::pair<std::string, std::string>> &carry) {
@@ -785,37 +875,13 @@ Status DeviceExecutor::start(const Plan &plan, const DeviceProgram &program,
   }
   Prepared &p = *prepared_;
   std::vector<std::pair<int, int>> carried; // (output buffer, input buffer)
-  for (const auto &[out, in] : carry) {
-    auto o = p.outputId.find(out);
-    auto i = p.inputId.find(in);
-    if (o == p.outputId.end() || i == p.inputId.end() ||
-        plan.buffers[size_t(o->second)].shape != plan.buffers[size_t(i->second)].shape ||
-        plan.buffers[size_t(o->second)].dtype != plan.buffers[size_t(i->second)].dtype)
-      return Status::error(fmt::format(
-          "cannot carry output '{}' to input '{}': the plan has no such pair of the same "
-          "type",
-          out, in));
-    carried.emplace_back(o->second, i->second);
-  }
-
-  // The outputs that come back, and the work only the others need skipped
-  // (a new set of them records a new graph).
+  XLNETC_RETURN_IF_ERROR(carriedPairs(plan, p, carry, carried));
+  // The outputs that come back, and the work only the others need skipped.
   std::set<std::string> carriedNames;
   for (const auto &[out, in] : carry)
     carriedNames.insert(out);
-  std::set<std::string> wanted(opts.wanted.begin(), opts.wanted.end()), needed;
-  if (!wanted.empty()) {
-    needed = wanted;
-    needed.insert(carriedNames.begin(), carriedNames.end());
-  }
-  std::string wantedKey;
-  for (const std::string &name : needed)
-    wantedKey += name + '\n';
-  if (p.skip.size() != p.ops.size() || wantedKey != p.wantedKey) {
-    p.chooseOps(plan, needed);
-    p.wantedKey = wantedKey;
-    p.graph.reset();
-  }
+  const std::set<std::string> wanted(opts.wanted.begin(), opts.wanted.end());
+  chooseWanted(plan, p, carriedNames, wanted);
 
   // 3. This step's bound inputs, parameters and seed; clean status words.
   for (const Buffer &b : plan.buffers)
@@ -830,28 +896,8 @@ Status DeviceExecutor::start(const Plan &plan, const DeviceProgram &program,
   if (p.statusSteps > 0)
     XLNETC_RETURN_IF_ERROR(device_.memset(p.status, 0, p.statusBytes));
 
-  // 4. The work, in plan order, without reading anything back: launched
-  //    piece by piece at the first step, recorded into the step's graph at
-  //    the second, which every later step replays (docs/Devices.md "The
-  //    step as one graph").
-  if (opts.observer) { // host work between the launches: no graph
-    XLNETC_RETURN_IF_ERROR(runOpsObserved(p, plan, *opts.observer));
-    p.warm = true;
-  } else if (!opts.deviceGraph || !p.warm || syncEachOp_) {
-    XLNETC_RETURN_IF_ERROR(runOps(p));
-    p.warm = true;
-  } else {
-    if (!p.graph) {
-      XLNETC_RETURN_IF_ERROR(device_.beginCapture("the step"));
-      Status recorded = runOps(p);
-      std::unique_ptr<dev::Graph> graph;
-      Status ended = device_.endCapture(graph, "the step");
-      XLNETC_RETURN_IF_ERROR(recorded);
-      XLNETC_RETURN_IF_ERROR(ended);
-      p.graph = std::move(graph);
-    }
-    XLNETC_RETURN_IF_ERROR(device_.launchGraph(*p.graph, "the step"));
-  }
+  // 4. The work, in plan order, without reading anything back.
+  XLNETC_RETURN_IF_ERROR(runWork(plan, p, opts));
   // 5. The carried outputs become kept inputs, on the device (copies in
   //    order after the step's work).
   for (auto [out, in] : carried) {
@@ -867,20 +913,7 @@ Status DeviceExecutor::start(const Plan &plan, const DeviceProgram &program,
   //    without waiting: finish() collects them.
   auto pending = std::make_unique<Pending>();
   pending->plan = &plan;
-  for (const Buffer &b : plan.buffers) {
-    std::vector<std::string> names; // the buffer's names that come back
-    for (const std::string &name : b.outputs)
-      if (!carriedNames.count(name) && (wanted.empty() || wanted.count(name)))
-        names.push_back(name);
-    if (names.empty())
-      continue;
-    const size_t bytes = static_cast<size_t>(numelOf(b.shape)) * dtypeSize(b.dtype);
-    void *&host = p.staging[b.id];
-    if (!host)
-      XLNETC_RETURN_IF_ERROR(p.allocs->allocHost(bytes, host));
-    XLNETC_RETURN_IF_ERROR(device_.downloadAsync(host, p.addr[b.id], bytes));
-    pending->returned.emplace_back(b.id, std::move(names));
-  }
+  XLNETC_RETURN_IF_ERROR(startReadback(plan, p, carriedNames, wanted, *pending));
   pending_ = std::move(pending);
   return Status::ok();
 }

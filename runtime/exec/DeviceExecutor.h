@@ -115,6 +115,15 @@ private:
                      Prepared &p, const Layout &layout);
   Status resolveGemm(const DeviceLaunch &l, size_t step, const std::string &where, Prepared &p,
                      const Layout &layout);
+  /// start()'s pieces (DeviceExecutor.cpp).
+  Status carriedPairs(const Plan &plan, const Prepared &p,
+                      const std::vector<std::pair<std::string, std::string>> &carry,
+                      std::vector<std::pair<int, int>> &carried);
+  void chooseWanted(const Plan &plan, Prepared &p, const std::set<std::string> &carriedNames,
+                    const std::set<std::string> &wanted);
+  Status runWork(const Plan &plan, Prepared &p, const ExecOptions &opts);
+  Status startReadback(const Plan &plan, Prepared &p, const std::set<std::string> &carriedNames,
+                       const std::set<std::string> &wanted, Pending &pending);
 
   dev::Device &device_;
   /// $XLNETC_CUDA_SYNC=1 (--sync-each-op): no graph; the host waits after
