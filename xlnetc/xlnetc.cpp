@@ -24,12 +24,9 @@
 
 namespace {
 
-int runMain(int argc, char **argv) {
-  CLI::App app{"xlnetc: a compiler and runtime for XLNet pretraining"};
-  app.require_subcommand(1);
-
-  xlnetc::CompileArgs compile;
-  auto *compileCmd = app.add_subcommand(
+/// `xlnetc compile` and its options, read into `compile`.
+CLI::App *addCompileCommand(CLI::App &app, xlnetc::CompileArgs &compile) {
+  CLI::App *compileCmd = app.add_subcommand(
       "compile", "Compile a model spec into IR or an executable plan");
   compileCmd->add_option("spec", compile.spec, "Model spec (.toml) or HuggingFace config.json")
       ->required();
@@ -69,22 +66,12 @@ int runMain(int argc, char **argv) {
                          "architecture (sm_80, sm_90, ...), one CUBIN per kernel");
   compileCmd->add_flag("--no-kernel-cache", compile.noKernelCache,
                        "With --arch: compile every kernel afresh");
+  return compileCmd;
+}
 
-  xlnetc::RunStepArgs run;
-  auto *runCmd = app.add_subcommand(
-      "run-step", "Compile and run one forward (or --grads) step on --device, print the loss");
-  runCmd->add_option("model", run.model, "Model spec (.toml) or HuggingFace config.json")
-      ->required();
-  xlnetc::addRunStepOptions(runCmd, run);
-
-  xlnetc::TrainArgs train;
-  auto *trainCmd = app.add_subcommand(
-      "train", "Compile the training step of a spec and pretrain on a corpus on --device");
-  trainCmd->add_option("spec", train.spec, "Model spec (.toml)")->required();
-  xlnetc::addTrainOptions(trainCmd, train, "runs/<spec file name without its extension>");
-
-  xlnetc::MakeCorpusArgs mc;
-  auto *mcCmd = app.add_subcommand(
+/// `xlnetc make-corpus` and its options, read into `mc`.
+CLI::App *addMakeCorpusCommand(CLI::App &app, xlnetc::MakeCorpusArgs &mc) {
+  CLI::App *mcCmd = app.add_subcommand(
       "make-corpus", "Write a generated corpus: demo (English-like text) or memory "
                      "(pre-tokenized chunks that only memory can predict)");
   mcCmd->add_option("kind", mc.kind, "demo or memory")->required();
@@ -92,9 +79,12 @@ int runMain(int argc, char **argv) {
   mcCmd->add_option("--spec", mc.spec, "memory: spec whose batch layout to match");
   mcCmd->add_option("--seed", mc.seed, "Seed")->capture_default_str();
   mcCmd->add_option("--lines", mc.lines, "demo: sentence lines")->capture_default_str();
+  return mcCmd;
+}
 
-  xlnetc::GradCheckArgs gc;
-  auto *gcCmd = app.add_subcommand(
+/// `xlnetc gradcheck` and its options, read into `gc`.
+CLI::App *addGradCheckCommand(CLI::App &app, xlnetc::GradCheckArgs &gc) {
+  CLI::App *gcCmd = app.add_subcommand(
       "gradcheck",
       "Check the compiled backward against finite differences of the forward "
       "(random init, synthetic batch)");
@@ -108,12 +98,12 @@ int runMain(int argc, char **argv) {
       ->capture_default_str();
   xlnetc::addDeviceOptions(gcCmd, gc.device, gc.noKernelCache, "host");
   xlnetc::addMemoryCheckOptions(gcCmd, gc.memory);
+  return gcCmd;
+}
 
-  auto *devCmd = app.add_subcommand(
-      "devices", "Show which devices can run here (host, emu, cuda) and why one cannot");
-
-  xlnetc::KernelsArgs kern;
-  auto *kernCmd = app.add_subcommand(
+/// `xlnetc kernels` and its options, read into `kern`.
+CLI::App *addKernelsCommand(CLI::App &app, xlnetc::KernelsArgs &kern) {
+  CLI::App *kernCmd = app.add_subcommand(
       "kernels", "Compile a step's CUDA kernels with NVRTC (no GPU needed) and "
                  "check registers, spills and shared memory");
   kernCmd->add_option("spec", kern.spec, "Model spec (.toml)")->required();
@@ -132,12 +122,12 @@ int runMain(int argc, char **argv) {
                     "Compile even when the kernel cache has the CUBIN");
   kernCmd->add_flag("--list", kern.list, "One line per kernel");
   xlnetc::addPrecisionOption(kernCmd, kern.precision);
+  return kernCmd;
+}
 
-  xlnetc::CompareArgs cmp;
-  auto *cmpCmd = xlnetc::addCompareCommand(app, cmp);
-
-  xlnetc::ExportArgs exp;
-  auto *expCmd = app.add_subcommand(
+/// `xlnetc export` and its options, read into `exp`.
+CLI::App *addExportCommand(CLI::App &app, xlnetc::ExportArgs &exp) {
+  CLI::App *expCmd = app.add_subcommand(
       "export", "Write a HuggingFace model directory (config.json, model.safetensors, "
                 "spiece.model, tokenizer_config.json) from a run directory or weights");
   expCmd->add_option("source", exp.source,
@@ -148,14 +138,60 @@ int runMain(int argc, char **argv) {
   expCmd->add_option("--spec", exp.spec, "The model's spec (default: the run's spec.toml)");
   expCmd->add_option("--tokenizer", exp.tokenizer,
                      "SentencePiece model (default: the run's spiece.model)");
+  return expCmd;
+}
 
-  xlnetc::TokenizeArgs tok;
-  auto *tokCmd = app.add_subcommand(
+/// `xlnetc tokenize` and its options, read into `tok`.
+CLI::App *addTokenizeCommand(CLI::App &app, xlnetc::TokenizeArgs &tok) {
+  CLI::App *tokCmd = app.add_subcommand(
       "tokenize", "Print the token ids of each input line, as xlnetc train encodes text");
   tokCmd->add_option("tokenizer", tok.tokenizer, "SentencePiece model")->required();
   tokCmd->add_option("--spec", tok.spec,
                      "Take keep_accents from this spec (e.g. a run's spec.toml)");
   tokCmd->add_flag("--keep-accents", tok.keepAccents, "Keep accents (no NFKD stripping)");
+  return tokCmd;
+}
+
+int runMain(int argc, char **argv) {
+  CLI::App app{"xlnetc: a compiler and runtime for XLNet pretraining"};
+  app.require_subcommand(1);
+
+  xlnetc::CompileArgs compile;
+  CLI::App *compileCmd = addCompileCommand(app, compile);
+
+  xlnetc::RunStepArgs run;
+  auto *runCmd = app.add_subcommand(
+      "run-step", "Compile and run one forward (or --grads) step on --device, print the loss");
+  runCmd->add_option("model", run.model, "Model spec (.toml) or HuggingFace config.json")
+      ->required();
+  xlnetc::addRunStepOptions(runCmd, run);
+
+  xlnetc::TrainArgs train;
+  auto *trainCmd = app.add_subcommand(
+      "train", "Compile the training step of a spec and pretrain on a corpus on --device");
+  trainCmd->add_option("spec", train.spec, "Model spec (.toml)")->required();
+  xlnetc::addTrainOptions(trainCmd, train, "runs/<spec file name without its extension>");
+
+  xlnetc::MakeCorpusArgs mc;
+  CLI::App *mcCmd = addMakeCorpusCommand(app, mc);
+
+  xlnetc::GradCheckArgs gc;
+  CLI::App *gcCmd = addGradCheckCommand(app, gc);
+
+  auto *devCmd = app.add_subcommand(
+      "devices", "Show which devices can run here (host, emu, cuda) and why one cannot");
+
+  xlnetc::KernelsArgs kern;
+  CLI::App *kernCmd = addKernelsCommand(app, kern);
+
+  xlnetc::CompareArgs cmp;
+  auto *cmpCmd = xlnetc::addCompareCommand(app, cmp);
+
+  xlnetc::ExportArgs exp;
+  CLI::App *expCmd = addExportCommand(app, exp);
+
+  xlnetc::TokenizeArgs tok;
+  CLI::App *tokCmd = addTokenizeCommand(app, tok);
 
   CLI11_PARSE(app, argc, argv);
   if (*expCmd)
