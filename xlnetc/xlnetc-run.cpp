@@ -67,6 +67,81 @@ int runInfo(const xlnetc::Bundle &b) {
 
 namespace {
 
+/// `xlnetc-run bench` and its options, read into `bench`.
+CLI::App *addBenchCommand(CLI::App &app, xlnetc::BenchArgs &bench) {
+  CLI::App *benchCmd = app.add_subcommand(
+      "bench", "Time training steps from bundles: tokens/s, TFLOP/s, MFU, device memory");
+  benchCmd->add_option("bundles", bench.bundles, "Bundles of train steps (one row each)")
+      ->required();
+  benchCmd->add_option("--device", bench.device, "host, emu, cuda or auto")
+      ->capture_default_str();
+  benchCmd->add_option("--threads", bench.threads,
+                       "Host executor threads, at most the CPUs this process may use (0: OpenMP's default)")->capture_default_str();
+  benchCmd->add_option("--steps", bench.steps, "Timed steps per bundle")->capture_default_str();
+  benchCmd->add_option("--warmup", bench.warmup, "Untimed steps first")->capture_default_str();
+  benchCmd->add_option("--gemm-size", bench.gemmSize,
+                       "Edge of the reference GEMM (0: bf16 8192 on a GPU, 256 on emu; "
+                       "fp32 1024 on the host)");
+  benchCmd->add_option("--json", bench.json, "Also write the results as JSON");
+  benchCmd->add_flag("--no-kernel-cache", bench.noKernelCache, "Compile kernels afresh");
+  benchCmd->add_flag("--profile", bench.profile,
+                     "Host executor: also print the time of every op kind per step");
+  benchCmd->add_flag("--no-host-fusion", bench.noHostFusion,
+                     "Host executor: add every init after its kernel (no GEMM with "
+                     "beta 1) and keep no attention probabilities");
+  xlnetc::addMemoryCheckOptions(benchCmd, bench.memory);
+  return benchCmd;
+}
+
+/// `xlnetc-run bench-attention` and its options, read into `attn`.
+CLI::App *addAttentionBenchCommand(CLI::App &app, xlnetc::AttentionBenchArgs &attn) {
+  CLI::App *attnCmd = app.add_subcommand(
+      "bench-attention", "Time the fused attention kernels (both streams, forward and backward)");
+  attnCmd->add_option("--batch", attn.batch)->capture_default_str();
+  attnCmd->add_option("--heads", attn.heads)->capture_default_str();
+  attnCmd->add_option("--d-head", attn.dHead)->capture_default_str();
+  attnCmd->add_option("--seq-len", attn.seqLen)->capture_default_str();
+  attnCmd->add_option("--mem-len", attn.mlen)->capture_default_str();
+  attnCmd->add_option("--num-predict", attn.numPredict)->capture_default_str();
+  attnCmd->add_option("--device", attn.device, "emu, cuda or auto")->capture_default_str();
+  attnCmd->add_option("--iters", attn.iters, "Timed iterations")->capture_default_str();
+  attnCmd->add_option("--warmup", attn.warmup, "Untimed iterations first")
+      ->capture_default_str();
+  attnCmd->add_option("--gemm-size", attn.gemmSize,
+                      "Edge of the reference bf16 GEMM (0: 8192 on a GPU, 256 on emu)");
+  attnCmd->add_option("--json", attn.json, "Also write the results as JSON");
+  attnCmd->add_flag("--no-kernel-cache", attn.noKernelCache, "Compile kernels afresh");
+  return attnCmd;
+}
+
+enum class BundleCommand { Info, RunStep, Train };
+
+/// `info`, `run-step` or `train` of the bundle in `dir`: the step's plan
+/// from the bundle, the spec, precision and default shape its own.
+int runBundleCommand(const std::string &dir, BundleCommand command, xlnetc::RunStepArgs &run,
+                     xlnetc::TrainArgs &train) {
+  xlnetc::Bundle bundle;
+  if (xlnetc::rt::Status st = xlnetc::readBundle(dir, bundle); !st)
+    return xlnetc::fail(st.message());
+  if (command == BundleCommand::Info)
+    return runInfo(bundle);
+  xlnetc::StepCompiler compile = xlnetc::bundleCompiler(bundle);
+  if (command == BundleCommand::RunStep) {
+    run.model = bundle.specPath;
+    run.grads = run.grads || bundle.step == xlnetc::StepKind::Grads;
+    run.defaultShape = &bundle.shape; // a synthetic batch of the bundle's shape
+    if (run.precision.empty())
+      run.precision = bundle.precision;
+    return xlnetc::runRunStep(run, compile);
+  }
+  train.spec = bundle.specPath;
+  if (train.precision.empty())
+    train.precision = bundle.precision;
+  if (train.outDir.empty())
+    train.outDir = "runs/" + std::filesystem::path(bundle.dir).filename().string();
+  return xlnetc::runTrain(train, compile);
+}
+
 int runMain(int argc, char **argv) {
   CLI::App app{"xlnetc-run: runs compiled xlnetc bundles (no compiler inside)"};
   app.require_subcommand(1);
@@ -91,45 +166,10 @@ int runMain(int argc, char **argv) {
   xlnetc::addTrainOptions(trainCmd, train, "runs/<the bundle directory's name>");
 
   xlnetc::BenchArgs bench;
-  auto *benchCmd = app.add_subcommand(
-      "bench", "Time training steps from bundles: tokens/s, TFLOP/s, MFU, device memory");
-  benchCmd->add_option("bundles", bench.bundles, "Bundles of train steps (one row each)")
-      ->required();
-  benchCmd->add_option("--device", bench.device, "host, emu, cuda or auto")
-      ->capture_default_str();
-  benchCmd->add_option("--threads", bench.threads,
-                       "Host executor threads, at most the CPUs this process may use (0: OpenMP's default)")->capture_default_str();
-  benchCmd->add_option("--steps", bench.steps, "Timed steps per bundle")->capture_default_str();
-  benchCmd->add_option("--warmup", bench.warmup, "Untimed steps first")->capture_default_str();
-  benchCmd->add_option("--gemm-size", bench.gemmSize,
-                       "Edge of the reference GEMM (0: bf16 8192 on a GPU, 256 on emu; "
-                       "fp32 1024 on the host)");
-  benchCmd->add_option("--json", bench.json, "Also write the results as JSON");
-  benchCmd->add_flag("--no-kernel-cache", bench.noKernelCache, "Compile kernels afresh");
-  benchCmd->add_flag("--profile", bench.profile,
-                     "Host executor: also print the time of every op kind per step");
-  benchCmd->add_flag("--no-host-fusion", bench.noHostFusion,
-                     "Host executor: add every init after its kernel (no GEMM with "
-                     "beta 1) and keep no attention probabilities");
-  xlnetc::addMemoryCheckOptions(benchCmd, bench.memory);
+  CLI::App *benchCmd = addBenchCommand(app, bench);
 
   xlnetc::AttentionBenchArgs attn;
-  auto *attnCmd = app.add_subcommand(
-      "bench-attention", "Time the fused attention kernels (both streams, forward and backward)");
-  attnCmd->add_option("--batch", attn.batch)->capture_default_str();
-  attnCmd->add_option("--heads", attn.heads)->capture_default_str();
-  attnCmd->add_option("--d-head", attn.dHead)->capture_default_str();
-  attnCmd->add_option("--seq-len", attn.seqLen)->capture_default_str();
-  attnCmd->add_option("--mem-len", attn.mlen)->capture_default_str();
-  attnCmd->add_option("--num-predict", attn.numPredict)->capture_default_str();
-  attnCmd->add_option("--device", attn.device, "emu, cuda or auto")->capture_default_str();
-  attnCmd->add_option("--iters", attn.iters, "Timed iterations")->capture_default_str();
-  attnCmd->add_option("--warmup", attn.warmup, "Untimed iterations first")
-      ->capture_default_str();
-  attnCmd->add_option("--gemm-size", attn.gemmSize,
-                      "Edge of the reference bf16 GEMM (0: 8192 on a GPU, 256 on emu)");
-  attnCmd->add_option("--json", attn.json, "Also write the results as JSON");
-  attnCmd->add_flag("--no-kernel-cache", attn.noKernelCache, "Compile kernels afresh");
+  CLI::App *attnCmd = addAttentionBenchCommand(app, attn);
 
   xlnetc::CompareArgs cmp;
   auto *cmpCmd = xlnetc::addCompareCommand(app, cmp);
@@ -147,26 +187,10 @@ int runMain(int argc, char **argv) {
   if (*attnCmd)
     return xlnetc::runAttentionBench(attn);
   const std::string &dir = *infoCmd ? infoDir : *runCmd ? runDir : trainDir;
-  xlnetc::Bundle bundle;
-  if (xlnetc::rt::Status st = xlnetc::readBundle(dir, bundle); !st)
-    return xlnetc::fail(st.message());
-  if (*infoCmd)
-    return runInfo(bundle);
-  xlnetc::StepCompiler compile = xlnetc::bundleCompiler(bundle);
-  if (*runCmd) {
-    run.model = bundle.specPath;
-    run.grads = run.grads || bundle.step == xlnetc::StepKind::Grads;
-    run.defaultShape = &bundle.shape; // a synthetic batch of the bundle's shape
-    if (run.precision.empty())
-      run.precision = bundle.precision;
-    return xlnetc::runRunStep(run, compile);
-  }
-  train.spec = bundle.specPath;
-  if (train.precision.empty())
-    train.precision = bundle.precision;
-  if (train.outDir.empty())
-    train.outDir = "runs/" + std::filesystem::path(bundle.dir).filename().string();
-  return xlnetc::runTrain(train, compile);
+  return runBundleCommand(dir, *infoCmd ? BundleCommand::Info
+                               : *runCmd ? BundleCommand::RunStep
+                                         : BundleCommand::Train,
+                          run, train);
 }
 
 } // namespace
