@@ -96,35 +96,13 @@ bool shapeFromBatch(const rt::TensorMap &batch,
   return true;
 }
 
-int runRunStep(const RunStepArgs &args, const StepCompiler &compile) {
-  ModelSpec spec;
+/// 1. The batch decides the step's shapes (`shape`); without one, the spec
+///    does and a synthetic batch is built. Its perm_mask in the compact form
+///    the step reads. 0 or the exit code.
+static int prepareBatch(const RunStepArgs &args, const ModelSpec &spec,
+                        const rt::Executor &executor, StepShape &shape, rt::TensorMap &batch) {
+  shape = args.defaultShape ? *args.defaultShape : stepShapeFromSpec(spec);
   std::string error;
-  if (!loadSpec(args.model, spec, error))
-    return failDiagnostics(error);
-  if (args.eval && args.trainMode)
-    return fail("--eval and --train-mode exclude each other");
-  // Evaluation mode: no dropout, as transformers' model.eval(). A bundle's
-  // plan has its rates compiled in: it cannot switch.
-  const bool eval = args.eval || (spec.fromHFConfig && !args.trainMode && !args.defaultShape);
-  if (eval && (spec.dropout != 0 || spec.dropatt != 0)) {
-    if (args.defaultShape)
-      return fail(fmt::format("--eval: the bundle was compiled with dropout {} and dropatt {}; "
-                              "compile one from a spec with both 0 for evaluation",
-                              spec.dropout, spec.dropatt));
-    std::cerr << fmt::format("xlnetc: evaluation mode: dropout {} and dropatt {} off{}\n",
-                             spec.dropout, spec.dropatt,
-                             args.eval ? "" : " (the default for a config.json model; "
-                                              "--train-mode keeps them)");
-    spec.dropout = spec.dropatt = 0;
-  }
-  // The device first: a missing GPU is reported before any work.
-  rt::Executor executor;
-  if (!openExecutor(args.device, args.noKernelCache, args.threads, executor, error))
-    return fail(error);
-
-  // 1. The batch decides the step's shapes; without one, the spec does.
-  rt::TensorMap batch;
-  StepShape shape = args.defaultShape ? *args.defaultShape : stepShapeFromSpec(spec);
   if (!args.batch.empty()) {
     std::map<std::string, std::string> meta;
     if (rt::Status st = rt::readSafetensors(args.batch, batch, &meta); !st)
@@ -175,22 +153,14 @@ int runRunStep(const RunStepArgs &args, const StepCompiler &compile) {
                              "keys are not nested): the step reads the mask bit-packed "
                              "(perm_bits)\n",
                              withoutRanks);
+  return 0;
+}
 
-  // 2. Compile to a plan and hand it to the runtime as text.
-  std::string planText;
-  rt::Plan plan;
-  if (!compile(spec, shape, args.grads ? StepKind::Grads : StepKind::Forward, plan,
-               error, &planText, deviceTarget(executor)))
-    return failDiagnostics(error);
-  if (!args.dumpPlan.empty() && !writeText(args.dumpPlan, planText, error))
-    return fail(error);
-  // Before the parameters and inputs take any memory.
-  if (!checkStepFits(spec, shape, args.grads ? StepKind::Grads : StepKind::Forward, plan,
-                     executor, /*keepsCopy=*/false, args.memory, compile, error))
-    return fail(error);
-
-  // 3. Parameters and inputs.
-  rt::TensorMap bindings;
+/// 3. The parameters (--weights, or the initialisation of a fresh run) and
+///    the batch, bound by name. 0 or the exit code.
+static int bindInputs(const RunStepArgs &args, const ModelSpec &spec, const rt::Plan &plan,
+                      rt::TensorMap &batch, rt::TensorMap &bindings) {
+  std::string error;
   if (!args.weights.empty()) {
     if (!loadModelWeights(spec, planParamShapes(plan), args.weights, "--weights", bindings,
                           error))
@@ -212,6 +182,58 @@ int runRunStep(const RunStepArgs &args, const StepCompiler &compile) {
   }
   for (auto &[name, tensor] : batch)
     bindings[name] = std::move(tensor);
+  return 0;
+}
+
+int runRunStep(const RunStepArgs &args, const StepCompiler &compile) {
+  ModelSpec spec;
+  std::string error;
+  if (!loadSpec(args.model, spec, error))
+    return failDiagnostics(error);
+  if (args.eval && args.trainMode)
+    return fail("--eval and --train-mode exclude each other");
+  // Evaluation mode: no dropout, as transformers' model.eval(). A bundle's
+  // plan has its rates compiled in: it cannot switch.
+  const bool eval = args.eval || (spec.fromHFConfig && !args.trainMode && !args.defaultShape);
+  if (eval && (spec.dropout != 0 || spec.dropatt != 0)) {
+    if (args.defaultShape)
+      return fail(fmt::format("--eval: the bundle was compiled with dropout {} and dropatt {}; "
+                              "compile one from a spec with both 0 for evaluation",
+                              spec.dropout, spec.dropatt));
+    std::cerr << fmt::format("xlnetc: evaluation mode: dropout {} and dropatt {} off{}\n",
+                             spec.dropout, spec.dropatt,
+                             args.eval ? "" : " (the default for a config.json model; "
+                                              "--train-mode keeps them)");
+    spec.dropout = spec.dropatt = 0;
+  }
+  // The device first: a missing GPU is reported before any work.
+  rt::Executor executor;
+  if (!openExecutor(args.device, args.noKernelCache, args.threads, executor, error))
+    return fail(error);
+
+  // 1. The batch decides the step's shapes; without one, the spec does.
+  rt::TensorMap batch;
+  StepShape shape;
+  if (int rc = prepareBatch(args, spec, executor, shape, batch))
+    return rc;
+
+  // 2. Compile to a plan and hand it to the runtime as text.
+  std::string planText;
+  rt::Plan plan;
+  if (!compile(spec, shape, args.grads ? StepKind::Grads : StepKind::Forward, plan,
+               error, &planText, deviceTarget(executor)))
+    return failDiagnostics(error);
+  if (!args.dumpPlan.empty() && !writeText(args.dumpPlan, planText, error))
+    return fail(error);
+  // Before the parameters and inputs take any memory.
+  if (!checkStepFits(spec, shape, args.grads ? StepKind::Grads : StepKind::Forward, plan,
+                     executor, /*keepsCopy=*/false, args.memory, compile, error))
+    return fail(error);
+
+  // 3. Parameters and inputs.
+  rt::TensorMap bindings;
+  if (int rc = bindInputs(args, spec, plan, batch, bindings))
+    return rc;
 
   // 4. Execute on the chosen device.
   rt::ExecOptions exec;
