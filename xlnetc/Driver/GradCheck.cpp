@@ -27,9 +27,61 @@
 
 #include <cmath>
 #include <iostream>
+#include <functional>
 #include <random>
 
 namespace xlnetc {
+
+/// The direction of one parameter's check: the unit gradient plus a random
+/// unit vector, normalised. Along the gradient the signal is as large as it
+/// gets (a scaled or rotated gradient shows up as a mismatch); the random
+/// part covers what the analytic gradient may have missed. `analytic`: the
+/// gradient's component along it.
+static std::vector<float> probeDirection(const rt::Tensor &g, std::mt19937_64 &rng,
+                                         std::normal_distribution<float> &normal,
+                                         double &analytic) {
+  const size_t n = size_t(g.numel());
+  std::vector<double> r(n);
+  double gNorm = 0, rNorm = 0;
+  for (size_t i = 0; i < n; ++i) {
+    r[i] = normal(rng);
+    rNorm += r[i] * r[i];
+    gNorm += double(g.f32()[i]) * g.f32()[i];
+  }
+  gNorm = std::sqrt(gNorm);
+  rNorm = std::sqrt(rNorm);
+  std::vector<float> d(n);
+  double dNorm = 0;
+  std::vector<double> dd(n);
+  for (size_t i = 0; i < n; ++i) {
+    dd[i] = (gNorm > 0 ? g.f32()[i] / gNorm : 0.0) + r[i] / rNorm;
+    dNorm += dd[i] * dd[i];
+  }
+  dNorm = std::sqrt(dNorm);
+  analytic = 0;
+  for (size_t i = 0; i < n; ++i) {
+    d[i] = float(dd[i] / dNorm);
+    analytic += double(g.f32()[i]) * d[i];
+  }
+  return d;
+}
+
+/// The loss at p + eps·d and p − eps·d (`lossAt` runs the forward step);
+/// p is restored.
+static rt::Status lossesAlong(rt::Tensor &p, const std::vector<float> &d, double eps,
+                              const std::function<rt::Status(double &)> &lossAt,
+                              double &plus, double &minus) {
+  std::vector<float> saved(p.f32(), p.f32() + p.numel());
+  for (size_t i = 0; i < d.size(); ++i)
+    p.f32()[i] = float(saved[i] + eps * d[i]);
+  rt::Status st = lossAt(plus);
+  for (size_t i = 0; st && i < d.size(); ++i)
+    p.f32()[i] = float(saved[i] - eps * d[i]);
+  if (st)
+    st = lossAt(minus);
+  std::copy(saved.begin(), saved.end(), p.f32());
+  return st;
+}
 
 int runGradCheck(const GradCheckArgs &args) {
   ModelSpec spec;
@@ -98,44 +150,11 @@ int runGradCheck(const GradCheckArgs &args) {
       continue;
     rt::Tensor &p = bindings.at(b.name);
     const rt::Tensor &g = outputs.at("grad." + b.name);
-    // The direction: the unit gradient plus a random unit vector,
-    // normalised. Along the gradient the signal is as large as it gets (a
-    // scaled or rotated gradient shows up as a mismatch); the random part
-    // covers what the analytic gradient may have missed.
-    const size_t n = size_t(p.numel());
-    std::vector<double> r(n);
-    double gNorm = 0, rNorm = 0;
-    for (size_t i = 0; i < n; ++i) {
-      r[i] = normal(rng);
-      rNorm += r[i] * r[i];
-      gNorm += double(g.f32()[i]) * g.f32()[i];
-    }
-    gNorm = std::sqrt(gNorm);
-    rNorm = std::sqrt(rNorm);
-    std::vector<float> d(n);
-    double dNorm = 0;
-    std::vector<double> dd(n);
-    for (size_t i = 0; i < n; ++i) {
-      dd[i] = (gNorm > 0 ? g.f32()[i] / gNorm : 0.0) + r[i] / rNorm;
-      dNorm += dd[i] * dd[i];
-    }
-    dNorm = std::sqrt(dNorm);
     double analytic = 0;
-    for (size_t i = 0; i < n; ++i) {
-      d[i] = float(dd[i] / dNorm);
-      analytic += double(g.f32()[i]) * d[i];
-    }
-    std::vector<float> saved(p.f32(), p.f32() + p.numel());
+    const std::vector<float> d = probeDirection(g, rng, normal, analytic);
     double plus = 0, minus = 0;
-    for (size_t i = 0; i < d.size(); ++i)
-      p.f32()[i] = float(saved[i] + args.eps * d[i]);
-    if (rt::Status st = lossAt(plus); !st)
+    if (rt::Status st = lossesAlong(p, d, args.eps, lossAt, plus, minus); !st)
       return fail(st.message());
-    for (size_t i = 0; i < d.size(); ++i)
-      p.f32()[i] = float(saved[i] - args.eps * d[i]);
-    if (rt::Status st = lossAt(minus); !st)
-      return fail(st.message());
-    std::copy(saved.begin(), saved.end(), p.f32());
     double numeric = (plus - minus) / (2 * args.eps);
     // Relative to the larger of the two. The fp32 loss resolves differences
     // of a few ulp only, so a difference within that resolution passes
