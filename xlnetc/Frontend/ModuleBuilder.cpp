@@ -59,51 +59,53 @@ private:
 
 } // namespace
 
-OwningOpRef<ModuleOp> buildForwardModule(MLIRContext &ctx, const ModelSpec &spec,
-                                         const StepShape &shape) {
-  ctx.loadDialect<XLNetDialect, func::FuncDialect>();
-  OpBuilder b(&ctx);
-  Location loc = FileLineColLoc::get(&ctx, spec.sourcePath, 1, 1);
-  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+/// A layer's parameters: their argument indices.
+struct LayerParams {
+  unsigned q, k, v, o, r, rw, rr, rs, seg, alnW, alnB, w1, b1, w2, b2, flnW, flnB;
+};
 
-  const int64_t B = shape.batch, S = shape.seqLen, NP = shape.numPredict,
-                M = shape.mlen, K = M + S, D = spec.dModel, N = spec.nHead,
-                H = spec.dHead, I = spec.dInner, V = spec.nToken;
-  const int64_t reuseLen = shape.reuseLen > 0 ? shape.reuseLen : S;
-  Type f32 = b.getF32Type(), i64 = b.getI64Type(), i1 = b.getI1Type();
+/// The forward function's arguments: the signature and each argument's
+/// index.
+struct ForwardArgs {
+  explicit ForwardArgs(MLIRContext &ctx) : sig(ctx) {}
+  Signature sig;
+  unsigned inputK, segId, permMask, targetMapping, target, targetMask, wordEmb, maskEmb,
+      lmBias;
+  SmallVector<unsigned> mems; // per layer, when M > 0
+  SmallVector<LayerParams> layers;
+};
 
-  // 1. The signature: batch inputs, then parameters (HuggingFace names).
-  Signature sig(ctx);
-  unsigned inputK = sig.add("input", "input_k", {B, S}, i64);
-  unsigned segId = sig.add("input", "seg_id", {B, S}, i64);
+/// 1. The signature: batch inputs, then parameters (HuggingFace names).
+static void declareArguments(const ModelSpec &spec, const StepShape &shape, Type f32, Type i64,
+                             ForwardArgs &a) {
+  const int64_t B = shape.batch, S = shape.seqLen, NP = shape.numPredict, M = shape.mlen,
+                D = spec.dModel, N = spec.nHead, H = spec.dHead, I = spec.dInner,
+                V = spec.nToken;
+  a.inputK = a.sig.add("input", "input_k", {B, S}, i64);
+  a.segId = a.sig.add("input", "seg_id", {B, S}, i64);
   // The permutation mask in its compact form (docs/DataPipeline.md): query
   // and key ranks per batch row, or the packed bits of a perm_mask without
   // ranks (runtime/PermMask.h); a dense perm_mask is converted by the
   // runtime before the step.
-  unsigned permMask =
+  a.permMask =
       shape.permBits
-          ? sig.add("input", "perm_bits", {B, S, xlnetc::rt::permBitsWords(S)}, i64)
-          : sig.add("input", "perm_rank", {B, 2, S}, i64);
-  unsigned targetMapping = sig.add("input", "target_mapping", {B, NP, S}, f32);
-  unsigned target = sig.add("input", "target", {B, NP}, i64);
-  unsigned targetMask = sig.add("input", "target_mask", {B, NP}, f32);
-  SmallVector<unsigned> mems;
+          ? a.sig.add("input", "perm_bits", {B, S, xlnetc::rt::permBitsWords(S)}, i64)
+          : a.sig.add("input", "perm_rank", {B, 2, S}, i64);
+  a.targetMapping = a.sig.add("input", "target_mapping", {B, NP, S}, f32);
+  a.target = a.sig.add("input", "target", {B, NP}, i64);
+  a.targetMask = a.sig.add("input", "target_mask", {B, NP}, f32);
   if (M > 0)
     for (int64_t l = 0; l < spec.nLayer; ++l)
-      mems.push_back(sig.add("input", rt::train::names::mems(l), {M, B, D}, f32));
-  unsigned wordEmb = sig.add("param", "transformer.word_embedding.weight", {V, D}, f32);
-  unsigned maskEmb = sig.add("param", "transformer.mask_emb", {1, 1, D}, f32);
-  struct LayerParams {
-    unsigned q, k, v, o, r, rw, rr, rs, seg, alnW, alnB, w1, b1, w2, b2, flnW, flnB;
-  };
-  SmallVector<LayerParams> layers;
+      a.mems.push_back(a.sig.add("input", rt::train::names::mems(l), {M, B, D}, f32));
+  a.wordEmb = a.sig.add("param", "transformer.word_embedding.weight", {V, D}, f32);
+  a.maskEmb = a.sig.add("param", "transformer.mask_emb", {1, 1, D}, f32);
   for (int64_t l = 0; l < spec.nLayer; ++l) {
     std::string p = "transformer.layer." + std::to_string(l) + ".";
     auto attn = [&](StringRef n, ArrayRef<int64_t> s) {
-      return sig.add("param", p + "rel_attn." + n.str(), s, f32);
+      return a.sig.add("param", p + "rel_attn." + n.str(), s, f32);
     };
     auto ff = [&](StringRef n, ArrayRef<int64_t> s) {
-      return sig.add("param", p + "ff." + n.str(), s, f32);
+      return a.sig.add("param", p + "ff." + n.str(), s, f32);
     };
     LayerParams lp;
     lp.q = attn("q", {D, N, H});
@@ -123,9 +125,29 @@ OwningOpRef<ModuleOp> buildForwardModule(MLIRContext &ctx, const ModelSpec &spec
     lp.b2 = ff("layer_2.bias", {D});
     lp.flnW = ff("layer_norm.weight", {D});
     lp.flnB = ff("layer_norm.bias", {D});
-    layers.push_back(lp);
+    a.layers.push_back(lp);
   }
-  unsigned lmBias = sig.add("param", "lm_loss.bias", {V}, f32);
+  a.lmBias = a.sig.add("param", "lm_loss.bias", {V}, f32);
+}
+
+OwningOpRef<ModuleOp> buildForwardModule(MLIRContext &ctx, const ModelSpec &spec,
+                                         const StepShape &shape) {
+  ctx.loadDialect<XLNetDialect, func::FuncDialect>();
+  OpBuilder b(&ctx);
+  Location loc = FileLineColLoc::get(&ctx, spec.sourcePath, 1, 1);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+
+  const int64_t B = shape.batch, S = shape.seqLen, NP = shape.numPredict,
+                M = shape.mlen, K = M + S, D = spec.dModel, V = spec.nToken;
+  const int64_t reuseLen = shape.reuseLen > 0 ? shape.reuseLen : S;
+  Type f32 = b.getF32Type(), i64 = b.getI64Type(), i1 = b.getI1Type();
+
+  // 1. The signature: batch inputs, then parameters (HuggingFace names).
+  ForwardArgs a(ctx);
+  declareArguments(spec, shape, f32, i64, a);
+  const Signature &sig = a.sig;
+  const SmallVector<LayerParams> &layers = a.layers;
+  const SmallVector<unsigned> &mems = a.mems;
 
   // 2. The function and its entry block.
   b.setInsertionPointToEnd(module->getBody());
@@ -146,10 +168,10 @@ OwningOpRef<ModuleOp> buildForwardModule(MLIRContext &ctx, const ModelSpec &spec
   };
 
   // 3. Embeddings, positions, masks (semantics.md §1, §3).
-  Value h = dropout(b.create<EmbeddingOp>(loc, tensor({B, S, D}), arg(inputK),
-                                          arg(wordEmb)),
+  Value h = dropout(b.create<EmbeddingOp>(loc, tensor({B, S, D}), arg(a.inputK),
+                                          arg(a.wordEmb)),
                     spec.dropout);
-  Value g = dropout(b.create<MaskEmbeddingOp>(loc, tensor({B, NP, D}), arg(maskEmb)),
+  Value g = dropout(b.create<MaskEmbeddingOp>(loc, tensor({B, NP, D}), arg(a.maskEmb)),
                     spec.dropout);
   int64_t copies = spec.biData ? 2 : 1;
   Value pos = b.create<RelPosEncodingOp>(
@@ -157,20 +179,20 @@ OwningOpRef<ModuleOp> buildForwardModule(MLIRContext &ctx, const ModelSpec &spec
       b.getI64IntegerAttr(S), b.getI64IntegerAttr(spec.clampLen),
       spec.biData ? b.getUnitAttr() : UnitAttr());
   pos = dropout(pos, spec.dropout);
-  Value segMat = b.create<RelSegmentOp>(loc, tensor({B, S, K}, i1), arg(segId),
+  Value segMat = b.create<RelSegmentOp>(loc, tensor({B, S, K}, i1), arg(a.segId),
                                         b.getI64IntegerAttr(M));
   auto mask = [&](Stream stream) -> Value {
     if (shape.permBits)
       return b.create<PackedMaskOp>(loc, tensor({B, S, K}, i1),
                                     StreamAttr::get(&ctx, stream),
-                                    arg(permMask), b.getI64IntegerAttr(M));
+                                    arg(a.permMask), b.getI64IntegerAttr(M));
     return b.create<RankMaskOp>(loc, tensor({B, S, K}, i1),
-                                StreamAttr::get(&ctx, stream), arg(permMask),
+                                StreamAttr::get(&ctx, stream), arg(a.permMask),
                                 b.getI64IntegerAttr(M));
   };
   Value maskH = mask(Stream::content), maskG = mask(Stream::query);
   Value rows = b.create<TargetPositionsOp>(loc, tensor({B, NP}, i64),
-                                           arg(targetMapping));
+                                           arg(a.targetMapping));
 
   // 4. The layers (semantics.md §4, §5).
   SmallVector<Value> newMems;
@@ -199,10 +221,10 @@ OwningOpRef<ModuleOp> buildForwardModule(MLIRContext &ctx, const ModelSpec &spec
 
   // 5. LM head and loss (semantics.md §6).
   Value hidden = dropout(g, spec.dropout);
-  Value logits = b.create<LMHeadOp>(loc, tensor({B, NP, V}), hidden, arg(wordEmb),
-                                    arg(lmBias));
+  Value logits = b.create<LMHeadOp>(loc, tensor({B, NP, V}), hidden, arg(a.wordEmb),
+                                    arg(a.lmBias));
   auto loss = b.create<LMLossOp>(loc, tensor({}), tensor({B, NP}), logits,
-                                 arg(target), arg(targetMask));
+                                 arg(a.target), arg(a.targetMask));
 
   // 6. Results, each with its output name.
   SmallVector<Value> outs = {loss.getLoss(), loss.getPerTokenLoss(), logits, hidden};
