@@ -31,6 +31,68 @@
 
 namespace xlnetc {
 
+/// The table of `kernels` (name, dynamic shared memory) from ptxas's
+/// report `ptxasLog` (--list: one row each) and the summary; every kernel
+/// that spills or needs more shared memory than `limit` bytes (on
+/// args.arch) is an error line. 0, or 1 when there is a problem.
+static int reportKernelUsage(const KernelsArgs &args,
+                             const std::vector<std::pair<std::string, uint32_t>> &kernels,
+                             const std::string &ptxasLog, int64_t limit) {
+  std::map<std::string, rt::KernelResourceUsage> usage;
+  for (rt::KernelResourceUsage &u : rt::parsePtxasLog(ptxasLog))
+    if (u.entry)
+      usage[u.kernel] = std::move(u);
+  int entries = 0, maxRegs = 0;
+  int64_t maxSmem = 0;
+  std::string maxRegsKernel, maxSmemKernel;
+  std::vector<std::string> problems;
+  if (args.list)
+    std::cout << fmt::format("{:<40} {:>5} {:>6} {:>12} {:>10} {:>10}\n",
+                             "kernel", "regs", "stack", "spill st/ld",
+                             "smem", "dyn smem");
+  for (const auto &[name, dyn] : kernels) {
+    auto it = usage.find(name);
+    if (it == usage.end()) {
+      problems.push_back("ptxas reported nothing for kernel " + name);
+      continue;
+    }
+    const rt::KernelResourceUsage &u = it->second;
+    ++entries;
+    if (u.registers > maxRegs) {
+      maxRegs = u.registers;
+      maxRegsKernel = u.kernel;
+    }
+    if (u.smemBytes + dyn > maxSmem) {
+      maxSmem = u.smemBytes + dyn;
+      maxSmemKernel = u.kernel;
+    }
+    if (u.spillStores || u.spillLoads)
+      problems.push_back(fmt::format("{} spills registers ({} bytes stored, "
+                                     "{} loaded)",
+                                     u.kernel, u.spillStores, u.spillLoads));
+    if (u.smemBytes + dyn > limit)
+      problems.push_back(fmt::format(
+          "{} needs {} bytes of shared memory ({} static + {} dynamic), more "
+          "than the {} bytes a block may have on {}",
+          u.kernel, u.smemBytes + dyn, u.smemBytes, dyn, limit, args.arch));
+    if (args.list)
+      std::cout << fmt::format("{:<40} {:>5} {:>6} {:>5}/{:<6} {:>10} {:>10}\n",
+                               u.kernel, u.registers, u.stackBytes,
+                               u.spillStores, u.spillLoads, u.smemBytes, dyn);
+  }
+  std::cout << fmt::format(
+      "{} kernels: max {} registers ({}), max shared memory {} bytes ({}; "
+      "limit {}), {} spilling\n",
+      entries, maxRegs, maxRegsKernel.empty() ? "-" : maxRegsKernel, maxSmem,
+      maxSmemKernel.empty() ? "-" : maxSmemKernel, limit,
+      std::count_if(problems.begin(), problems.end(), [](const std::string &p) {
+        return p.find("spills") != std::string::npos;
+      }));
+  for (const std::string &p : problems)
+    std::cerr << "xlnetc: error: " << p << "\n";
+  return problems.empty() ? 0 : 1;
+}
+
 int runKernels(const KernelsArgs &args) {
   std::optional<StepKind> step = parseStepKind(args.step);
   if (!step)
@@ -110,60 +172,7 @@ int runKernels(const KernelsArgs &args) {
                                          : "compiled (no kernel cache)"),
       cubin.compileMs / 1000.0, cubin.cubin.size() / 1024.0);
 
-  std::map<std::string, rt::KernelResourceUsage> usage;
-  for (rt::KernelResourceUsage &u : rt::parsePtxasLog(cubin.log))
-    if (u.entry)
-      usage[u.kernel] = std::move(u);
-  const int64_t limit = target.smemPerBlock;
-  int entries = 0, maxRegs = 0;
-  int64_t maxSmem = 0;
-  std::string maxRegsKernel, maxSmemKernel;
-  std::vector<std::string> problems;
-  if (args.list)
-    std::cout << fmt::format("{:<40} {:>5} {:>6} {:>12} {:>10} {:>10}\n",
-                             "kernel", "regs", "stack", "spill st/ld",
-                             "smem", "dyn smem");
-  for (const auto &[name, dyn] : kernels) {
-    auto it = usage.find(name);
-    if (it == usage.end()) {
-      problems.push_back("ptxas reported nothing for kernel " + name);
-      continue;
-    }
-    const rt::KernelResourceUsage &u = it->second;
-    ++entries;
-    if (u.registers > maxRegs) {
-      maxRegs = u.registers;
-      maxRegsKernel = u.kernel;
-    }
-    if (u.smemBytes + dyn > maxSmem) {
-      maxSmem = u.smemBytes + dyn;
-      maxSmemKernel = u.kernel;
-    }
-    if (u.spillStores || u.spillLoads)
-      problems.push_back(fmt::format("{} spills registers ({} bytes stored, "
-                                     "{} loaded)",
-                                     u.kernel, u.spillStores, u.spillLoads));
-    if (u.smemBytes + dyn > limit)
-      problems.push_back(fmt::format(
-          "{} needs {} bytes of shared memory ({} static + {} dynamic), more "
-          "than the {} bytes a block may have on {}",
-          u.kernel, u.smemBytes + dyn, u.smemBytes, dyn, limit, args.arch));
-    if (args.list)
-      std::cout << fmt::format("{:<40} {:>5} {:>6} {:>5}/{:<6} {:>10} {:>10}\n",
-                               u.kernel, u.registers, u.stackBytes,
-                               u.spillStores, u.spillLoads, u.smemBytes, dyn);
-  }
-  std::cout << fmt::format(
-      "{} kernels: max {} registers ({}), max shared memory {} bytes ({}; "
-      "limit {}), {} spilling\n",
-      entries, maxRegs, maxRegsKernel.empty() ? "-" : maxRegsKernel, maxSmem,
-      maxSmemKernel.empty() ? "-" : maxSmemKernel, limit,
-      std::count_if(problems.begin(), problems.end(), [](const std::string &p) {
-        return p.find("spills") != std::string::npos;
-      }));
-  for (const std::string &p : problems)
-    std::cerr << "xlnetc: error: " << p << "\n";
-  return problems.empty() ? 0 : 1;
+  return reportKernelUsage(args, kernels, cubin.log, target.smemPerBlock);
 }
 
 } // namespace xlnetc
