@@ -394,7 +394,8 @@ Status verifyStepTypes(const Plan &plan, const Step &step) {
 
 namespace {
 
-Status verifyOpTypes(const Plan &plan, const Step &step) {
+/// The forward ops (docs/Plan.md "Ops").
+static Status verifyForwardOp(const Plan &plan, const Step &step) {
   const StepAttrs &a = step.attrs;
   switch (step.kind) {
   case OpKind::Embedding: {
@@ -493,6 +494,16 @@ Status verifyOpTypes(const Plan &plan, const Step &step) {
     return r.f32Only().outputs({{F32, {}}, {F32, {B, NP}}},
                                "(losses are f32)");
   }
+  default:
+    break;
+  }
+  return Status::error("internal error: not a forward op");
+}
+
+/// The backward ops (docs/Plan.md "Backward ops").
+static Status verifyBackwardOp(const Plan &plan, const Step &step) {
+  const StepAttrs &a = step.attrs;
+  switch (step.kind) {
   case OpKind::EmbeddingGrad: {
     Rule r(plan, step, {"ids", "dout"});
     XLNETC_RETURN_IF_ERROR(r.operand(0, I64, 2));
@@ -574,6 +585,15 @@ Status verifyOpTypes(const Plan &plan, const Step &step) {
     XLNETC_RETURN_IF_ERROR(r.operandType(1, {F32, r.shape(0)}));
     return r.outputs({{F32, r.shape(0)}});
   }
+  default:
+    break;
+  }
+  return Status::error("internal error: not a backward op");
+}
+
+/// The cast and the optimizer ops (docs/Plan.md "Mixed precision", "Optimizer ops").
+static Status verifyOptimizerOp(const Plan &plan, const Step &step) {
+  switch (step.kind) {
   case OpKind::Cast: {
     Rule r(plan, step, {"x"});
     XLNETC_RETURN_IF_ERROR(r.operandDType(0, F32));
@@ -613,6 +633,46 @@ Status verifyOpTypes(const Plan &plan, const Step &step) {
     XLNETC_RETURN_IF_ERROR(r.operandType(6, {I64, {}}));
     return r.outputs({param, param, param}, "(param', m', v' like param)");
   }
+  default:
+    break;
+  }
+  return Status::error("internal error: not a cast or optimizer op");
+}
+
+Status verifyOpTypes(const Plan &plan, const Step &step) {
+  // By family; the switch names every kind (-Werror=switch).
+  switch (step.kind) {
+  case OpKind::Embedding:
+  case OpKind::MaskEmbedding:
+  case OpKind::RelPosEncoding:
+  case OpKind::RelSegment:
+  case OpKind::AttnMask:
+  case OpKind::TargetPositions:
+  case OpKind::MemConcat:
+  case OpKind::MemCache:
+  case OpKind::Gemm:
+  case OpKind::RelAttention:
+  case OpKind::AddLayerNorm:
+  case OpKind::Dropout:
+  case OpKind::LmLoss:
+    return verifyForwardOp(plan, step);
+  case OpKind::EmbeddingGrad:
+  case OpKind::MaskEmbeddingGrad:
+  case OpKind::MemConcatGrad:
+  case OpKind::ActivationOp:
+  case OpKind::ActivationGrad:
+  case OpKind::GemmWgrad:
+  case OpKind::BiasGrad:
+  case OpKind::RelAttentionGrad:
+  case OpKind::AddLayerNormGrad:
+  case OpKind::LmLossGrad:
+  case OpKind::Add:
+    return verifyBackwardOp(plan, step);
+  case OpKind::Cast:
+  case OpKind::LrSchedule:
+  case OpKind::GlobalNorm:
+  case OpKind::AdamUpdate:
+    return verifyOptimizerOp(plan, step);
   }
   return Status::error("unhandled op");
 }
