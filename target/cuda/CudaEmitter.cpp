@@ -198,6 +198,10 @@ private:
   }
 
   Status emitStep();
+  /// emitStep by family.
+  Status emitInputStep();
+  Status emitComputeStep();
+  Status emitUpdateStep();
   Status emitGemm();
   Status emitRelAttention(bool grad);
   Status emitFusedRelAttention(bool grad, std::vector<std::string> targs,
@@ -770,6 +774,45 @@ Status Emitter::emitStep() {
     stepHeader_.clear();
     return Status::ok();
   }
+  // By family; the switch names every kind (-Werror=switch).
+  switch (step_->kind) {
+  case OpKind::Embedding:
+  case OpKind::MaskEmbedding:
+  case OpKind::RelPosEncoding:
+  case OpKind::RelSegment:
+  case OpKind::AttnMask:
+  case OpKind::TargetPositions:
+  case OpKind::MemConcat:
+  case OpKind::MemCache:
+    return emitInputStep();
+  case OpKind::Gemm:
+  case OpKind::GemmWgrad:
+  case OpKind::RelAttention:
+  case OpKind::RelAttentionGrad:
+  case OpKind::AddLayerNorm:
+  case OpKind::AddLayerNormGrad:
+  case OpKind::Dropout:
+  case OpKind::LmLoss:
+  case OpKind::LmLossGrad:
+    return emitComputeStep();
+  case OpKind::EmbeddingGrad:
+  case OpKind::MaskEmbeddingGrad:
+  case OpKind::MemConcatGrad:
+  case OpKind::ActivationOp:
+  case OpKind::ActivationGrad:
+  case OpKind::BiasGrad:
+  case OpKind::Add:
+  case OpKind::Cast:
+  case OpKind::LrSchedule:
+  case OpKind::GlobalNorm:
+  case OpKind::AdamUpdate:
+    return emitUpdateStep();
+  }
+  return Status::error("no device lowering for op '" + step_->op + "'");
+}
+
+/// The embeddings, positions, masks and memory.
+Status Emitter::emitInputStep() {
   const StepAttrs &a = step_->attrs;
   auto elems = [&](int64_t n) { return gridFor(ceilDiv(n, kElemBlock)); };
   auto s = [](int64_t v) { return std::to_string(v); };
@@ -831,6 +874,19 @@ Status Emitter::emitStep() {
            elems(numel(out(0))), kElemBlock);
     return Status::ok();
   }
+  default:
+    break;
+  }
+  return Status::error("no device lowering for op '" + step_->op + "'");
+}
+
+/// GEMMs, attention, LayerNorm, dropout and the loss, forward and backward.
+Status Emitter::emitComputeStep() {
+  const StepAttrs &a = step_->attrs;
+  auto elems = [&](int64_t n) { return gridFor(ceilDiv(n, kElemBlock)); };
+  auto s = [](int64_t v) { return std::to_string(v); };
+  const std::string eb = s(kElemBlock);
+  switch (step_->kind) {
   case OpKind::Gemm:
   case OpKind::GemmWgrad:
     return emitGemm();
@@ -923,6 +979,19 @@ Status Emitter::emitStep() {
            gridFor(B * NP), kWideBlock);
     return Status::ok();
   }
+  default:
+    break;
+  }
+  return Status::error("no device lowering for op '" + step_->op + "'");
+}
+
+/// The other gradients, the cast and the optimizer.
+Status Emitter::emitUpdateStep() {
+  const StepAttrs &a = step_->attrs;
+  auto elems = [&](int64_t n) { return gridFor(ceilDiv(n, kElemBlock)); };
+  auto s = [](int64_t v) { return std::to_string(v); };
+  const std::string eb = s(kElemBlock);
+  switch (step_->kind) {
   case OpKind::EmbeddingGrad: {
     int64_t B = inDim(0, 0), S = inDim(0, 1), V = outDim(0, 0),
             D = outDim(0, 1);
@@ -1004,9 +1073,12 @@ Status Emitter::emitStep() {
     }
     emitAdamRun();
     return Status::ok();
+  default:
+    break;
   }
   return Status::error("no device lowering for op '" + step_->op + "'");
 }
+
 
 Status Emitter::run(const CudaEmitOptions &options) {
   prog_ = DeviceProgram();
