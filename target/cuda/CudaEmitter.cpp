@@ -204,6 +204,10 @@ private:
   Status emitUpdateStep();
   Status emitGemm();
   Status emitRelAttention(bool grad);
+  void emitTcAttentionGrad(const std::vector<std::string> &targs,
+                           const std::vector<Param> &params, const std::string &maskBits,
+                           int warps, int64_t B, int64_t T, int64_t N, int64_t H, int64_t K,
+                           int64_t P, int64_t R);
   Status emitFusedRelAttention(bool grad, std::vector<std::string> targs,
                              std::vector<Param> params, int64_t B, int64_t T,
                              int64_t N, int64_t H, int64_t K, int64_t P,
@@ -611,42 +615,9 @@ Status Emitter::emitFusedRelAttention(bool grad, std::vector<std::string> targs,
   const int64_t grids[5] = {qTiles, qTiles, B * N * ceilDiv(K, bk),
                             P * N * ceilDiv(R, bk),
                             ceilDiv(N * H, kAttnBlock)};
-  // bf16 gradients: PHASE 0..3 on tensor cores, then the bias columns
-  // (PHASE 4, the f32 kernel's code), which read the same row statistics.
+  // bf16 gradients: on tensor cores.
   if (tcAttention(*step_)) {
-    // The f32 kernel's operands with the seven inits after `rows` (a
-    // gradient but dq may start from one: docs/Plan.md "Fused forms").
-    const size_t ins = 1 + 10 + 1; // dout, rel_attention's ten operands, rows (or null)
-    const size_t outs = step_->out.size();
-    std::vector<Param> tcParams(params.begin(), params.begin() + ins);
-    for (size_t o = 1; o < outs; ++o)
-      tcParams.push_back(initP(o));
-    for (size_t o = 0; o < outs; ++o)
-      tcParams.push_back(outP(o));
-    tcParams.insert(tcParams.end(), params.begin() + ins + outs, params.end());
-    // Query tiles (PHASE 0, 1), key tiles (2) and k_r tiles (3) of `rows`.
-    const int64_t rows = dev::attnTcRows(warps);
-    const int64_t tcGrids[4] = {B * N * ceilDiv(T, rows), B * N * ceilDiv(T, rows),
-                                B * N * ceilDiv(K, rows), P * N * ceilDiv(R, rows)};
-    const int64_t smem = dev::attnTcSmemBytes(H, warps, /*grad=*/true);
-    std::vector<std::string> tcArgs = targs;
-    tcArgs.pop_back(); // the f32 kernel's BQ
-    for (int phase = 0; phase < 5; ++phase) {
-      std::vector<std::string> t = tcArgs;
-      t.push_back(std::to_string(phase));
-      t.push_back(maskBits);
-      t.push_back(std::to_string(warps));
-      const bool columns = phase == 4; // no shared memory, any block
-      if (!columns)
-        wrapperPrefix_ = fmt::format("static_assert(XlAttnTcSmem<{0}, {1}>::kGradBytes == {2}, "
-                                     "\"AttentionTc.h and the kernel disagree\");\n",
-                                     H, warps, smem);
-      kernel(fmt::format("rel_attention_tc_grad_p{}", phase),
-             "xl_rel_attention_tc_grad", t, tcParams,
-             gridFor(columns ? ceilDiv(N * H, dev::kAttnTcColumnsBlock) : tcGrids[phase]),
-             columns ? dev::kAttnTcColumnsBlock : dev::attnTcBlock(warps),
-             columns ? 0u : static_cast<uint32_t>(smem));
-    }
+    emitTcAttentionGrad(targs, params, maskBits, warps, B, T, N, H, K, P, R);
     return Status::ok();
   }
   for (int phase = 0; phase < 5; ++phase) {
@@ -660,6 +631,50 @@ Status Emitter::emitFusedRelAttention(bool grad, std::vector<std::string> targs,
   }
   return Status::ok();
 }
+
+/// The tensor-core backward of a bf16 rel_attention_grad: PHASE 0..3 on
+/// tensor cores, then the bias columns (PHASE 4, the f32 kernel's code),
+/// which read the same row statistics. `targs` and `params` are the f32
+/// kernel's (emitFusedRelAttention).
+void Emitter::emitTcAttentionGrad(const std::vector<std::string> &targs,
+                                  const std::vector<Param> &params, const std::string &maskBits,
+                                  int warps, int64_t B, int64_t T, int64_t N, int64_t H,
+                                  int64_t K, int64_t P, int64_t R) {
+  // The f32 kernel's operands with the seven inits after `rows` (a
+  // gradient but dq may start from one: docs/Plan.md "Fused forms").
+  const size_t ins = 1 + 10 + 1; // dout, rel_attention's ten operands, rows (or null)
+  const size_t outs = step_->out.size();
+  std::vector<Param> tcParams(params.begin(), params.begin() + ins);
+  for (size_t o = 1; o < outs; ++o)
+    tcParams.push_back(initP(o));
+  for (size_t o = 0; o < outs; ++o)
+    tcParams.push_back(outP(o));
+  tcParams.insert(tcParams.end(), params.begin() + ins + outs, params.end());
+  // Query tiles (PHASE 0, 1), key tiles (2) and k_r tiles (3) of `rows`.
+  const int64_t rows = dev::attnTcRows(warps);
+  const int64_t tcGrids[4] = {B * N * ceilDiv(T, rows), B * N * ceilDiv(T, rows),
+                              B * N * ceilDiv(K, rows), P * N * ceilDiv(R, rows)};
+  const int64_t smem = dev::attnTcSmemBytes(H, warps, /*grad=*/true);
+  std::vector<std::string> tcArgs = targs;
+  tcArgs.pop_back(); // the f32 kernel's BQ
+  for (int phase = 0; phase < 5; ++phase) {
+    std::vector<std::string> t = tcArgs;
+    t.push_back(std::to_string(phase));
+    t.push_back(maskBits);
+    t.push_back(std::to_string(warps));
+    const bool columns = phase == 4; // no shared memory, any block
+    if (!columns)
+      wrapperPrefix_ = fmt::format("static_assert(XlAttnTcSmem<{0}, {1}>::kGradBytes == {2}, "
+                                   "\"AttentionTc.h and the kernel disagree\");\n",
+                                   H, warps, smem);
+    kernel(fmt::format("rel_attention_tc_grad_p{}", phase),
+           "xl_rel_attention_tc_grad", t, tcParams,
+           gridFor(columns ? ceilDiv(N * H, dev::kAttnTcColumnsBlock) : tcGrids[phase]),
+           columns ? dev::kAttnTcColumnsBlock : dev::attnTcBlock(warps),
+           columns ? 0u : static_cast<uint32_t>(smem));
+  }
+}
+
 
 void Emitter::emitGlobalNorm() {
   DeviceTable t;
