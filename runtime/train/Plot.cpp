@@ -133,18 +133,16 @@ std::string findExecutable(const std::string &name) {
   return "";
 }
 
-Status plotLossCurve(const std::string &metricsJsonl,
-                     const std::string &pngPath, std::string &warning) {
-  warning.clear();
-
-  // 1. The points.
+/// 1. The points of `metricsJsonl`: the loss by step, the last line
+///    winning (a resumed run that redid steps, or a hand-concatenated log,
+///    still gives a curve that goes left to right); lines without a finite
+///    loss are skipped.
+static Status readLossPoints(const std::string &metricsJsonl,
+                             std::map<int64_t, double> &byStep) {
   std::ifstream in(metricsJsonl, std::ios::binary);
   if (!in)
     return Status::error(fmt::format("cannot read metrics file {}: {}",
                                      metricsJsonl, std::strerror(errno)));
-  // By step, the last line winning: a resumed run that redid steps (or a
-  // hand-concatenated log) still gives a curve that goes left to right.
-  std::map<int64_t, double> byStep;
   std::string line;
   while (std::getline(in, line)) {
     auto j = nlohmann::json::parse(line, nullptr, false);
@@ -158,6 +156,40 @@ Status plotLossCurve(const std::string &metricsJsonl,
     if (std::isfinite(l))
       byStep[step->get<int64_t>()] = l;
   }
+  return Status::ok();
+}
+
+/// Waits for gnuplot (`pid`) at most kGnuplotTimeout, then kills it.
+static Status waitForGnuplot(pid_t pid, const std::string &pngPath, int &status) {
+  auto deadline = std::chrono::steady_clock::now() + kGnuplotTimeout;
+  bool timedOut = false;
+  for (;;) {
+    pid_t r = ::waitpid(pid, &status, WNOHANG);
+    if (r == pid)
+      break;
+    if (r < 0 && errno != EINTR)
+      return Status::error(fmt::format("waiting for gnuplot failed: {}",
+                                       std::strerror(errno)));
+    if (!timedOut && std::chrono::steady_clock::now() > deadline) {
+      ::kill(pid, SIGKILL);
+      timedOut = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (timedOut)
+    return Status::error(fmt::format(
+        "gnuplot did not finish the loss plot {} within {} s", pngPath,
+        kGnuplotTimeout.count()));
+  return Status::ok();
+}
+
+Status plotLossCurve(const std::string &metricsJsonl,
+                     const std::string &pngPath, std::string &warning) {
+  warning.clear();
+
+  // 1. The points.
+  std::map<int64_t, double> byStep;
+  XLNETC_RETURN_IF_ERROR(readLossPoints(metricsJsonl, byStep));
   std::vector<std::pair<int64_t, double>> points(byStep.begin(), byStep.end());
   if (points.empty()) {
     warning = fmt::format("no loss values in {}; skipped the loss plot {}",
@@ -204,25 +236,7 @@ Status plotLossCurve(const std::string &metricsJsonl,
                                      std::strerror(rc)));
 
   int status = 0;
-  auto deadline = std::chrono::steady_clock::now() + kGnuplotTimeout;
-  bool timedOut = false;
-  for (;;) {
-    pid_t r = ::waitpid(pid, &status, WNOHANG);
-    if (r == pid)
-      break;
-    if (r < 0 && errno != EINTR)
-      return Status::error(fmt::format("waiting for gnuplot failed: {}",
-                                       std::strerror(errno)));
-    if (!timedOut && std::chrono::steady_clock::now() > deadline) {
-      ::kill(pid, SIGKILL);
-      timedOut = true;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  if (timedOut)
-    return Status::error(fmt::format(
-        "gnuplot did not finish the loss plot {} within {} s", pngPath,
-        kGnuplotTimeout.count()));
+  XLNETC_RETURN_IF_ERROR(waitForGnuplot(pid, pngPath, status));
   std::string stderrText = slurp(errors.get());
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     return Status::error(fmt::format(
