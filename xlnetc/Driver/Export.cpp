@@ -96,10 +96,14 @@ std::string hfTokenizerConfigJson(const ModelSpec &spec) {
   return t.dump(2) + "\n";
 }
 
-int runExport(const ExportArgs &args) {
-  std::error_code ec;
-  // 1. What to export: a run directory, or weights with --spec.
-  std::string weights = args.source, specPath = args.spec, tokenizer = args.tokenizer;
+/// 1. What to export: a run directory (its checkpoint, spec.toml and
+///    spiece.model), or weights with --spec (or a config.json beside them).
+///    0 or the exit code.
+static int resolveExportSource(const ExportArgs &args, std::string &weights,
+                               std::string &specPath, std::string &tokenizer) {
+  weights = args.source;
+  specPath = args.spec;
+  tokenizer = args.tokenizer;
   const fs::path source(args.source);
   if (fs::is_directory(source) && fs::is_regular_file(source / "checkpoint.safetensors")) {
     weights = (source / "checkpoint.safetensors").string();
@@ -122,6 +126,15 @@ int runExport(const ExportArgs &args) {
                               args.source));
     specPath = src.config;
   }
+  return 0;
+}
+
+int runExport(const ExportArgs &args) {
+  std::error_code ec;
+  // 1. What to export: a run directory, or weights with --spec.
+  std::string weights, specPath, tokenizer;
+  if (int rc = resolveExportSource(args, weights, specPath, tokenizer))
+    return rc;
   ModelSpec spec;
   std::string error;
   if (!loadSpec(specPath, spec, error))
