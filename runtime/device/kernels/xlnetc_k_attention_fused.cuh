@@ -448,83 +448,65 @@ XL_DEVICE void xl_attn_bias_columns(
   }
 }
 
-/// The fused backward of xl_rel_attention_fused: rel_attention_grad's
-/// operands (docs/Plan.md; no saved forward state), five launches of the
-/// same template (PHASE 0..4), same arguments, no atomics; every value is
-/// summed by one thread (or one warp tree) in a fixed order:
-///   PHASE 0  query tiles (grid-stride over (b, n, tile)): each row's
-///            softmax statistics, the forward's lse and D = Σ_j P_j·
-///            factor_j·(dout·v_j), by an online pass over the keys, to the
-///            workspace;
-///   PHASE 1  query tiles: recompute each row's probabilities from lse,
-///            write dq, and the row's stats to the workspace: c0, c1 (Σ c
-///            over keys of the same / another segment), Σ c·k [H],
-///            Σ c·k_r [H];
-///   PHASE 2  key tiles of 32 (grid-stride over (b, n, tile)): dv_j = Σ_t
-///            A_tj dout_t and dk_j = Σ_t c_tj (q + r_w_bias)_t, query rows in
-///            order;
-///   PHASE 3  k_r rows (grid-stride over (p, n, r)): dk_r[p, r] = Σ over the
-///            batch rows of copy p and their query rows of c·(q + r_r_bias)
-///            at the key j = r - S + i each row reads there;
-///   PHASE 4  the N·H bias columns: d r_w_bias, d r_r_bias, d r_s_bias,
-///            d seg_embed from the row stats, rows in order.
-/// Arguments: dout, q, k, v, k_r, seg_embed, r_w_bias, r_r_bias, r_s_bias,
-/// seg_id, perm_rank (or perm_bits: MASK_BITS), rows, then dq, dk, dv, dk_r, dseg_embed, dr_w_bias,
-/// dr_r_bias, dr_s_bias, workspace, status, site, seed. Workspace:
-/// 8 * B*T*N * (2*H + 4) bytes (row statistics; nothing of size S×K). Static
-/// shared memory: the staged rows (about 12·BQ·H + 48·BQ bytes), the
-/// entries of a tile (17·BQ·32 bytes) and, in PHASES 0-2, a key tile
-/// (2·32·H floats): about 37 KiB for BQ 16, H 64 (ptxas: 38016 bytes in
-/// PHASE 0; static: the emitter picks BQ
-/// so that it stays within 48 KiB, or refuses the head size). Each thread keeps its output
-/// elements' sums in registers (BQ·H/BLOCK or 32·H/BLOCK of them).
+/// The phases of xl_rel_attention_fused_grad (below), one member function
+/// each, over the kernel's arguments and the shared memory they share.
 template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int P,
           xl_i64 R, int HAS_ROWS, xl_u64 SCALE_BITS, unsigned DROP_BITS,
-          int BQ, int PHASE, int BLOCK, int MASK_BITS = 0, typename T_dout, typename T_q, typename T_k, typename T_v, typename T_kR, typename T_segEmb, typename T_rw, typename T_rr, typename T_rs, typename T_dq, typename T_dk, typename T_dv, typename T_dkR, typename T_dsegEmb, typename T_drw, typename T_drr, typename T_drs>
-XL_DEVICE void xl_rel_attention_fused_grad(
-    const T_dout *XL_RESTRICT dout, const T_q *XL_RESTRICT q,
-    const T_k *XL_RESTRICT k, const T_v *XL_RESTRICT v,
-    const T_kR *XL_RESTRICT kR, const T_segEmb *XL_RESTRICT segEmb,
-    const T_rw *XL_RESTRICT rw, const T_rr *XL_RESTRICT rr,
-    const T_rs *XL_RESTRICT rs, const xl_i64 *XL_RESTRICT segId,
-    const xl_i64 *XL_RESTRICT permMask, const xl_i64 *XL_RESTRICT rows,
-    T_dq *XL_RESTRICT dq, T_dk *XL_RESTRICT dk, T_dv *XL_RESTRICT dv,
-    T_dkR *XL_RESTRICT dkR, T_dsegEmb *XL_RESTRICT dsegEmb,
-    T_drw *XL_RESTRICT drw, T_drr *XL_RESTRICT drr, T_drs *XL_RESTRICT drs,
-    double *XL_RESTRICT workspace, int *status, xl_i64 site,
-    unsigned long long seed) {
-  static_assert(PHASE >= 0 && PHASE <= 4, "PHASE is 0..4");
-  static_assert(B % P == 0 && R == K + S && K >= S, "bad shapes");
-  static_assert(BLOCK % 32 == 0 && BLOCK <= 1024, "BLOCK: multiple of 32");
-  (void)status;
-  constexpr xl_i64 NH = static_cast<xl_i64>(N) * H;
-  constexpr xl_i64 kRows = B * T * N, kStat = 2 * H + 4;
-  constexpr xl_i64 kQTiles = (T + BQ - 1) / BQ;
-  constexpr int kBK = 32;
-  constexpr xl_i64 kKTiles = (K + kBK - 1) / kBK;
-  const xl_u64 key = xl_dropout_key(seed, site);
-  // Row stats: [lse, D, c0, c1, Σ c·k (H), Σ c·k_r (H)] per row
-  // ((b*T + t)*N + n).
-  auto stats = [&](xl_i64 b, xl_i64 t, int n) {
-    return workspace + ((b * T + t) * N + n) * kStat;
-  };
+          int BQ, int BLOCK, int MASK_BITS, typename T_dout, typename T_q, typename T_k, typename T_v, typename T_kR, typename T_segEmb, typename T_rw, typename T_rr, typename T_rs, typename T_dq, typename T_dk, typename T_dv, typename T_dkR, typename T_dsegEmb, typename T_drw, typename T_drr, typename T_drs>
+struct XlAttnFusedGrad {
+  // The kernel's arguments (xl_rel_attention_fused_grad).
+  const T_dout *XL_RESTRICT dout;
+  const T_q *XL_RESTRICT q;
+  const T_k *XL_RESTRICT k;
+  const T_v *XL_RESTRICT v;
+  const T_kR *XL_RESTRICT kR;
+  const T_segEmb *XL_RESTRICT segEmb;
+  const T_rw *XL_RESTRICT rw;
+  const T_rr *XL_RESTRICT rr;
+  const T_rs *XL_RESTRICT rs;
+  const xl_i64 *XL_RESTRICT segId;
+  const xl_i64 *XL_RESTRICT permMask;
+  const xl_i64 *XL_RESTRICT rows;
+  T_dq *XL_RESTRICT dq;
+  T_dk *XL_RESTRICT dk;
+  T_dv *XL_RESTRICT dv;
+  T_dkR *XL_RESTRICT dkR;
+  T_dsegEmb *XL_RESTRICT dsegEmb;
+  T_drw *XL_RESTRICT drw;
+  T_drr *XL_RESTRICT drr;
+  T_drs *XL_RESTRICT drs;
+  double *XL_RESTRICT workspace;
+  xl_u64 key; // xl_dropout_key(seed, site)
+  // The block's shared memory every phase uses: the staged query rows, and
+  // the entries of a tile, each (row, key) computed once per phase by one
+  // thread, then summed in order by the threads that own output elements.
+  XlAttnGradRows<BQ, H> &g;
+  static constexpr int kBK = 32;
+  double (&ec)[BQ][kBK];        // c of the entry
+  double (&ea)[BQ][kBK];        // A of the entry (PHASE 1)
+  unsigned char (&ed)[BQ][kBK]; // the entry's key is in another segment
 
-  // Every (row, key) entry is computed once per phase, by one thread, into
-  // shared memory; then the threads that own output elements (row or key,
-  // h) sum over it in order.
-  XL_SHARED XlAttnGradRows<BQ, H> g;
-  // One (row, key) entry of the current query tile (xl_attn_grad_entry).
-  auto entry = [&](int r, xl_i64 b, int n, xl_i64 t, xl_i64 j, const float *kj,
-                   const float *vj) {
+  static constexpr xl_i64 NH = static_cast<xl_i64>(N) * H;
+  static constexpr xl_i64 kStat = 2 * H + 4;
+  static constexpr xl_i64 kQTiles = (T + BQ - 1) / BQ;
+  static constexpr xl_i64 kKTiles = (K + kBK - 1) / kBK;
+  static constexpr int kSlotsQ = (BQ * H + BLOCK - 1) / BLOCK;
+  static constexpr int kSlotsK = (kBK * H + BLOCK - 1) / BLOCK;
+
+  /// Row stats: [lse, D, c0, c1, Σ c·k (H), Σ c·k_r (H)] per row
+  /// ((b*T + t)*N + n).
+  XL_DEVICE double *stats(xl_i64 b, xl_i64 t, int n) const {
+    return workspace + ((b * T + t) * N + n) * kStat;
+  }
+  /// One (row, key) entry of the current query tile (xl_attn_grad_entry).
+  XL_DEVICE XlAttnGradEntry entry(int r, xl_i64 b, int n, xl_i64 t, xl_i64 j, const float *kj,
+                                  const float *vj) const {
     return xl_attn_grad_entry<B, T, N, H, K, S, P, R, HAS_ROWS, SCALE_BITS, DROP_BITS, BQ,
                               MASK_BITS>(g, r, b, n, t, j, kj, vj, kR, segId, permMask, key);
-  };
-  XL_SHARED double ec[BQ][kBK]; // c of the entry
-  XL_SHARED double ea[BQ][kBK]; // A of the entry (PHASE 1)
-  XL_SHARED unsigned char ed[BQ][kBK]; // the entry's key is in another segment
-  constexpr int kSlotsQ = (BQ * H + BLOCK - 1) / BLOCK;
-  constexpr int kSlotsK = (kBK * H + BLOCK - 1) / BLOCK;
-  if constexpr (PHASE == 0) {
+  }
+
+  /// PHASE 0: the row statistics.
+  XL_DEVICE void rowStatistics() {
     // Row statistics: the forward's lse and D = Σ_j P_j·factor_j·(dout·v_j)
     // (= dout · out), by an online pass over the keys as in the forward.
     XL_SHARED float kt[kBK][H];
@@ -586,7 +568,10 @@ XL_DEVICE void xl_rel_attention_fused_grad(
         st[1] = real ? ds[r] / ls[r] : 0.0;
       }
     }
-  } else if constexpr (PHASE == 1) {
+  }
+
+  /// PHASE 1: dq and the per-row statistics, by query tiles.
+  XL_DEVICE void queryGradients() {
     XL_SHARED float kt[kBK][H];
     XL_SHARED float vt[kBK][H];
     XL_SHARED double c01[BQ][2];
@@ -654,7 +639,10 @@ XL_DEVICE void xl_rel_attention_fused_grad(
         }
       }
     }
-  } else if constexpr (PHASE == 2) {
+  }
+
+  /// PHASE 2: dk and dv, by key tiles (query rows in order).
+  XL_DEVICE void keyGradients() {
     XL_SHARED float kt[kBK][H];
     XL_SHARED float vt[kBK][H];
     for (xl_i64 tile = blockIdx.x; tile < B * N * kKTiles; tile += gridDim.x) {
@@ -702,7 +690,10 @@ XL_DEVICE void xl_rel_attention_fused_grad(
         }
       }
     }
-  } else if constexpr (PHASE == 3) {
+  }
+
+  /// PHASE 3: dk_r, by tiles of k_r rows.
+  XL_DEVICE void kRGradients() {
     // Tile of 32 k_r rows of (p, n); entry (row, rr) is the key
     // j = r0 + rr - S + i that query row reads at k_r row r0 + rr.
     constexpr xl_i64 kPerCopy = B / P;
@@ -756,7 +747,10 @@ XL_DEVICE void xl_rel_attention_fused_grad(
           dkR[((p * R + r0 + c) * N + n) * H + h] = static_cast<float>(acc[slot]);
       }
     }
-  } else {
+  }
+
+  /// PHASE 4: the three biases and seg_embed from the row statistics.
+  XL_DEVICE void biasColumns() {
     xl_attn_bias_columns<B, T, N, H>(q, segEmb, rs, workspace,
                                      static_cast<const float *>(nullptr),
                                      static_cast<const float *>(nullptr),
@@ -764,7 +758,78 @@ XL_DEVICE void xl_rel_attention_fused_grad(
                                      static_cast<const float *>(nullptr), dsegEmb,
                                      drw, drr, drs, BLOCK);
   }
-  (void)kRows;
+};
+
+/// The fused backward of xl_rel_attention_fused: rel_attention_grad's
+/// operands (docs/Plan.md; no saved forward state), five launches of the
+/// same template (PHASE 0..4), same arguments, no atomics; every value is
+/// summed by one thread (or one warp tree) in a fixed order:
+///   PHASE 0  query tiles (grid-stride over (b, n, tile)): each row's
+///            softmax statistics, the forward's lse and D = Σ_j P_j·
+///            factor_j·(dout·v_j), by an online pass over the keys, to the
+///            workspace;
+///   PHASE 1  query tiles: recompute each row's probabilities from lse,
+///            write dq, and the row's stats to the workspace: c0, c1 (Σ c
+///            over keys of the same / another segment), Σ c·k [H],
+///            Σ c·k_r [H];
+///   PHASE 2  key tiles of 32 (grid-stride over (b, n, tile)): dv_j = Σ_t
+///            A_tj dout_t and dk_j = Σ_t c_tj (q + r_w_bias)_t, query rows in
+///            order;
+///   PHASE 3  k_r rows (grid-stride over (p, n, r)): dk_r[p, r] = Σ over the
+///            batch rows of copy p and their query rows of c·(q + r_r_bias)
+///            at the key j = r - S + i each row reads there;
+///   PHASE 4  the N·H bias columns: d r_w_bias, d r_r_bias, d r_s_bias,
+///            d seg_embed from the row stats, rows in order.
+/// Arguments: dout, q, k, v, k_r, seg_embed, r_w_bias, r_r_bias, r_s_bias,
+/// seg_id, perm_rank (or perm_bits: MASK_BITS), rows, then dq, dk, dv, dk_r, dseg_embed, dr_w_bias,
+/// dr_r_bias, dr_s_bias, workspace, status, site, seed. Workspace:
+/// 8 * B*T*N * (2*H + 4) bytes (row statistics; nothing of size S×K). Static
+/// shared memory: the staged rows (about 12·BQ·H + 48·BQ bytes), the
+/// entries of a tile (17·BQ·32 bytes) and, in PHASES 0-2, a key tile
+/// (2·32·H floats): about 37 KiB for BQ 16, H 64 (ptxas: 38016 bytes in
+/// PHASE 0; static: the emitter picks BQ
+/// so that it stays within 48 KiB, or refuses the head size). Each thread keeps its output
+/// elements' sums in registers (BQ·H/BLOCK or 32·H/BLOCK of them).
+template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int P,
+          xl_i64 R, int HAS_ROWS, xl_u64 SCALE_BITS, unsigned DROP_BITS,
+          int BQ, int PHASE, int BLOCK, int MASK_BITS = 0, typename T_dout, typename T_q, typename T_k, typename T_v, typename T_kR, typename T_segEmb, typename T_rw, typename T_rr, typename T_rs, typename T_dq, typename T_dk, typename T_dv, typename T_dkR, typename T_dsegEmb, typename T_drw, typename T_drr, typename T_drs>
+XL_DEVICE void xl_rel_attention_fused_grad(
+    const T_dout *XL_RESTRICT dout, const T_q *XL_RESTRICT q,
+    const T_k *XL_RESTRICT k, const T_v *XL_RESTRICT v,
+    const T_kR *XL_RESTRICT kR, const T_segEmb *XL_RESTRICT segEmb,
+    const T_rw *XL_RESTRICT rw, const T_rr *XL_RESTRICT rr,
+    const T_rs *XL_RESTRICT rs, const xl_i64 *XL_RESTRICT segId,
+    const xl_i64 *XL_RESTRICT permMask, const xl_i64 *XL_RESTRICT rows,
+    T_dq *XL_RESTRICT dq, T_dk *XL_RESTRICT dk, T_dv *XL_RESTRICT dv,
+    T_dkR *XL_RESTRICT dkR, T_dsegEmb *XL_RESTRICT dsegEmb,
+    T_drw *XL_RESTRICT drw, T_drr *XL_RESTRICT drr, T_drs *XL_RESTRICT drs,
+    double *XL_RESTRICT workspace, int *status, xl_i64 site,
+    unsigned long long seed) {
+  static_assert(PHASE >= 0 && PHASE <= 4, "PHASE is 0..4");
+  static_assert(B % P == 0 && R == K + S && K >= S, "bad shapes");
+  static_assert(BLOCK % 32 == 0 && BLOCK <= 1024, "BLOCK: multiple of 32");
+  (void)status;
+  using Grad = XlAttnFusedGrad<B, T, N, H, K, S, P, R, HAS_ROWS, SCALE_BITS, DROP_BITS, BQ,
+                               BLOCK, MASK_BITS, T_dout, T_q, T_k, T_v, T_kR, T_segEmb, T_rw,
+                               T_rr, T_rs, T_dq, T_dk, T_dv, T_dkR, T_dsegEmb, T_drw, T_drr,
+                               T_drs>;
+  XL_SHARED XlAttnGradRows<BQ, H> g;
+  XL_SHARED double ec[BQ][Grad::kBK];
+  XL_SHARED double ea[BQ][Grad::kBK];
+  XL_SHARED unsigned char ed[BQ][Grad::kBK];
+  Grad grad{dout, q,   k,   v,   kR,      segEmb, rw,  rr,  rs,  segId,     permMask,
+            rows, dq,  dk,  dv,  dkR,     dsegEmb, drw, drr, drs, workspace,
+            xl_dropout_key(seed, site), g, ec, ea, ed};
+  if constexpr (PHASE == 0)
+    grad.rowStatistics();
+  else if constexpr (PHASE == 1)
+    grad.queryGradients();
+  else if constexpr (PHASE == 2)
+    grad.keyGradients();
+  else if constexpr (PHASE == 3)
+    grad.kRGradients();
+  else
+    grad.biasColumns();
 }
 
 #endif // XLNETC_K_ATTENTION_FUSED_CUH

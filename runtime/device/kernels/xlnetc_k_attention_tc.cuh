@@ -778,6 +778,9 @@ XL_DEVICE void xl_attn_tc_grad_entries(float (*s)[4], float (*dp)[4],
     }
 }
 
+/// The phases of xl_rel_attention_tc_grad (below), one member function each
+/// (PHASE 0 and 1 share the query-tile pass), over the kernel's arguments,
+/// this thread's place in its warp and the block's shared memory.
 template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int P,
           xl_i64 R, int HAS_ROWS, xl_u64 SCALE_BITS, unsigned DROP_BITS,
           int PHASE, int MASK_BITS, int WARPS, typename T_dout, typename T_q,
@@ -787,54 +790,66 @@ template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int P,
           typename T_drwInit, typename T_drrInit, typename T_drsInit, typename T_dq,
           typename T_dk, typename T_dv, typename T_dkR, typename T_dsegEmb,
           typename T_drw, typename T_drr, typename T_drs>
-XL_DEVICE void xl_rel_attention_tc_grad(
-    const T_dout *XL_RESTRICT dout, const T_q *XL_RESTRICT q,
-    const T_k *XL_RESTRICT k, const T_v *XL_RESTRICT v,
-    const T_kR *XL_RESTRICT kR, const T_segEmb *XL_RESTRICT segEmb,
-    const T_rw *XL_RESTRICT rw, const T_rr *XL_RESTRICT rr,
-    const T_rs *XL_RESTRICT rs, const xl_i64 *XL_RESTRICT segId,
-    const xl_i64 *XL_RESTRICT permMask, const xl_i64 *XL_RESTRICT rows,
-    const T_dkInit *XL_RESTRICT dkInit, const T_dvInit *XL_RESTRICT dvInit,
-    const T_dkRInit *XL_RESTRICT dkRInit, const T_dsegEmbInit *dsegEmbInit,
-    const T_drwInit *drwInit, const T_drrInit *drrInit, const T_drsInit *drsInit,
-    T_dq *XL_RESTRICT dq, T_dk *XL_RESTRICT dk, T_dv *XL_RESTRICT dv,
-    T_dkR *XL_RESTRICT dkR, T_dsegEmb *XL_RESTRICT dsegEmb,
-    T_drw *XL_RESTRICT drw, T_drr *XL_RESTRICT drr, T_drs *XL_RESTRICT drs,
-    double *XL_RESTRICT workspace, int *status, xl_i64 site,
-    unsigned long long seed) {
+struct XlAttnTcGrad {
   using C = XlAttnTc<WARPS>;
-  static_assert(PHASE >= 0 && PHASE <= 4, "PHASE is 0..4");
-  static_assert(H % 16 == 0 && H <= 128, "H: a multiple of 16, at most 128");
-  static_assert(B % P == 0 && R == K + S && K >= S, "bad shapes");
-  (void)status;
-  constexpr int LD = XlAttnTcSmem<H, WARPS>::kLD;
+  static constexpr int LD = XlAttnTcSmem<H, WARPS>::kLD;
   // BK, CW: the query-tile passes' key tiles and chunks; BN, CWN: PHASE 2's
   // key tiles and PHASE 3's k_r tiles, and their chunks.
-  constexpr int BQ = C::kBQ, BK = C::kBK, CW = C::kCW, BN = C::kBN, CWN = BN + 16,
-                CWP = C::kCWP, CWB = C::kCWB, LDT = C::kLDT, HT = H / 8, KT = BK / 8,
-                KTN = BN / 8;
-  constexpr xl_i64 NH = static_cast<xl_i64>(N) * H;
-  constexpr xl_i64 kStat = 2 * H + 4;
-  constexpr xl_i64 kQTiles = (T + BQ - 1) / BQ;
-  const float scale = static_cast<float>(
-      __longlong_as_double(static_cast<long long>(SCALE_BITS)));
-  const float kNegInf = -__uint_as_float(0x7f800000u);
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const int g = lane >> 2, tq = lane & 3;
-  const xl_u64 key = xl_dropout_key(seed, site);
-  XL_DYN_SMEM(unsigned char, smem);
-  const XlAttnTcShared<H, true, WARPS> sh(smem, warp);
-  auto stats = [&](xl_i64 b, xl_i64 t, int n) {
+  static constexpr int BQ = C::kBQ, BK = C::kBK, CW = C::kCW, BN = C::kBN, CWN = BN + 16,
+                       CWP = C::kCWP, CWB = C::kCWB, LDT = C::kLDT, HT = H / 8, KT = BK / 8,
+                       KTN = BN / 8;
+  static constexpr xl_i64 NH = static_cast<xl_i64>(N) * H;
+  static constexpr xl_i64 kStat = 2 * H + 4;
+  static constexpr xl_i64 kQTiles = (T + BQ - 1) / BQ;
+
+  // The kernel's arguments (xl_rel_attention_tc_grad).
+  const T_dout *XL_RESTRICT dout;
+  const T_q *XL_RESTRICT q;
+  const T_k *XL_RESTRICT k;
+  const T_v *XL_RESTRICT v;
+  const T_kR *XL_RESTRICT kR;
+  const T_segEmb *XL_RESTRICT segEmb;
+  const T_rw *XL_RESTRICT rw;
+  const T_rr *XL_RESTRICT rr;
+  const T_rs *XL_RESTRICT rs;
+  const xl_i64 *XL_RESTRICT segId;
+  const xl_i64 *XL_RESTRICT permMask;
+  const xl_i64 *XL_RESTRICT rows;
+  const T_dkInit *XL_RESTRICT dkInit;
+  const T_dvInit *XL_RESTRICT dvInit;
+  const T_dkRInit *XL_RESTRICT dkRInit;
+  const T_dsegEmbInit *dsegEmbInit;
+  const T_drwInit *drwInit;
+  const T_drrInit *drrInit;
+  const T_drsInit *drsInit;
+  T_dq *XL_RESTRICT dq;
+  T_dk *XL_RESTRICT dk;
+  T_dv *XL_RESTRICT dv;
+  T_dkR *XL_RESTRICT dkR;
+  T_dsegEmb *XL_RESTRICT dsegEmb;
+  T_drw *XL_RESTRICT drw;
+  T_drr *XL_RESTRICT drr;
+  T_drs *XL_RESTRICT drs;
+  double *XL_RESTRICT workspace;
+  xl_u64 key; // xl_dropout_key(seed, site)
+  float scale, kNegInf;
+  // This thread: its lane and warp, the lane's row group g and quad tq.
+  int lane, warp, g, tq;
+  XlAttnTcShared<H, true, WARPS> sh;
+
+  XL_DEVICE double *stats(xl_i64 b, xl_i64 t, int n) const {
     return workspace + ((b * T + t) * N + n) * kStat;
-  };
-  // Stages query tile t0 of (b, n), with the statistics after PHASE 0.
-  auto stageRows = [&](xl_i64 b, int n, xl_i64 t0) {
+  }
+  /// Stages query tile t0 of (b, n), with the statistics after PHASE 0.
+  XL_DEVICE void stageRows(xl_i64 b, int n, xl_i64 t0) const {
     xl_attn_tc_stage_rows<B, T, N, H, S, HAS_ROWS, MASK_BITS, true>(
         sh, b, n, t0, q, segEmb, rw, rr, rs, segId, permMask, rows, dout,
         PHASE == 0 ? nullptr : workspace, kStat, nullptr);
-  };
+  }
 
-  if constexpr (PHASE == 0 || PHASE == 1) {
+  /// PHASE 0 and 1: the query tiles (0: the row statistics; 1: dq and the
+  /// per-row sums).
+  XL_DEVICE void queryTiles() const {
     for (xl_i64 tile = blockIdx.x; tile < B * N * kQTiles; tile += gridDim.x) {
       const xl_i64 t0 = (tile % kQTiles) * BQ;
       const int n = static_cast<int>((tile / kQTiles) % N);
@@ -955,7 +970,10 @@ XL_DEVICE void xl_rel_attention_tc_grad(
         }
       }
     }
-  } else if constexpr (PHASE == 2) {
+  }
+
+  /// PHASE 2: dk and dv, by key tiles.
+  XL_DEVICE void keyTiles() const {
     // Key tiles of BN keys, 16 per warp.
     constexpr xl_i64 kKTiles = (K + BN - 1) / BN;
     for (xl_i64 tile = blockIdx.x; tile < B * N * kKTiles; tile += gridDim.x) {
@@ -1011,7 +1029,10 @@ XL_DEVICE void xl_rel_attention_tc_grad(
           }
       }
     }
-  } else if constexpr (PHASE == 3) {
+  }
+
+  /// PHASE 3: dk_r, by tiles of k_r rows.
+  XL_DEVICE void kRTiles() const {
     // PHASE 3: dk_r over tiles of BN k_r rows rr0 .. rr0 + BN - 1 of
     // (p, n), 16 per warp.
     constexpr xl_i64 kPerCopy = B / P;
@@ -1129,11 +1150,67 @@ XL_DEVICE void xl_rel_attention_tc_grad(
                             gr[x][2 * hr + e]);
       }
     }
-  } else {
+  }
+
+  /// PHASE 4: the bias columns (the f32 kernel's code).
+  XL_DEVICE void biasColumns() const {
     xl_attn_bias_columns<B, T, N, H>(q, segEmb, rs, workspace, dsegEmbInit, drwInit,
                                      drrInit, drsInit, dsegEmb, drw, drr, drs,
                                      static_cast<int>(blockDim.x));
   }
+};
+
+template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int P,
+          xl_i64 R, int HAS_ROWS, xl_u64 SCALE_BITS, unsigned DROP_BITS,
+          int PHASE, int MASK_BITS, int WARPS, typename T_dout, typename T_q,
+          typename T_k, typename T_v, typename T_kR, typename T_segEmb,
+          typename T_rw, typename T_rr, typename T_rs, typename T_dkInit,
+          typename T_dvInit, typename T_dkRInit, typename T_dsegEmbInit,
+          typename T_drwInit, typename T_drrInit, typename T_drsInit, typename T_dq,
+          typename T_dk, typename T_dv, typename T_dkR, typename T_dsegEmb,
+          typename T_drw, typename T_drr, typename T_drs>
+XL_DEVICE void xl_rel_attention_tc_grad(
+    const T_dout *XL_RESTRICT dout, const T_q *XL_RESTRICT q,
+    const T_k *XL_RESTRICT k, const T_v *XL_RESTRICT v,
+    const T_kR *XL_RESTRICT kR, const T_segEmb *XL_RESTRICT segEmb,
+    const T_rw *XL_RESTRICT rw, const T_rr *XL_RESTRICT rr,
+    const T_rs *XL_RESTRICT rs, const xl_i64 *XL_RESTRICT segId,
+    const xl_i64 *XL_RESTRICT permMask, const xl_i64 *XL_RESTRICT rows,
+    const T_dkInit *XL_RESTRICT dkInit, const T_dvInit *XL_RESTRICT dvInit,
+    const T_dkRInit *XL_RESTRICT dkRInit, const T_dsegEmbInit *dsegEmbInit,
+    const T_drwInit *drwInit, const T_drrInit *drrInit, const T_drsInit *drsInit,
+    T_dq *XL_RESTRICT dq, T_dk *XL_RESTRICT dk, T_dv *XL_RESTRICT dv,
+    T_dkR *XL_RESTRICT dkR, T_dsegEmb *XL_RESTRICT dsegEmb,
+    T_drw *XL_RESTRICT drw, T_drr *XL_RESTRICT drr, T_drs *XL_RESTRICT drs,
+    double *XL_RESTRICT workspace, int *status, xl_i64 site,
+    unsigned long long seed) {
+  static_assert(PHASE >= 0 && PHASE <= 4, "PHASE is 0..4");
+  static_assert(H % 16 == 0 && H <= 128, "H: a multiple of 16, at most 128");
+  static_assert(B % P == 0 && R == K + S && K >= S, "bad shapes");
+  (void)status;
+  using Grad = XlAttnTcGrad<B, T, N, H, K, S, P, R, HAS_ROWS, SCALE_BITS, DROP_BITS, PHASE,
+                            MASK_BITS, WARPS, T_dout, T_q, T_k, T_v, T_kR, T_segEmb, T_rw,
+                            T_rr, T_rs, T_dkInit, T_dvInit, T_dkRInit, T_dsegEmbInit,
+                            T_drwInit, T_drrInit, T_drsInit, T_dq, T_dk, T_dv, T_dkR,
+                            T_dsegEmb, T_drw, T_drr, T_drs>;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  XL_DYN_SMEM(unsigned char, smem);
+  const Grad grad{dout, q, k, v, kR, segEmb, rw, rr, rs, segId, permMask, rows,
+                  dkInit, dvInit, dkRInit, dsegEmbInit, drwInit, drrInit, drsInit,
+                  dq, dk, dv, dkR, dsegEmb, drw, drr, drs, workspace,
+                  xl_dropout_key(seed, site),
+                  static_cast<float>(__longlong_as_double(static_cast<long long>(SCALE_BITS))),
+                  -__uint_as_float(0x7f800000u),
+                  lane, warp, lane >> 2, lane & 3,
+                  XlAttnTcShared<H, true, WARPS>(smem, warp)};
+  if constexpr (PHASE == 0 || PHASE == 1)
+    grad.queryTiles();
+  else if constexpr (PHASE == 2)
+    grad.keyTiles();
+  else if constexpr (PHASE == 3)
+    grad.kRTiles();
+  else
+    grad.biasColumns();
 }
 
 #endif // XLNETC_K_ATTENTION_TC_CUH
