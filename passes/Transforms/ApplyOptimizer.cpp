@@ -36,6 +36,50 @@ bool mlir::xlnet::isExcludedFromWeightDecay(StringRef name) {
 
 namespace {
 
+/// A parameter's update: its name, argument and gradient.
+struct Update {
+  std::string name;
+  BlockArgument param;
+  Value grad;
+};
+
+/// The parameters, by name, and the results holding their gradients
+/// (`gradResults`): one update per parameter, or an error.
+static LogicalResult collectUpdates(func::FuncOp func, SmallVector<Update> &updates,
+                                    llvm::BitVector &gradResults) {
+  llvm::StringMap<BlockArgument> params;
+  for (BlockArgument arg : func.getArguments())
+    if (auto n = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "xlnet.param"))
+      params[n.getValue()] = arg;
+  auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
+  gradResults.resize(func.getNumResults());
+  for (unsigned i = 0, e = func.getNumResults(); i < e; ++i) {
+    auto out = func.getResultAttrOfType<StringAttr>(i, "xlnet.output");
+    if (!out || !out.getValue().starts_with("grad."))
+      continue;
+    std::string name = out.getValue().drop_front(5).str();
+    auto it = params.find(name);
+    if (it == params.end()) {
+      func.emitOpError() << "result #" << i << " (" << out
+                         << ") is the gradient of no parameter";
+      return failure();
+    }
+    updates.push_back({name, it->second, ret.getOperand(i)});
+    gradResults.set(i);
+  }
+  if (updates.empty()) {
+    func.emitOpError() << "has no gradient results (grad.<param>); run "
+                          "--xlnet-differentiate first";
+    return failure();
+  }
+  if (updates.size() != params.size()) {
+    func.emitOpError() << "has gradients for " << updates.size() << " of "
+                       << params.size() << " parameters";
+    return failure();
+  }
+  return success();
+}
+
 struct ApplyOptimizerPass
     : public xlnet::impl::ApplyOptimizerPassBase<ApplyOptimizerPass> {
   using ApplyOptimizerPassBase::ApplyOptimizerPassBase;
@@ -73,42 +117,11 @@ struct ApplyOptimizerPass
     };
 
     // The parameters, by name, and the results holding their gradients.
-    llvm::StringMap<BlockArgument> params;
-    for (BlockArgument arg : func.getArguments())
-      if (auto n = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "xlnet.param"))
-        params[n.getValue()] = arg;
-    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-    struct Update {
-      std::string name;
-      BlockArgument param;
-      Value grad;
-    };
     SmallVector<Update> updates;
-    llvm::BitVector gradResults(func.getNumResults());
-    for (unsigned i = 0, e = func.getNumResults(); i < e; ++i) {
-      auto out = func.getResultAttrOfType<StringAttr>(i, "xlnet.output");
-      if (!out || !out.getValue().starts_with("grad."))
-        continue;
-      std::string name = out.getValue().drop_front(5).str();
-      auto it = params.find(name);
-      if (it == params.end()) {
-        func.emitOpError() << "result #" << i << " (" << out
-                           << ") is the gradient of no parameter";
-        return signalPassFailure();
-      }
-      updates.push_back({name, it->second, ret.getOperand(i)});
-      gradResults.set(i);
-    }
-    if (updates.empty()) {
-      func.emitOpError() << "has no gradient results (grad.<param>); run "
-                            "--xlnet-differentiate first";
+    llvm::BitVector gradResults;
+    if (failed(collectUpdates(func, updates, gradResults)))
       return signalPassFailure();
-    }
-    if (updates.size() != params.size()) {
-      func.emitOpError() << "has gradients for " << updates.size() << " of "
-                         << params.size() << " parameters";
-      return signalPassFailure();
-    }
+    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
 
     // New inputs: step, then the moments of each parameter.
     Location loc = func.getLoc();
