@@ -130,6 +130,31 @@ static void declareArguments(const ModelSpec &spec, const StepShape &shape, Type
   a.lmBias = a.sig.add("param", "lm_loss.bias", {V}, f32);
 }
 
+/// 6. The function's results, each with its output name: the loss, the
+///    per-token loss, the logits, the hidden state, then each layer's new
+///    memory.
+static void setResults(OpBuilder &b, Location loc, func::FuncOp func, const Signature &sig,
+                       ArrayRef<std::pair<StringRef, Value>> named,
+                       ArrayRef<Value> newMems) {
+  SmallVector<Value> outs;
+  SmallVector<std::string> names;
+  for (auto [name, value] : named) {
+    outs.push_back(value);
+    names.push_back(name.str());
+  }
+  for (auto [l, m] : llvm::enumerate(newMems)) {
+    outs.push_back(m);
+    names.push_back(rt::train::names::newMems(l));
+  }
+  b.create<func::ReturnOp>(loc, outs);
+  SmallVector<Type> resultTypes;
+  for (Value v : outs)
+    resultTypes.push_back(v.getType());
+  func.setFunctionType(b.getFunctionType(sig.types, resultTypes));
+  for (auto [i, name] : llvm::enumerate(names))
+    func.setResultAttr(i, "xlnet.output", b.getStringAttr(name));
+}
+
 OwningOpRef<ModuleOp> buildForwardModule(MLIRContext &ctx, const ModelSpec &spec,
                                          const StepShape &shape) {
   ctx.loadDialect<XLNetDialect, func::FuncDialect>();
@@ -227,19 +252,12 @@ OwningOpRef<ModuleOp> buildForwardModule(MLIRContext &ctx, const ModelSpec &spec
                                  arg(a.target), arg(a.targetMask));
 
   // 6. Results, each with its output name.
-  SmallVector<Value> outs = {loss.getLoss(), loss.getPerTokenLoss(), logits, hidden};
-  SmallVector<std::string> names = {"loss", "per_token_loss", "logits", "hidden"};
-  for (auto [l, m] : llvm::enumerate(newMems)) {
-    outs.push_back(m);
-    names.push_back(rt::train::names::newMems(l));
-  }
-  b.create<func::ReturnOp>(loc, outs);
-  SmallVector<Type> resultTypes;
-  for (Value v : outs)
-    resultTypes.push_back(v.getType());
-  func.setFunctionType(b.getFunctionType(sig.types, resultTypes));
-  for (auto [i, name] : llvm::enumerate(names))
-    func.setResultAttr(i, "xlnet.output", b.getStringAttr(name));
+  setResults(b, loc, func, sig,
+             {{"loss", loss.getLoss()},
+              {"per_token_loss", loss.getPerTokenLoss()},
+              {"logits", logits},
+              {"hidden", hidden}},
+             newMems);
   return module;
 }
 
