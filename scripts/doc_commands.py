@@ -121,6 +121,8 @@ def check(entry, help_):
         if sub is None:
             # `xlnetc --help` and the like name no subcommand.
             flags = help_.flags(program, None)
+            if flags is None:
+                return f"{program} --help failed"
             bad = [f for f in FLAG.findall(rest) if f not in flags]
             return f"{program} takes no {', '.join(bad)}" if bad else None
         sub = sub.strip("[]|`,.;:")

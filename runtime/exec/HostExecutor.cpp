@@ -533,14 +533,15 @@ Status executeHost(const Plan &plan, const TensorMap &bindings,
           "--precision bf16, which runs on --device cuda or emu; the host "
           "executor runs fp32 plans only",
           b.id, bufferType(b)));
-  // The temps' memory: the workspace's arena, placed by the memory plan
-  // (kept from step to step), or one allocation per temp without one.
-  // Kept probabilities change no step's operands.
   HostWorkspace local;
   HostWorkspace &ws = workspace ? *workspace : local;
-  ws.prepare(plan, opts.fuse);
   HostRun run(plan, opts, ws);
   XLNETC_RETURN_IF_ERROR(run.bindInputs(bindings, donated));
+  // The temps' memory, once the bindings are known good: the workspace's
+  // arena, placed by the memory plan (kept from step to step), or one
+  // allocation per temp without one. Kept probabilities change no step's
+  // operands.
+  ws.prepare(plan, opts.fuse);
   for (size_t i = 0; i < plan.steps.size(); ++i)
     XLNETC_RETURN_IF_ERROR(run.runOne(i));
   return run.returnOutputs(outputs);

@@ -24,10 +24,6 @@ int64_t bufferBytes(const Buffer &b) {
   return numelOf(b.shape) * int64_t(dtypeSize(b.dtype));
 }
 
-bool startsWith(const std::string &s, const char *prefix) {
-  return s.rfind(prefix, 0) == 0;
-}
-
 /// Calls `touch(buffer)` for every buffer step `i` reads or writes: with a
 /// program, what its launches read and write (a step the emitter fused into
 /// another has none, and a fused launch may read other buffers than the
@@ -95,8 +91,6 @@ int64_t planInputBlock(const Plan &plan, std::vector<int64_t> &offset) {
 
 namespace {
 
-/// planMemory with the steps' buffers from `program` or (null) from the
-/// plan.
 /// The temps' lifetimes: the first and last step touching each, and the
 /// temps that get memory, in id order.
 struct Lifetimes {
@@ -264,6 +258,8 @@ static void countProgramScratch(const DeviceProgram &program, MemoryPlan &m) {
                      alignUp(statusSteps * kStatusWords * int64_t(sizeof(int))) + tables;
 }
 
+/// planMemory with the steps' buffers from `program` or (null) from the
+/// plan.
 MemoryPlan planMemoryOf(const Plan &plan, const DeviceProgram *program) {
   const size_t n = plan.buffers.size(), steps = plan.steps.size();
   if (program && program->steps.size() != steps)

@@ -1,6 +1,6 @@
 //===- WeightsReader.h - Safetensors reading with dtype conversion -*- C++ -*-===//
 //
-// runtime/Safetensors reads the plan dtypes (F32, I64, BOOL) only. Published
+// runtime/io/Safetensors reads the plan dtypes (F32, I64, BOOL) only. Published
 // HuggingFace weights also come as F16, BF16 or F64; this reader indexes any
 // safetensors file (validating the header like the runtime reader does) and
 // reads chosen float tensors converted exactly to F32 (F16 and BF16 widen

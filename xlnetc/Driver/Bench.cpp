@@ -21,7 +21,6 @@
 #include "target/cuda/AttentionTc.h"
 #include "target/cuda/CudaEmitter.h"
 #include "runtime/device/Device.h"
-#include "runtime/device/FloatBits.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -250,15 +249,18 @@ bool writeJson(const std::string &path, const json &j, std::string &error) {
 
 } // namespace
 
-/// The reference GEMM rate of the device `args` names (and whether it is
-/// the host), measured once before the bundles; 0 or the exit code.
+/// The reference GEMM rate of the device `args` names, and whether it is
+/// the host.
+namespace {
 struct BenchReference {
   int64_t gemmSize = 0;
   double gemmTflops = 0;
   std::string deviceText;
   bool host = false; // the host executor: an fp32 sgemm reference, no device memory
 };
-int measureReference(const BenchArgs &args, BenchReference &ref) {
+} // namespace
+/// Measures the reference once before the bundles; 0 or the exit code.
+static int measureReference(const BenchArgs &args, BenchReference &ref) {
   std::string error;
   rt::Executor probe;
   if (!openExecutor(args.device, args.noKernelCache, args.threads, probe, error))
@@ -290,13 +292,15 @@ int measureReference(const BenchArgs &args, BenchReference &ref) {
 /// `b`'s `plan` on `executor`, from the state a run starts from and a
 /// synthetic batch, bound as the trainer binds them (its StepState): the
 /// timed steps' seconds and the last step's outputs; 0 or the exit code.
-int timeTrainingSteps(const BenchArgs &args, const std::string &dir, const ModelSpec &spec,
+static int timeTrainingSteps(const BenchArgs &args, const std::string &dir, const ModelSpec &spec,
                       const Bundle &b, const rt::Plan &plan, rt::Executor &executor,
                       OpProfile &profile, std::vector<double> &times,
                       rt::TensorMap &outputs) {
-  rt::train::StepState state(planParamShapes(plan), spec.nLayer, spec.memLen > 0);
+  // The bundle's step reads memory when its shape has some (a bundle may
+  // be compiled with --mlen 0 from a spec with mem_len > 0).
+  rt::train::StepState state(planParamShapes(plan), spec.nLayer, b.shape.mlen > 0);
   state.startFresh(rt::train::initialParameters(plan, spec.initRange, 1),
-                   {spec.memLen, b.shape.batch, spec.dModel});
+                   {b.shape.mlen, b.shape.batch, spec.dModel});
   rt::TensorMap batch;
   if (rt::Status st = syntheticBatch(spec, b.shape, 1, batch); !st)
     return fail("bench: cannot build a synthetic batch: " + st.message());
@@ -332,7 +336,7 @@ int timeTrainingSteps(const BenchArgs &args, const std::string &dir, const Model
 /// Times the training step of bundle `dir` (a fresh executor: its memory
 /// is all this step's) and adds its row to `table` and `rows`; 0 or the
 /// exit code.
-int benchBundle(const BenchArgs &args, const std::string &dir, const BenchReference &ref,
+static int benchBundle(const BenchArgs &args, const std::string &dir, const BenchReference &ref,
                 std::string &table, json &rows) {
   std::string error;
   Bundle b;

@@ -17,6 +17,7 @@
 #include "xlnetc/Driver/RunStep.h"
 #include "xlnetc/Driver/Synthetic.h"
 
+#include "runtime/train/StateNames.h"
 #include "runtime/train/Trainer.h"
 
 #include "runtime/exec/HostExecutor.h"
@@ -118,7 +119,7 @@ int runGradCheck(const GradCheckArgs &args) {
   std::mt19937_64 rng(args.seed ^ 0x9e3779b97f4a7c15ull);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   for (auto &[name, t] : bindings)
-    if (name.rfind("mems.", 0) == 0)
+    if (rt::train::names::hasPrefix(name, rt::train::names::kMems))
       for (int64_t i = 0; i < t.numel(); ++i)
         t.f32()[i] = normal(rng);
 

@@ -6,11 +6,10 @@
 
 #include "xlnetc/Driver/Synthetic.h"
 
+#include "runtime/train/StateNames.h"
 #include "runtime/train/Trainer.h"
 
 #include "runtime/exec/Executor.h"
-#include "runtime/exec/HostExecutor.h"
-#include "runtime/host/GemmKernels.h"
 #include "runtime/plan/Plan.h"
 #include "runtime/io/Safetensors.h"
 #include "runtime/data/Batch.h"
@@ -18,7 +17,6 @@
 #include <fmt/core.h>
 
 #include <chrono>
-#include <fstream>
 #include <iostream>
 
 namespace xlnetc {
@@ -77,7 +75,7 @@ bool shapeFromBatch(const rt::TensorMap &batch,
     return false;
   }
   shape.mlen = 0;
-  if (auto it = batch.find("mems.0"); it != batch.end()) {
+  if (auto it = batch.find(rt::train::names::mems(0)); it != batch.end()) {
     if (it->second.shape.size() != 3) {
       error = fmt::format("{}: tensor 'mems.0' must be [mlen, batch, d_model], got {}",
                           path, rt::shapeStr(it->second.shape));

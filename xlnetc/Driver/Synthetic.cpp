@@ -2,6 +2,7 @@
 
 #include "xlnetc/Driver/Synthetic.h"
 
+#include "runtime/train/StateNames.h"
 #include "runtime/data/LocalPerm.h"
 
 #include <algorithm>
@@ -92,7 +93,7 @@ rt::Status syntheticBatch(const ModelSpec &spec, const StepShape &shape,
   batch["target"] = rt::Tensor::fromI64({B, NP}, target);
   batch["target_mask"] = rt::Tensor::fromF32({B, NP}, targetMask);
   for (int64_t l = 0; shape.mlen > 0 && l < spec.nLayer; ++l)
-    batch["mems." + std::to_string(l)] =
+    batch[rt::train::names::mems(l)] =
         rt::Tensor::zeros(rt::DType::F32, {shape.mlen, B, spec.dModel});
   return rt::Status::ok();
 }

@@ -12,14 +12,11 @@
 
 #include "xlnetc/Spec/StepShape.h"
 
-#include "runtime/plan/Plan.h"
 #include "runtime/Status.h"
 #include "runtime/Tensor.h"
 
 namespace xlnetc {
 
-/// Every param buffer of `plan`: LayerNorm weights 1, dense / LayerNorm /
-/// LM biases 0, everything else normal(0, initRange) (semantics.md §8).
 /// A batch in the golden format (input_k, seg_id, perm_mask, target_mapping,
 /// target, target_mask, zero mems.{i} when shape.mlen > 0). Records follow
 /// the official layout [reuse | A SEP B SEP CLS]; prediction positions are

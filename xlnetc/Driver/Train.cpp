@@ -32,7 +32,6 @@
 
 #include <signal.h>
 #include <unistd.h>
-#include <thread>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>

@@ -59,6 +59,8 @@ private:
 
 } // namespace
 
+namespace {
+
 /// A layer's parameters: their argument indices.
 struct LayerParams {
   unsigned q, k, v, o, r, rw, rr, rs, seg, alnW, alnB, w1, b1, w2, b2, flnW, flnB;
@@ -74,6 +76,8 @@ struct ForwardArgs {
   SmallVector<unsigned> mems; // per layer, when M > 0
   SmallVector<LayerParams> layers;
 };
+
+} // namespace
 
 /// 1. The signature: batch inputs, then parameters (HuggingFace names).
 static void declareArguments(const ModelSpec &spec, const StepShape &shape, Type f32, Type i64,
