@@ -18,8 +18,16 @@ DIR, a directory laid out like the repository (build/bin, models,
 tests run data parallel where MPI is installed). Each prints "ok" or
 "FAILED" with the end of its output.
 
+With --run-concrete (and --root) it also runs, in document order, every
+command of FILE_OR_DIR... that is concrete: it names no placeholder (an
+upper-case word such as SPEC or N, [...], A|B, ..., <...>) and gives its
+subcommand a file (a path or a name with an extension; or it is
+`devices`), run with ROOT/build/bin first on PATH. Commands that need a GPU
+(`--device cuda`) or MPI are skipped, saying so; one the --run block already
+ran is not run twice.
+
 usage: doc_commands.py --bin DIR [--list] [--run FILE --section TITLE --root DIR]
-                       [FILE_OR_DIR...]
+                       [--run-concrete --root DIR] [FILE_OR_DIR...]
 Prints one line per problem (path:line: the command: what is wrong) and a
 summary; exits 1 when there is a problem.
 """
@@ -164,20 +172,61 @@ def section_block(path, title):
     return block
 
 
+def run_one(path, n, cmd, root):
+    """Runs one documented command from `root`; whether it failed."""
+    if cmd.startswith("mpirun"):
+        print(f"skipped (MPI): {cmd}")
+        return False
+    if re.search(r"--device[ =]cuda\b", cmd):
+        print(f"skipped (GPU): {cmd}")
+        return False
+    # As a user with the build on PATH runs it (xlnetc, xlnetc-run).
+    env = dict(os.environ, PATH=os.path.join(root, "build", "bin") + os.pathsep +
+               os.environ.get("PATH", ""))
+    r = subprocess.run(["bash", "-c", cmd], cwd=root, capture_output=True, text=True, env=env)
+    if r.returncode == 0:
+        print(f"ok: {cmd}")
+        return False
+    tail = "\n    ".join((r.stdout + r.stderr).strip().splitlines()[-5:])
+    print(f"FAILED ({path}:{n}, exit {r.returncode}): {cmd}\n    {tail}")
+    return True
+
+
 def run_block(path, title, root):
-    """Runs the block's commands from `root`; the number that failed."""
+    """Runs the block's commands from `root`: (the number that failed, the
+    commands run)."""
+    block = section_block(path, title)
+    return sum(run_one(path, n, cmd, root) for n, cmd in block), {c for _, c in block}
+
+
+PLACEHOLDER = re.compile(r"(?<![\w.-])[A-Z][A-Z0-9_]*(?![\w.-])|[\[\]|<>]|\.\.\.")
+NO_ARGUMENTS = {"devices"}
+
+
+def concrete(rest):
+    """Whether a command (what follows the program) runs as written."""
+    if PLACEHOLDER.search(rest):
+        return False
+    words = rest.split()
+    if not words:
+        return False
+    # A file it reads or writes (a path or a name with an extension): flag
+    # values alone ("--precision bf16") make a fragment, not a command.
+    files = [w for w in words[1:] if not w.startswith("-") and re.search(r"/|\.\w+$", w)]
+    return words[0] in NO_ARGUMENTS or bool(files)
+
+
+def run_concrete(files, root, done):
+    """Runs the concrete commands of `files` in order (not those in `done`);
+    the number that failed."""
     failed = 0
-    for n, cmd in section_block(path, title):
-        if cmd.startswith("mpirun"):
-            print(f"skipped (MPI): {cmd}")
-            continue
-        r = subprocess.run(["bash", "-c", cmd], cwd=root, capture_output=True, text=True)
-        if r.returncode == 0:
-            print(f"ok: {cmd}")
-        else:
-            failed += 1
-            tail = "\n    ".join((r.stdout + r.stderr).strip().splitlines()[-5:])
-            print(f"FAILED ({path}:{n}, exit {r.returncode}): {cmd}\n    {tail}")
+    for path in files:
+        for n, program, rest, text in commands(path):
+            cmd = re.sub(r"^\$\s+", "", text)
+            if cmd in done or not concrete(rest):
+                continue
+            done.add(cmd)
+            failed += run_one(path, n, cmd, root)
     return failed
 
 
@@ -188,23 +237,26 @@ def main():
     ap.add_argument("--run", metavar="FILE", help="run the commands of a block of FILE")
     ap.add_argument("--section", help="with --run: the heading above the block")
     ap.add_argument("--root", help="with --run: where to run them (a repository layout)")
+    ap.add_argument("--run-concrete", action="store_true",
+                    help="run the concrete commands of the docs given (needs --root)")
     ap.add_argument("paths", nargs="*")
     args = ap.parse_args()
-    if args.run:
-        if not args.section or not args.root:
-            ap.error("--run needs --section and --root")
-        failed = run_block(args.run, args.section, args.root)
-        print(f"{failed} documented command{'' if failed == 1 else 's'} failed")
-        if not args.paths:
-            return 1 if failed else 0
-    elif not args.paths:
-        ap.error("nothing to check: give docs, or --run")
     files = []
     for p in args.paths:
         if os.path.isdir(p):
             files += sorted(os.path.join(p, f) for f in os.listdir(p) if f.endswith(".md"))
         else:
             files.append(p)
+    if args.run or args.run_concrete:
+        if not args.root or (args.run and not args.section):
+            ap.error("--run needs --section and --root; --run-concrete needs --root")
+        failed, done = run_block(args.run, args.section, args.root) if args.run else (0, set())
+        if args.run_concrete:
+            failed += run_concrete(files, args.root, done)
+        print(f"{failed} documented command{'' if failed == 1 else 's'} failed")
+        return 1 if failed else 0
+    if not files:
+        ap.error("nothing to check: give docs, or --run")
     help_ = Help(args.bin)
     checked = problems = 0
     for path in files:
