@@ -23,7 +23,8 @@ namespace {
 //===----------------------------------------------------------------------===//
 // The reader's tables. runtime/plan/PlanOps.def and runtime/plan/PlanAttrs.def are
 // header-only X-macros: the writer checks itself against them, at compile
-// time for the op names and at emission for the attribute keys.
+// time for the op names and the attribute keys (PLAN_KEY), and again at
+// emission for every step.
 //===----------------------------------------------------------------------===//
 
 enum class PlanOp {
@@ -66,6 +67,24 @@ using XLNetDialectOps = DialectOps<
                 "runtime/plan/PlanOps.def row '" name "' has no op xlnet." name);
 #include "runtime/plan/PlanOps.def"
 
+/// Whether the reader's table lists attribute `key` for `op`.
+constexpr bool tableLists(PlanOp op, std::string_view key) {
+  for (const PlanAttrRow &row : kPlanAttrs)
+    if (row.op == op && row.key == key)
+      return true;
+  return false;
+}
+
+/// The attribute key `key` of plan op `Kind`, checked against
+/// runtime/plan/PlanAttrs.def when this file compiles: a key the reader
+/// does not take for that op is a compile error naming both.
+#define PLAN_KEY(Kind, key)                                                                \
+  ([] {                                                                                    \
+    static_assert(tableLists(PlanOp::Kind, key),                                           \
+                  "runtime/plan/PlanAttrs.def lists no attribute '" key "' for " #Kind);  \
+    return key;                                                                            \
+  }())
+
 /// Whether `key` is an attribute the plan reader takes for op `name`.
 bool readerTakes(StringRef name, StringRef key) {
   for (auto [i, opName] : llvm::enumerate(kPlanOpNames))
@@ -106,13 +125,13 @@ int64_t siteOf(IntegerAttr site, int64_t &counter) {
 std::optional<json::Object> stepAttrs(Operation *op, int64_t &site) {
   using Result = std::optional<json::Object>;
   auto relAttention = [&](auto o) {
-    return json::Object{{"scale", o.getScale().convertToDouble()},
-                        {"dropatt", o.getDropatt().convertToDouble()},
-                        {"dropout_site", siteOf(o.getSiteAttr(), site)}};
+    return json::Object{{PLAN_KEY(RelAttention, "scale"), o.getScale().convertToDouble()},
+                        {PLAN_KEY(RelAttention, "dropatt"), o.getDropatt().convertToDouble()},
+                        {PLAN_KEY(RelAttention, "dropout_site"), siteOf(o.getSiteAttr(), site)}};
   };
   auto gemmShape = [](auto o) {
-    return json::Object{{"k_rank", o.getKRankAttr().getInt()},
-                        {"transpose_w", o.getTransposeW()}};
+    return json::Object{{PLAN_KEY(Gemm, "k_rank"), o.getKRankAttr().getInt()},
+                        {PLAN_KEY(Gemm, "transpose_w"), o.getTransposeW()}};
   };
   return llvm::TypeSwitch<Operation *, Result>(op)
       .Case<EmbeddingOp, MaskEmbeddingOp, TargetPositionsOp, MemConcatOp,
@@ -120,66 +139,66 @@ std::optional<json::Object> stepAttrs(Operation *op, int64_t &site) {
             BiasGradOp, LMLossGradOp, AddOp, CastOp, GlobalNormOp>(
           [](auto) { return json::Object{}; })
       .Case([](RelPosEncodingOp o) {
-        return json::Object{{"klen", o.getKlenAttr().getInt()},
-                            {"qlen", o.getQlenAttr().getInt()},
-                            {"clamp_len", o.getClampLenAttr().getInt()},
-                            {"bi_data", o.getBiData()}};
+        return json::Object{{PLAN_KEY(RelPosEncoding, "klen"), o.getKlenAttr().getInt()},
+                            {PLAN_KEY(RelPosEncoding, "qlen"), o.getQlenAttr().getInt()},
+                            {PLAN_KEY(RelPosEncoding, "clamp_len"), o.getClampLenAttr().getInt()},
+                            {PLAN_KEY(RelPosEncoding, "bi_data"), o.getBiData()}};
       })
-      .Case([](RelSegmentOp o) { return json::Object{{"mlen", o.getMlenAttr().getInt()}}; })
+      .Case([](RelSegmentOp o) { return json::Object{{PLAN_KEY(RelSegment, "mlen"), o.getMlenAttr().getInt()}}; })
       .Case([](AttnMaskOp o) {
-        return json::Object{{"mlen", o.getMlenAttr().getInt()},
-                            {"stream", stringifyStream(o.getStream()).str()}};
+        return json::Object{{PLAN_KEY(AttnMask, "mlen"), o.getMlenAttr().getInt()},
+                            {PLAN_KEY(AttnMask, "stream"), stringifyStream(o.getStream()).str()}};
       })
       .Case([](MemCacheOp o) {
-        return json::Object{{"reuse_len", o.getReuseLenAttr().getInt()},
-                            {"mem_len", o.getMemLenAttr().getInt()}};
+        return json::Object{{PLAN_KEY(MemCache, "reuse_len"), o.getReuseLenAttr().getInt()},
+                            {PLAN_KEY(MemCache, "mem_len"), o.getMemLenAttr().getInt()}};
       })
       .Case([&](GemmOp o) {
         json::Object attrs = gemmShape(o);
-        attrs["activation"] = stringifyActivation(o.getActivation()).str();
+        attrs[PLAN_KEY(Gemm, "activation")] = stringifyActivation(o.getActivation()).str();
         if (o.getActivationGrad() != Activation::none)
-          attrs["activation_grad"] = stringifyActivation(o.getActivationGrad()).str();
+          attrs[PLAN_KEY(Gemm, "activation_grad")] = stringifyActivation(o.getActivationGrad()).str();
         return attrs;
       })
       .Case([&](GemmWGradOp o) { return gemmShape(o); })
       .Case<ActivationOp, ActivationGradOp>([](auto o) {
         return json::Object{
-            {"activation", stringifyActivation(o.getActivation()).str()}};
+            {PLAN_KEY(ActivationOp, "activation"), stringifyActivation(o.getActivation()).str()}};
       })
       .Case<RelAttentionOp, RelAttentionGradOp>(relAttention)
       .Case<AddLayerNormOp, AddLayerNormGradOp>([](auto o) {
-        json::Object attrs{{"eps", o.getEps().convertToDouble()}};
+        json::Object attrs{{PLAN_KEY(AddLayerNormGrad, "eps"), o.getEps().convertToDouble()}};
         // The fused dropouts (docs/Plan.md "Fused forms").
         if (o.getXDropoutAttr()) {
-          attrs["x_dropout_rate"] = o.getXDropoutAttr().getValueAsDouble();
-          attrs["x_dropout_site"] = o.getXDropoutSiteAttr().getInt();
+          attrs[PLAN_KEY(AddLayerNormGrad, "x_dropout_rate")] = o.getXDropoutAttr().getValueAsDouble();
+          attrs[PLAN_KEY(AddLayerNormGrad, "x_dropout_site")] = o.getXDropoutSiteAttr().getInt();
         }
         if constexpr (std::is_same_v<decltype(o), AddLayerNormGradOp>)
           if (o.getDsumDropoutAttr()) {
-            attrs["dsum_dropout_rate"] = o.getDsumDropoutAttr().getValueAsDouble();
-            attrs["dsum_dropout_site"] = o.getDsumDropoutSiteAttr().getInt();
+            attrs[PLAN_KEY(AddLayerNormGrad, "dsum_dropout_rate")] = o.getDsumDropoutAttr().getValueAsDouble();
+            attrs[PLAN_KEY(AddLayerNormGrad, "dsum_dropout_site")] = o.getDsumDropoutSiteAttr().getInt();
           }
         return attrs;
       })
       .Case([&](DropoutOp o) {
-        return json::Object{{"rate", o.getRate().convertToDouble()},
-                            {"dropout_site", siteOf(o.getSiteAttr(), site)}};
+        return json::Object{{PLAN_KEY(Dropout, "rate"), o.getRate().convertToDouble()},
+                            {PLAN_KEY(Dropout, "dropout_site"), siteOf(o.getSiteAttr(), site)}};
       })
       .Case([](LRScheduleOp o) {
         return json::Object{
-            {"decay", stringifyLRDecay(o.getDecay()).str()},
-            {"learning_rate", o.getLearningRate().convertToDouble()},
-            {"warmup_steps", o.getWarmupStepsAttr().getInt()},
-            {"train_steps", o.getTrainStepsAttr().getInt()},
-            {"min_lr_ratio", o.getMinLrRatio().convertToDouble()}};
+            {PLAN_KEY(LrSchedule, "decay"), stringifyLRDecay(o.getDecay()).str()},
+            {PLAN_KEY(LrSchedule, "learning_rate"), o.getLearningRate().convertToDouble()},
+            {PLAN_KEY(LrSchedule, "warmup_steps"), o.getWarmupStepsAttr().getInt()},
+            {PLAN_KEY(LrSchedule, "train_steps"), o.getTrainStepsAttr().getInt()},
+            {PLAN_KEY(LrSchedule, "min_lr_ratio"), o.getMinLrRatio().convertToDouble()}};
       })
       .Case([](AdamUpdateOp o) {
-        return json::Object{{"beta1", o.getBeta1().convertToDouble()},
-                            {"beta2", o.getBeta2().convertToDouble()},
-                            {"epsilon", o.getEpsilon().convertToDouble()},
-                            {"clip", o.getClip().convertToDouble()},
-                            {"weight_decay", o.getWeightDecay().convertToDouble()},
-                            {"bias_correction", o.getBiasCorrection()}};
+        return json::Object{{PLAN_KEY(AdamUpdate, "beta1"), o.getBeta1().convertToDouble()},
+                            {PLAN_KEY(AdamUpdate, "beta2"), o.getBeta2().convertToDouble()},
+                            {PLAN_KEY(AdamUpdate, "epsilon"), o.getEpsilon().convertToDouble()},
+                            {PLAN_KEY(AdamUpdate, "clip"), o.getClip().convertToDouble()},
+                            {PLAN_KEY(AdamUpdate, "weight_decay"), o.getWeightDecay().convertToDouble()},
+                            {PLAN_KEY(AdamUpdate, "bias_correction"), o.getBiasCorrection()}};
       })
       .Default([](Operation *) { return Result(); });
 }
