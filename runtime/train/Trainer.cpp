@@ -70,7 +70,13 @@ double globalLoss(const std::vector<double> &losses, const std::vector<double> &
 //===----------------------------------------------------------------------===//
 
 StepState::StepState(ParamShapes shapes, int64_t nLayer, bool hasMems)
-    : shapes_(std::move(shapes)), nLayer_(nLayer), hasMems_(hasMems) {}
+    : shapes_(std::move(shapes)), nLayer_(nLayer), hasMems_(hasMems) {
+  for (const auto &[name, shape] : shapes_)
+    for (const std::string &state : {name, names::adamM(name), names::adamV(name)})
+      carry_.emplace_back(names::updated(state), state);
+  for (int64_t l = 0; hasMems_ && l < nLayer_; ++l)
+    carry_.emplace_back(names::newMems(l), names::mems(l));
+}
 
 void StepState::startFresh(TensorMap params, const std::vector<int64_t> &memShape) {
   for (auto &[name, t] : params) {
@@ -94,16 +100,6 @@ Status StepState::restore(
   for (auto &[name, t] : ckpt.mems) // the global memory [mem_len, B, d_model]
     XLNETC_RETURN_IF_ERROR(localRows(t, map_[name]).withPrefix(name + ": "));
   return Status::ok();
-}
-
-std::vector<std::pair<std::string, std::string>> StepState::carry() const {
-  std::vector<std::pair<std::string, std::string>> c;
-  for (const auto &[name, shape] : shapes_)
-    for (const std::string &state : {name, names::adamM(name), names::adamV(name)})
-      c.emplace_back(names::updated(state), state);
-  for (int64_t l = 0; hasMems_ && l < nLayer_; ++l)
-    c.emplace_back(names::newMems(l), names::mems(l));
-  return c;
 }
 
 void StepState::bindInputs(TensorMap batch, int64_t step) {

@@ -67,7 +67,7 @@ public:
                  const std::function<Status(const Tensor &global, Tensor &local)> &localRows);
 
   /// (output, input) pairs each step hands on (Executor::setCarry).
-  std::vector<std::pair<std::string, std::string>> carry() const;
+  const std::vector<std::pair<std::string, std::string>> &carry() const { return carry_; }
   /// Binds a step's inputs (a batch; names without "raw.") and its counter
   /// `step` (updates already applied).
   void bindInputs(TensorMap batch, int64_t step);
@@ -96,6 +96,8 @@ private:
   ParamShapes shapes_;
   int64_t nLayer_;
   bool hasMems_;
+  /// carry(), made once: handedToExecutor() runs every step.
+  std::vector<std::pair<std::string, std::string>> carry_;
   TensorMap map_;
 };
 

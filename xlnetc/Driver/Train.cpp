@@ -242,7 +242,6 @@ namespace {
 
 using rt::dist::Exchange;
 using rt::dist::RowSplit;
-using StateCarry = std::vector<std::pair<std::string, std::string>>;
 
 /// One process's run of `xlnetc train` (docs/Training.md; with other ranks,
 /// docs/Distributed.md), in the order it goes: each phase returns 0 to go
@@ -326,7 +325,6 @@ private:
   int64_t step = 0;        // optimizer steps done
   uint64_t dropoutSeed = 0;
   rt::train::MetricsWriter metrics;
-  StateCarry carry;
   rt::ExecOptions exec;
   rt::dist::GradReducer reducer;
   std::unique_ptr<rt::dist::NcclComm> nccl; // outlives the steps, not the executor
@@ -694,8 +692,7 @@ int RankRun::prepareLoop() {
                                     world.description(), split.localBatch));
   // The parameters, moments and memory go to the executor with the first
   // step and stay there (on the device for emu and cuda).
-  carry = state->carry();
-  executor.setCarry(carry);
+  executor.setCarry(state->carry());
   exec.threads = args.threads;
   // The step's outputs the loop reads; the device executors skip the rest
   // (a bf16 step's f32 logits and hidden) and copy back nothing else.
