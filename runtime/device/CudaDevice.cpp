@@ -442,6 +442,14 @@ Status CudaDevice::describeCall(const GemmDesc &d, const GemmPointers &p,
         setOp(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, &p.aux, sizeof(p.aux)));
     XLNETC_RETURN_IF_ERROR(
         setOp(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, &auxLd, sizeof(auxLd)));
+    // Batched, each entry's aux lies where its D does (default 0: every
+    // entry on the same matrix, which cuBLASLt refuses as overlapping
+    // outputs; seen on an H200, 2026-11-27).
+    if (d.batch > 1) {
+      int64_t auxStride = d.strideC;
+      XLNETC_RETURN_IF_ERROR(setOp(CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE, &auxStride,
+                                   sizeof(auxStride)));
+    }
   }
   // Column-major layouts; batched through the strided-batch attributes.
   auto layout = [&](cublasLtMatrixLayout_t &l, GemmType type, int64_t rows, int64_t cols,

@@ -102,6 +102,13 @@ Status validateGemm(const GemmDesc &d, const GemmPointers &p) {
   if (needsAux && d.ldc % 8 != 0)
     return bad("the aux matrix's leading dimension (ldc) must be a multiple "
                "of 8");
+  // Batched, the aux matrices lie strideC apart, as D's do (cuBLASLt's
+  // EPILOGUE_AUX_BATCH_STRIDE; it must be a multiple of 8 and no less than
+  // one entry's ldc·n: the matrices may not overlap).
+  if (needsAux && d.batch > 1 && (d.strideC % 8 != 0 || d.strideC < d.ldc * d.n))
+    return bad(fmt::format("a batched aux matrix needs strideC ({}) a multiple of 8 and at "
+                           "least ldc·n ({})",
+                           d.strideC, d.ldc * d.n));
   if (d.epilogue == GemmEpilogue::DGeluBGrad && d.batch != 1)
     return bad("dgelu_bgrad is not batched");
   return Status::ok();

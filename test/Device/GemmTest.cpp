@@ -55,7 +55,9 @@ Case makeCase(bool ta, bool tb, int64_t m, int64_t n, int64_t k,
   GemmExtents probe = gemmExtents(d); // strides 0 here: one entry's span
   d.strideA = aligned ? up8(probe.a + 5) : probe.a + 5;
   d.strideB = aligned ? up8(probe.b + 7) : probe.b + 7;
-  d.strideC = aligned ? up8(probe.cd + 1) : probe.cd + 1;
+  // An aux matrix lies strideC apart too, and cuBLASLt wants whole ldc·n
+  // blocks for it.
+  d.strideC = aligned ? up8(std::max(probe.cd + 1, d.ldc * n)) : probe.cd + 1;
   d.alpha = 0.75f;
   d.beta = beta;
   d.epilogue = epi;
@@ -296,6 +298,17 @@ TEST(GemmReference, InvalidDescriptorsAreNamed) {
   st = gemmReference(g.desc, q);
   ASSERT_FALSE(st.isOk());
   EXPECT_NE(st.message().find("(ldc) must be a multiple of 8"), std::string::npos)
+      << st.message();
+  // Batched, each entry's aux matrix must start a whole ldc·n block after
+  // the last (cuBLASLt's aux batch stride; it refuses overlapping outputs).
+  Case b = makeCase(true, false, 4, 4, 4, 2, 0.0f, GemmEpilogue::GeluAuxBias, 5, true);
+  std::vector<float> D3(b.c.size()), aux3(b.c.size());
+  GemmPointers r{b.a.data(), b.b.data(), nullptr, D3.data(), b.bias.data(), aux3.data()};
+  ASSERT_TRUE(gemmReference(b.desc, r).isOk());
+  b.desc.strideC = b.desc.ldc * b.desc.n - 8;
+  st = gemmReference(b.desc, r);
+  ASSERT_FALSE(st.isOk());
+  EXPECT_NE(st.message().find("a batched aux matrix needs strideC"), std::string::npos)
       << st.message();
 }
 
@@ -591,6 +604,16 @@ void runUnfusedOnDevice(Device &dev, bool bitwise) {
         const Outputs fused = outputs();
         st = dev.gemm(c.desc, operands(fused), "fused");
         ASSERT_TRUE(st.isOk()) << st.message();
+        ASSERT_TRUE(dev.synchronize("fused").isOk());
+        // The fused call itself against the loop, batched entries included
+        // (cuBLASLt placed every entry's aux on the first one's until it
+        // was told their stride).
+        const double tol = t == GemmType::BF16 ? 1.0 / 128 : bitwise ? 1e-6 : 1e-5;
+        EXPECT_LT(relError(c.desc, widened(download(fused.d, cBytes.size())), wantD), tol)
+            << "fused D";
+        if (writesAux)
+          EXPECT_LT(relError(c.desc, widened(download(fused.aux, aux.size())), wantAux), tol)
+              << "fused aux";
         DevPtr scratch = 0;
         if (int64_t bytes = gemmFallbackScratchBytes(c.desc)) {
           ASSERT_TRUE(dev.alloc(size_t(bytes), scratch).isOk());
@@ -632,7 +655,6 @@ void runUnfusedOnDevice(Device &dev, bool bitwise) {
           }
           // Against the loop, as the fused calls are held (runOnDevice,
           // runBf16OnDevice); nothing written between D's columns.
-          const double tol = t == GemmType::BF16 ? 1.0 / 128 : bitwise ? 1e-6 : 1e-5;
           EXPECT_LT(relError(c.desc, widened(d), wantD), tol);
           if (writesAux)
             EXPECT_LT(relError(c.desc, widened(download(o.aux, aux.size())), wantAux), tol);
