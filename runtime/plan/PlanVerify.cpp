@@ -394,6 +394,39 @@ Status verifyStepTypes(const Plan &plan, const Step &step) {
 
 namespace {
 
+/// mem_cache: the next segment's memory, the last min(mem_len, M +
+/// reuse_len) positions of [mems; h[:reuse_len]].
+static Status verifyMemCache(const Plan &plan, const Step &step) {
+  const StepAttrs &a = step.attrs;
+  bool hasMems = step.in.size() == 2;
+  Rule r(plan, step,
+         hasMems ? std::vector<const char *>{"mems", "h"} : std::vector<const char *>{"h"});
+  size_t h = hasMems ? 1 : 0;
+  XLNETC_RETURN_IF_ERROR(r.operand(h, F32, 3));
+  int64_t B = r.dim(h, 0), S = r.dim(h, 1), D = r.dim(h, 2), M = 0;
+  if (hasMems) {
+    XLNETC_RETURN_IF_ERROR(r.operandType(0, {F32, {-1, B, D}}));
+    M = r.dim(0, 0);
+  }
+  if (a.reuseLen > S)
+    return Status::error(
+        fmt::format("reuse_len {} exceeds the segment length S = {}", a.reuseLen, S));
+  int64_t L = std::min(a.memLen, M + a.reuseLen);
+  return r.outputs({{F32, {L, B, D}}}, "(L = min(mem_len, M + reuse_len))");
+}
+
+/// add_layer_norm: x, a residual of x's shape, gamma and beta over the last
+/// dimension.
+static Status verifyAddLayerNorm(Rule r) {
+  XLNETC_RETURN_IF_ERROR(r.operand(0, F32, -1));
+  std::vector<int64_t> x = r.shape(0);
+  int64_t D = x.back();
+  XLNETC_RETURN_IF_ERROR(r.operandType(1, {F32, x}));
+  XLNETC_RETURN_IF_ERROR(r.operandType(2, {F32, {D}}));
+  XLNETC_RETURN_IF_ERROR(r.operandType(3, {F32, {D}}));
+  return r.outputs({{F32, x}});
+}
+
 /// The forward ops (docs/Plan.md "Ops").
 static Status verifyForwardOp(const Plan &plan, const Step &step) {
   const StepAttrs &a = step.attrs;
@@ -444,25 +477,8 @@ static Status verifyForwardOp(const Plan &plan, const Step &step) {
     XLNETC_RETURN_IF_ERROR(r.operandType(0, {F32, {-1, B, D}}));
     return r.outputs({{F32, {B, r.dim(0, 0) + S, D}}}, "(K = M + S)");
   }
-  case OpKind::MemCache: {
-    bool hasMems = step.in.size() == 2;
-    Rule r(plan, step,
-           hasMems ? std::vector<const char *>{"mems", "h"}
-                   : std::vector<const char *>{"h"});
-    size_t h = hasMems ? 1 : 0;
-    XLNETC_RETURN_IF_ERROR(r.operand(h, F32, 3));
-    int64_t B = r.dim(h, 0), S = r.dim(h, 1), D = r.dim(h, 2), M = 0;
-    if (hasMems) {
-      XLNETC_RETURN_IF_ERROR(r.operandType(0, {F32, {-1, B, D}}));
-      M = r.dim(0, 0);
-    }
-    if (a.reuseLen > S)
-      return Status::error(fmt::format(
-          "reuse_len {} exceeds the segment length S = {}", a.reuseLen, S));
-    int64_t L = std::min(a.memLen, M + a.reuseLen);
-    return r.outputs({{F32, {L, B, D}}},
-                     "(L = min(mem_len, M + reuse_len))");
-  }
+  case OpKind::MemCache:
+    return verifyMemCache(plan, step);
   case OpKind::Gemm:
     return verifyGemm(Rule(plan, step, {"x", "w", "bias"}));
   case OpKind::RelAttention:
@@ -470,16 +486,8 @@ static Status verifyForwardOp(const Plan &plan, const Step &step) {
         Rule(plan, step,
              {"q", "k", "v", "k_r", "seg_embed", "r_w_bias", "r_r_bias",
               "r_s_bias", "seg_mat", "mask", "rows"}));
-  case OpKind::AddLayerNorm: {
-    Rule r(plan, step, {"x", "residual", "gamma", "beta"});
-    XLNETC_RETURN_IF_ERROR(r.operand(0, F32, -1));
-    std::vector<int64_t> x = r.shape(0);
-    int64_t D = x.back();
-    XLNETC_RETURN_IF_ERROR(r.operandType(1, {F32, x}));
-    XLNETC_RETURN_IF_ERROR(r.operandType(2, {F32, {D}}));
-    XLNETC_RETURN_IF_ERROR(r.operandType(3, {F32, {D}}));
-    return r.outputs({{F32, x}});
-  }
+  case OpKind::AddLayerNorm:
+    return verifyAddLayerNorm(Rule(plan, step, {"x", "residual", "gamma", "beta"}));
   case OpKind::Dropout: {
     Rule r(plan, step, {"x"});
     XLNETC_RETURN_IF_ERROR(r.operandDType(0, F32));

@@ -204,6 +204,8 @@ private:
   Status emitUpdateStep();
   Status emitGemm();
   Status emitRelAttention(bool grad);
+  Status emitAddLayerNorm();
+  Status emitAddLayerNormGrad();
   void emitTcAttentionGrad(const std::vector<std::string> &targs,
                            const std::vector<Param> &params, const std::string &maskBits,
                            int warps, int64_t B, int64_t T, int64_t N, int64_t H, int64_t K,
@@ -895,6 +897,74 @@ Status Emitter::emitInputStep() {
   return Status::error("no device lowering for op '" + step_->op + "'");
 }
 
+/// add_layer_norm, or with x's dropout fused.
+Status Emitter::emitAddLayerNorm() {
+  const StepAttrs &a = step_->attrs;
+  auto s = [](int64_t v) { return std::to_string(v); };
+  int64_t D = shapeOf(in(0)).back();
+  if (D <= 0)
+    return Status::error("add_layer_norm over an empty last dimension");
+  int64_t rows = numel(in(0)) / D;
+  int block = rowBlock(D);
+  // The fused dropout of x (docs/Plan.md "Fused forms"): recomputed from
+  // the hash, rounded to x's type, so the dropped x is never stored.
+  if (a.xDropout) {
+    kernel("dropout_add_layer_norm", "xl_dropout_add_layer_norm",
+           {s(rows), s(D), f64Arg(a.eps), s(block), f32Arg(a.xDropoutRate),
+            buf(in(0)).dtype == DType::BF16 ? "1" : "0"},
+           {inP(0), inP(1), inP(2), inP(3), outP(0), site(a.xDropoutSite), seed()},
+           gridFor(rows), block);
+    return Status::ok();
+  }
+  kernel("add_layer_norm", "xl_add_layer_norm",
+         {s(rows), s(D), f64Arg(a.eps), s(block)},
+         {inP(0), inP(1), inP(2), inP(3), outP(0), seed()}, gridFor(rows),
+         block);
+  return Status::ok();
+}
+
+/// add_layer_norm_grad in two phases (per-part sums of the gains'
+/// gradients, then their reduction), plain or with its fused forms.
+Status Emitter::emitAddLayerNormGrad() {
+  const StepAttrs &a = step_->attrs;
+  auto s = [](int64_t v) { return std::to_string(v); };
+  int64_t D = shapeOf(in(0)).back();
+  if (D <= 0)
+    return Status::error("add_layer_norm_grad over an empty last dimension");
+  int64_t rows = numel(in(0)) / D;
+  int64_t parts = ceilDiv(rows, kRowsPerPart);
+  int block = rowBlock(D);
+  needWorkspace(8 * parts * 2 * D);
+  // The fused forms: the gains' inits, x's dropout recomputed, dsum's
+  // dropout written as output 3 (docs/Plan.md "Fused forms").
+  if (a.xDropout || a.dsumDropout || !step_->init.empty()) {
+    std::vector<Param> params = {
+        inP(0), inP(1), inP(2), inP(3), initP(1), initP(2), outP(0),
+        a.dsumDropout ? outP(3) : null("float *"), outP(1), outP(2), workspace("double *"),
+        site(a.xDropoutSite), site(a.dsumDropoutSite), seed()};
+    for (int phase = 0; phase < 2; ++phase)
+      kernel(fmt::format("add_layer_norm_grad_fused_p{}", phase),
+             "xl_add_layer_norm_grad_fused",
+             {s(rows), s(D), f64Arg(a.eps), s(kRowsPerPart), s(phase), s(block),
+              a.xDropout ? "1" : "0", f32Arg(a.xDropoutRate),
+              buf(in(1)).dtype == DType::BF16 ? "1" : "0", a.dsumDropout ? "1" : "0",
+              f32Arg(a.dsumDropoutRate)},
+             params, phase == 0 ? gridFor(parts) : gridFor(ceilDiv(D, block)), block);
+    return Status::ok();
+  }
+  std::vector<Param> params = {inP(0),  inP(1),  inP(2),
+                               inP(3),  outP(0), outP(1),
+                               outP(2), workspace("double *"), seed()};
+  for (int phase = 0; phase < 2; ++phase)
+    kernel(fmt::format("add_layer_norm_grad_p{}", phase),
+           "xl_add_layer_norm_grad",
+           {s(rows), s(D), f64Arg(a.eps), s(kRowsPerPart), s(phase),
+            s(block)},
+           params, phase == 0 ? gridFor(parts) : gridFor(ceilDiv(D, block)),
+           block);
+  return Status::ok();
+}
+
 /// GEMMs, attention, LayerNorm, dropout and the loss, forward and backward.
 Status Emitter::emitComputeStep() {
   const StepAttrs &a = step_->attrs;
@@ -909,65 +979,10 @@ Status Emitter::emitComputeStep() {
     return emitRelAttention(false);
   case OpKind::RelAttentionGrad:
     return emitRelAttention(true);
-  case OpKind::AddLayerNorm: {
-    int64_t D = shapeOf(in(0)).back();
-    if (D <= 0)
-      return Status::error("add_layer_norm over an empty last dimension");
-    int64_t rows = numel(in(0)) / D;
-    int block = rowBlock(D);
-    // The fused dropout of x (docs/Plan.md "Fused forms"): recomputed from
-    // the hash, rounded to x's type, so the dropped x is never stored.
-    if (a.xDropout) {
-      kernel("dropout_add_layer_norm", "xl_dropout_add_layer_norm",
-             {s(rows), s(D), f64Arg(a.eps), s(block), f32Arg(a.xDropoutRate),
-              buf(in(0)).dtype == DType::BF16 ? "1" : "0"},
-             {inP(0), inP(1), inP(2), inP(3), outP(0), site(a.xDropoutSite), seed()},
-             gridFor(rows), block);
-      return Status::ok();
-    }
-    kernel("add_layer_norm", "xl_add_layer_norm",
-           {s(rows), s(D), f64Arg(a.eps), s(block)},
-           {inP(0), inP(1), inP(2), inP(3), outP(0), seed()}, gridFor(rows),
-           block);
-    return Status::ok();
-  }
-  case OpKind::AddLayerNormGrad: {
-    int64_t D = shapeOf(in(0)).back();
-    if (D <= 0)
-      return Status::error("add_layer_norm_grad over an empty last dimension");
-    int64_t rows = numel(in(0)) / D;
-    int64_t parts = ceilDiv(rows, kRowsPerPart);
-    int block = rowBlock(D);
-    needWorkspace(8 * parts * 2 * D);
-    // The fused forms: the gains' inits, x's dropout recomputed, dsum's
-    // dropout written as output 3 (docs/Plan.md "Fused forms").
-    if (a.xDropout || a.dsumDropout || !step_->init.empty()) {
-      std::vector<Param> params = {
-          inP(0), inP(1), inP(2), inP(3), initP(1), initP(2), outP(0),
-          a.dsumDropout ? outP(3) : null("float *"), outP(1), outP(2), workspace("double *"),
-          site(a.xDropoutSite), site(a.dsumDropoutSite), seed()};
-      for (int phase = 0; phase < 2; ++phase)
-        kernel(fmt::format("add_layer_norm_grad_fused_p{}", phase),
-               "xl_add_layer_norm_grad_fused",
-               {s(rows), s(D), f64Arg(a.eps), s(kRowsPerPart), s(phase), s(block),
-                a.xDropout ? "1" : "0", f32Arg(a.xDropoutRate),
-                buf(in(1)).dtype == DType::BF16 ? "1" : "0", a.dsumDropout ? "1" : "0",
-                f32Arg(a.dsumDropoutRate)},
-               params, phase == 0 ? gridFor(parts) : gridFor(ceilDiv(D, block)), block);
-      return Status::ok();
-    }
-    std::vector<Param> params = {inP(0),  inP(1),  inP(2),
-                                 inP(3),  outP(0), outP(1),
-                                 outP(2), workspace("double *"), seed()};
-    for (int phase = 0; phase < 2; ++phase)
-      kernel(fmt::format("add_layer_norm_grad_p{}", phase),
-             "xl_add_layer_norm_grad",
-             {s(rows), s(D), f64Arg(a.eps), s(kRowsPerPart), s(phase),
-              s(block)},
-             params, phase == 0 ? gridFor(parts) : gridFor(ceilDiv(D, block)),
-             block);
-    return Status::ok();
-  }
+  case OpKind::AddLayerNorm:
+    return emitAddLayerNorm();
+  case OpKind::AddLayerNormGrad:
+    return emitAddLayerNormGrad();
   case OpKind::Dropout:
     kernel("dropout", "xl_dropout",
            {s(numel(in(0))), f32Arg(a.rate), eb},

@@ -698,6 +698,51 @@ rt::Status timeStep(rt::dev::Device &dev, rt::dev::Module &mod, const rt::Plan &
   return rt::Status::ok();
 }
 
+/// The timed rows of bench-attention: forward and backward of each stream.
+struct AttentionTimes {
+  json results = json::array();
+  std::string table;
+  double flops = 0, secs = 0; // all rows together
+};
+
+/// Times each stream's forward and backward (plan steps 2·i and 2·i + 1)
+/// and checks the kernels' status words after each stream.
+rt::Status timeStreams(rt::dev::Device &dev, rt::dev::Module &mod, const rt::Plan &plan,
+                       const rt::DeviceProgram &program, const AttentionBuffers &bufs,
+                       const std::vector<AttnShape> &shapes, int64_t K,
+                       const AttentionBenchArgs &args, double gemmTflops, AttentionTimes &t) {
+  const int64_t B = args.batch, N = args.heads, H = args.dHead;
+  t.table = fmt::format("{:<9} {:<9} {:>10} {:>10} {:>12}\n", "stream", "pass", "ms", "TFLOP/s",
+                        "of GEMM");
+  for (size_t si = 0; si < shapes.size(); ++si) {
+    const AttnShape &a = shapes[si];
+    double fwdSecs = 0, bwdSecs = 0;
+    XLNETC_RETURN_IF_ERROR(timeStep(dev, mod, plan, program, bufs, 2 * si, args, fwdSecs));
+    XLNETC_RETURN_IF_ERROR(timeStep(dev, mod, plan, program, bufs, 2 * si + 1, args, bwdSecs));
+    int words[rt::kStatusWords] = {};
+    XLNETC_RETURN_IF_ERROR(dev.download(words, bufs.status, sizeof words));
+    if (words[0] != 0)
+      return rt::Status::error(fmt::format("the {} stream's kernels reported data error {} "
+                                           "(status words {} {} {} {})",
+                                           a.stream, words[0], words[1], words[2], words[3],
+                                           words[4]));
+    const double unit = 2.0 * double(B * N) * double(a.T) * double(K) * double(H);
+    for (auto [pass, secs, flops] :
+         {std::tuple<const char *, double, double>{"forward", fwdSecs, 3 * unit},
+          {"backward", bwdSecs, 6 * unit}}) {
+      const double tf = flops / secs / 1e12;
+      t.table += fmt::format("{:<9} {:<9} {:>10.3f} {:>10.3f} {:>11.1f}%\n", a.stream, pass,
+                             secs * 1e3, tf, 100.0 * tf / gemmTflops);
+      t.results.push_back({{"stream", a.stream}, {"pass", pass}, {"rows", a.T}, {"keys", K},
+                           {"ms", secs * 1e3}, {"model_flops", flops}, {"tflops", tf},
+                           {"fraction_of_gemm", tf / gemmTflops}});
+      t.flops += flops;
+      t.secs += secs;
+    }
+  }
+  return rt::Status::ok();
+}
+
 } // namespace
 
 int runAttentionBench(const AttentionBenchArgs &args) {
@@ -755,39 +800,14 @@ int runAttentionBench(const AttentionBenchArgs &args) {
   AttentionBuffers bufs(dev);
   if (rt::Status st = bufs.allocate(plan, program, B, S, NP); !st)
     return fail("bench-attention: " + st.message());
-  json results = json::array();
-  std::string table = fmt::format("{:<9} {:<9} {:>10} {:>10} {:>12}\n", "stream", "pass",
-                                  "ms", "TFLOP/s", "of GEMM");
-  double totalFlops = 0, totalSecs = 0;
-  for (size_t si = 0; si < shapes.size(); ++si) {
-    const AttnShape &a = shapes[si];
-    double fwdSecs = 0, bwdSecs = 0;
-    rt::Status stt = timeStep(dev, *mod, plan, program, bufs, 2 * si, args, fwdSecs);
-    if (stt)
-      stt = timeStep(dev, *mod, plan, program, bufs, 2 * si + 1, args, bwdSecs);
-    int words[rt::kStatusWords] = {};
-    if (stt)
-      stt = dev.download(words, bufs.status, sizeof words);
-    if (stt && words[0] != 0)
-      stt = rt::Status::error(fmt::format("the {} stream's kernels reported data error {} "
-                                          "(status words {} {} {} {})",
-                                          a.stream, words[0], words[1], words[2], words[3],
-                                          words[4]));
-    if (!stt)
-      return fail("bench-attention: " + stt.message());
-    const double unit = 2.0 * double(B * N) * double(a.T) * double(K) * double(H);
-    for (auto [pass, secs, flops] : {std::tuple<const char *, double, double>{"forward", fwdSecs, 3 * unit},
-                                     {"backward", bwdSecs, 6 * unit}}) {
-      const double tf = flops / secs / 1e12;
-      table += fmt::format("{:<9} {:<9} {:>10.3f} {:>10.3f} {:>11.1f}%\n", a.stream, pass,
-                           secs * 1e3, tf, 100.0 * tf / gemmTflops);
-      results.push_back({{"stream", a.stream}, {"pass", pass}, {"rows", a.T}, {"keys", K},
-                         {"ms", secs * 1e3}, {"model_flops", flops}, {"tflops", tf},
-                         {"fraction_of_gemm", tf / gemmTflops}});
-      totalFlops += flops;
-      totalSecs += secs;
-    }
-  }
+  AttentionTimes times;
+  if (rt::Status st = timeStreams(dev, *mod, plan, program, bufs, shapes, K, args, gemmTflops,
+                                  times);
+      !st)
+    return fail("bench-attention: " + st.message());
+  json &results = times.results;
+  std::string &table = times.table;
+  const double totalFlops = times.flops, totalSecs = times.secs;
   const double totalTf = totalFlops / totalSecs / 1e12;
   table += fmt::format("{:<19} {:>10.3f} {:>10.3f} {:>11.1f}%\n", "both, fwd + bwd",
                        totalSecs * 1e3, totalTf, 100.0 * totalTf / gemmTflops);

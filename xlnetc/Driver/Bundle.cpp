@@ -123,12 +123,14 @@ rt::Status compileKernelCubins(const rt::DeviceProgram &program, const std::stri
   return rt::Status::ok();
 }
 
-rt::Status writeBundle(const std::string &dir, const std::string &specPath,
-                       const ModelSpec &spec, const StepShape &shape, StepKind step,
-                       const std::string &planText, const rt::DeviceProgram &program,
-                       const std::string &cubinArch,
-                       const std::map<std::string, std::string> &cubins) {
-  fs::path target(dir);
+namespace {
+
+/// Phase 1 of writeBundle: where the bundle goes (`target`, in `parent`)
+/// and a fresh staging directory beside it (`tmp`). Refuses a target that
+/// exists and is anything but a bundle alone or an empty directory.
+rt::Status stageBundle(const std::string &dir, fs::path &target, fs::path &parent,
+                       fs::path &tmp) {
+  target = fs::path(dir);
   if (!target.has_filename()) // "out/"
     target = target.parent_path();
   std::error_code ec;
@@ -139,19 +141,93 @@ rt::Status writeBundle(const std::string &dir, const std::string &specPath,
         "{} exists and is not an xlnetc bundle alone (a {} of format '{}' and only the "
         "files it records): not overwriting it",
         dir, kManifest, kBundleFormat));
-  fs::path parent = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  parent = target.parent_path().empty() ? fs::path(".") : target.parent_path();
   if (!fs::is_directory(parent, ec))
     return rt::Status::error(fmt::format("{}: no such directory", parent.string()));
-  const fs::path tmp = parent / fmt::format(".{}.partial-{}", target.filename().string(), getpid());
+  tmp = parent / fmt::format(".{}.partial-{}", target.filename().string(), getpid());
   fs::remove_all(tmp, ec);
   if (!fs::create_directory(tmp, ec))
     return rt::Status::error(fmt::format("cannot create {}: {}", tmp.string(), ec.message()));
+  return rt::Status::ok();
+}
+
+/// Phase 3 of writeBundle: the manifest recording the files' SHA-256
+/// (`files`) and, when there are CUBINs, theirs (`cubinSums`).
+json bundleManifest(const std::string &specPath, const std::string &specName,
+                    const ModelSpec &spec, const StepShape &shape, StepKind step,
+                    const rt::DeviceProgram &program, const json &files,
+                    const std::string &cubinArch, const json &cubinSums) {
+  int kernels = 0;
+  for (const rt::DeviceStep &s : program.steps)
+    for (const rt::DeviceLaunch &l : s.launches)
+      kernels += l.kind == rt::DeviceLaunch::Kernel;
+  json manifest = {{"format", kBundleFormat},
+                   {"version", kBundleVersion},
+                   {"spec", {{"file", specName}, {"from", specPath},
+                             {"fingerprint", specFingerprint(spec, shape)}}},
+                   {"step", stepKindName(step)},
+                   {"shape", shapeJson(shape)},
+                   {"precision", precisionName(shape.precision)},
+                   {"plan", kPlan},
+                   {"program", kProgram},
+                   {"source", kSource},
+                   {"plan_steps", program.steps.size()},
+                   {"kernel_launches", kernels},
+                   {"sha256", files}};
+  if (!cubinSums.empty()) {
+    std::string nvrtc;
+    if (!rt::nvrtcVersionString(nvrtc))
+      nvrtc = "unknown";
+    manifest["cubins"] = {{"arch", cubinArch},
+                          {"dir", "cubin/" + cubinArch},
+                          {"nvrtc", nvrtc},
+                          {"sha256", cubinSums}};
+  }
+  return manifest;
+}
+
+/// Phase 4 of writeBundle: the complete staging directory `tmp` becomes
+/// `target`; the old bundle (or empty directory) goes only once it has.
+rt::Status swapInBundle(const std::string &dir, const fs::path &tmp, const fs::path &target,
+                        const fs::path &parent) {
+  std::error_code ec;
+  const fs::path old = parent / fmt::format(".{}.old-{}", target.filename().string(), getpid());
+  bool hadOld = fs::exists(target, ec);
+  if (hadOld) {
+    fs::rename(target, old, ec);
+    if (ec)
+      return rt::Status::error(
+          fmt::format("cannot move the old bundle {} aside: {}", dir, ec.message()));
+  }
+  fs::rename(tmp, target, ec);
+  if (ec) {
+    std::error_code ignored;
+    if (hadOld)
+      fs::rename(old, target, ignored);
+    return rt::Status::error(fmt::format("cannot create {}: {}", dir, ec.message()));
+  }
+  if (hadOld)
+    fs::remove_all(old, ec);
+  return rt::Status::ok();
+}
+
+} // namespace
+
+rt::Status writeBundle(const std::string &dir, const std::string &specPath,
+                       const ModelSpec &spec, const StepShape &shape, StepKind step,
+                       const std::string &planText, const rt::DeviceProgram &program,
+                       const std::string &cubinArch,
+                       const std::map<std::string, std::string> &cubins) {
+  // 1. A staging directory beside the target, removed on any failure.
+  fs::path target, parent, tmp;
+  XLNETC_RETURN_IF_ERROR(stageBundle(dir, target, parent, tmp));
   auto cleanup = [&](rt::Status st) {
     std::error_code ignored;
     fs::remove_all(tmp, ignored);
     return st;
   };
 
+  // 2. The files: the spec, the plan, the program, the source, the CUBINs.
   std::string specText;
   if (rt::Status st = readFile(specPath, specText); !st)
     return cleanup(st);
@@ -173,6 +249,7 @@ rt::Status writeBundle(const std::string &dir, const std::string &specPath,
   json cubinSums = json::object();
   if (!cubins.empty()) {
     const fs::path cubinDir = tmp / "cubin" / cubinArch;
+    std::error_code ec;
     fs::create_directories(cubinDir, ec);
     if (ec)
       return cleanup(rt::Status::error(
@@ -183,54 +260,16 @@ rt::Status writeBundle(const std::string &dir, const std::string &specPath,
       cubinSums[name] = rt::Sha256::hexHash(image);
     }
   }
-  int kernels = 0;
-  for (const rt::DeviceStep &s : program.steps)
-    for (const rt::DeviceLaunch &l : s.launches)
-      kernels += l.kind == rt::DeviceLaunch::Kernel;
-  json manifest = {{"format", kBundleFormat},
-                   {"version", kBundleVersion},
-                   {"spec", {{"file", specName}, {"from", specPath},
-                             {"fingerprint", specFingerprint(spec, shape)}}},
-                   {"step", stepKindName(step)},
-                   {"shape", shapeJson(shape)},
-                   {"precision", precisionName(shape.precision)},
-                   {"plan", kPlan},
-                   {"program", kProgram},
-                   {"source", kSource},
-                   {"plan_steps", program.steps.size()},
-                   {"kernel_launches", kernels},
-                   {"sha256", files}};
-  if (!cubins.empty()) {
-    std::string nvrtc;
-    if (!rt::nvrtcVersionString(nvrtc))
-      nvrtc = "unknown";
-    manifest["cubins"] = {{"arch", cubinArch},
-                          {"dir", "cubin/" + cubinArch},
-                          {"nvrtc", nvrtc},
-                          {"sha256", cubinSums}};
-  }
+
+  // 3. The manifest, last: a staging directory without one is no bundle.
+  const json manifest = bundleManifest(specPath, specName, spec, shape, step, program, files,
+                                       cubinArch, cubinSums);
   if (rt::Status st = writeFile(tmp / kManifest, manifest.dump(2) + "\n"); !st)
     return cleanup(st);
 
-  // Swap it in: the old bundle (or empty directory) goes only once the new
-  // one is complete.
-  const fs::path old = parent / fmt::format(".{}.old-{}", target.filename().string(), getpid());
-  bool hadOld = fs::exists(target, ec);
-  if (hadOld) {
-    fs::rename(target, old, ec);
-    if (ec)
-      return cleanup(rt::Status::error(
-          fmt::format("cannot move the old bundle {} aside: {}", dir, ec.message())));
-  }
-  fs::rename(tmp, target, ec);
-  if (ec) {
-    std::error_code ignored;
-    if (hadOld)
-      fs::rename(old, target, ignored);
-    return cleanup(rt::Status::error(fmt::format("cannot create {}: {}", dir, ec.message())));
-  }
-  if (hadOld)
-    fs::remove_all(old, ec);
+  // 4. Swap it in.
+  if (rt::Status st = swapInBundle(dir, tmp, target, parent); !st)
+    return cleanup(st);
   return rt::Status::ok();
 }
 
@@ -295,19 +334,18 @@ private:
 
 } // namespace
 
-rt::Status readBundle(const std::string &dir, Bundle &out) {
-  const fs::path root(dir);
-  const std::string rootDir = root.has_filename() ? dir : root.parent_path().string();
-  std::error_code ec;
-  if (!fs::is_directory(root, ec))
-    return rt::Status::error(fmt::format("{}: not a bundle directory (it does not exist)", dir));
+namespace {
+
+/// Phase 1 of readBundle: the manifest of the bundle in `rootDir`, parsed,
+/// of this format and version.
+rt::Status readManifest(const std::string &dir, const std::string &rootDir,
+                        const std::string &where, json &m) {
   // Every file is read inside the bundle (a plain name, no link followed)
   // and only if it is a regular file.
   std::string text;
   XLNETC_RETURN_IF_ERROR(rt::readFileInside(rootDir, kManifest, text)
                              .withPrefix(fmt::format("{}: not a bundle: ", dir)));
-  const std::string where = (root / kManifest).string();
-  json m = json::parse(text, nullptr, false);
+  m = json::parse(text, nullptr, false);
   if (!m.is_object() || !m.contains("format") || m["format"] != kBundleFormat)
     return rt::Status::error(fmt::format("{}: not an xlnetc bundle manifest (format '{}')",
                                          where, kBundleFormat));
@@ -315,15 +353,18 @@ rt::Status readBundle(const std::string &dir, Bundle &out) {
     return rt::Status::error(fmt::format("{}: bundle version {} (this runtime reads {})", where,
                                          m.contains("version") ? m["version"].dump() : "none",
                                          kBundleVersion));
-  ManifestReader r(where);
-  Bundle b;
-  b.dir = rootDir;
+  return rt::Status::ok();
+}
+
+/// Phase 2 of readBundle: the step, its shape and precision, the spec's
+/// file name and fingerprint.
+rt::Status readHeader(ManifestReader &r, const json &m, const fs::path &root,
+                      const std::string &where, Bundle &b, std::string &specFile) {
   const json *spec = r.object(m, "spec");
-  const json *sums = r.object(m, "sha256");
   const json *shape = r.object(m, "shape");
   if (!r.ok())
     return r.status();
-  const std::string specFile = r.fileName(*spec, "spec.file");
+  specFile = r.fileName(*spec, "spec.file");
   b.specPath = (root / specFile).string();
   b.fingerprint = r.string(*spec, "spec.fingerprint");
   const std::string step = r.string(m, "step");
@@ -340,66 +381,109 @@ rt::Status readBundle(const std::string &dir, Bundle &out) {
   if (!kind)
     return rt::Status::error(fmt::format("{}: unknown step '{}'", where, step));
   b.step = *kind;
-
-  // Every file is read whole and checked against the manifest's SHA-256.
-  auto readChecked = [&](const std::string &relative, const std::string &sum,
-                         std::string &content) {
-    XLNETC_RETURN_IF_ERROR(rt::readFileInside(rootDir, relative, content));
-    if (rt::Sha256::hexHash(content) != sum)
-      return rt::Status::error(fmt::format(
-          "{}/{}: its SHA-256 is not the one {} records (the file was changed or damaged)",
-          rootDir, relative, where));
-    return rt::Status::ok();
-  };
-  // The SHA-256 the manifest records for file `name`.
-  auto recorded = [&](const std::string &name) -> std::string {
-    if (!r.ok())
-      return "";
-    if (!sums->contains(name) || !(*sums)[name].is_string()) {
-      r.fail(fmt::format("'sha256' has no SHA-256 string for \"{}\"", name));
-      return "";
-    }
-    return (*sums)[name].get<std::string>();
-  };
-  for (auto [key, content] : {std::pair<const char *, std::string *>{"plan", &b.planText},
-                              {"program", &b.programText},
-                              {"source", &b.source}}) {
-    std::string name = r.fileName(m, key);
-    std::string sum = recorded(name);
-    XLNETC_RETURN_IF_ERROR(r.status());
-    XLNETC_RETURN_IF_ERROR(readChecked(name, sum, *content));
-  }
-  if (m.contains("cubins")) {
-    const json *c = r.object(m, "cubins");
-    XLNETC_RETURN_IF_ERROR(r.status());
-    b.cubinArch = r.fileName(*c, "cubins.arch");
-    const std::string cubinDir = r.string(*c, "cubins.dir");
-    const json *cubinSums = r.object(*c, "cubins.sha256");
-    if (r.ok() && cubinDir != "cubin/" + b.cubinArch)
-      r.fail(fmt::format("'cubins.dir' is \"{}\", not \"cubin/{}\"", cubinDir, b.cubinArch));
-    XLNETC_RETURN_IF_ERROR(r.status());
-    for (const auto &[name, sum] : cubinSums->items()) {
-      if (!rt::isPlainName(name) || !sum.is_string())
-        return rt::Status::error(fmt::format(
-            "{}: 'cubins.sha256' entry \"{}\" is not a kernel name with a SHA-256 string",
-            where, name));
-      XLNETC_RETURN_IF_ERROR(
-          readChecked(cubinDir + "/" + name + ".cubin", sum.get<std::string>(), b.cubins[name]));
-    }
-  }
-  std::string specText, specSum = recorded(specFile);
-  XLNETC_RETURN_IF_ERROR(r.status());
-  XLNETC_RETURN_IF_ERROR(readChecked(specFile, specSum, specText));
-  if (specFile != "config.json" && setsHfConfig(specText))
-    return rt::Status::error(fmt::format(
-        "{}/{}: sets hf_config, a file outside what the manifest records: a bundle's spec "
-        "holds its model keys itself (xlnetc compile writes them so)",
-        rootDir, specFile));
   if (std::optional<Precision> p = parsePrecision(b.precision))
     b.shape.precision = *p;
   else
     return rt::Status::error(fmt::format("{}: unknown precision '{}' (expected fp32 or bf16)",
                                          where, b.precision));
+  return rt::Status::ok();
+}
+
+/// Reads a bundle's files whole, each checked against the SHA-256 its
+/// manifest records.
+class CheckedFiles {
+public:
+  CheckedFiles(std::string rootDir, std::string where, ManifestReader &r, const json &m)
+      : rootDir_(std::move(rootDir)), where_(std::move(where)), r_(r),
+        sums_(r.object(m, "sha256")) {}
+
+  /// File `relative` against the sum `sum`.
+  rt::Status read(const std::string &relative, const std::string &sum, std::string &content) {
+    XLNETC_RETURN_IF_ERROR(rt::readFileInside(rootDir_, relative, content));
+    if (rt::Sha256::hexHash(content) != sum)
+      return rt::Status::error(fmt::format(
+          "{}/{}: its SHA-256 is not the one {} records (the file was changed or damaged)",
+          rootDir_, relative, where_));
+    return rt::Status::ok();
+  }
+  /// File `name` against the sum under 'sha256'.
+  rt::Status read(const std::string &name, std::string &content) {
+    XLNETC_RETURN_IF_ERROR(r_.status());
+    if (!sums_->contains(name) || !(*sums_)[name].is_string()) {
+      r_.fail(fmt::format("'sha256' has no SHA-256 string for \"{}\"", name));
+      return r_.status();
+    }
+    return read(name, (*sums_)[name].get<std::string>(), content);
+  }
+
+private:
+  std::string rootDir_, where_;
+  ManifestReader &r_;
+  const json *sums_;
+};
+
+/// Phase 3 of readBundle: the CUBINs compiled ahead of time, if any.
+rt::Status readCubins(ManifestReader &r, const json &m, const std::string &where,
+                      CheckedFiles &files, Bundle &b) {
+  if (!m.contains("cubins"))
+    return rt::Status::ok();
+  const json *c = r.object(m, "cubins");
+  XLNETC_RETURN_IF_ERROR(r.status());
+  b.cubinArch = r.fileName(*c, "cubins.arch");
+  const std::string cubinDir = r.string(*c, "cubins.dir");
+  const json *cubinSums = r.object(*c, "cubins.sha256");
+  if (r.ok() && cubinDir != "cubin/" + b.cubinArch)
+    r.fail(fmt::format("'cubins.dir' is \"{}\", not \"cubin/{}\"", cubinDir, b.cubinArch));
+  XLNETC_RETURN_IF_ERROR(r.status());
+  for (const auto &[name, sum] : cubinSums->items()) {
+    if (!rt::isPlainName(name) || !sum.is_string())
+      return rt::Status::error(fmt::format(
+          "{}: 'cubins.sha256' entry \"{}\" is not a kernel name with a SHA-256 string", where,
+          name));
+    XLNETC_RETURN_IF_ERROR(
+        files.read(cubinDir + "/" + name + ".cubin", sum.get<std::string>(), b.cubins[name]));
+  }
+  return rt::Status::ok();
+}
+
+} // namespace
+
+rt::Status readBundle(const std::string &dir, Bundle &out) {
+  const fs::path root(dir);
+  const std::string rootDir = root.has_filename() ? dir : root.parent_path().string();
+  std::error_code ec;
+  if (!fs::is_directory(root, ec))
+    return rt::Status::error(fmt::format("{}: not a bundle directory (it does not exist)", dir));
+  // 1. The manifest.
+  const std::string where = (root / kManifest).string();
+  json m;
+  XLNETC_RETURN_IF_ERROR(readManifest(dir, rootDir, where, m));
+
+  // 2. What it says the step is.
+  ManifestReader r(where);
+  Bundle b;
+  b.dir = rootDir;
+  std::string specFile;
+  XLNETC_RETURN_IF_ERROR(readHeader(r, m, root, where, b, specFile));
+
+  // 3. Every file it records, checked against its SHA-256.
+  CheckedFiles files(rootDir, where, r, m);
+  for (auto [key, content] : {std::pair<const char *, std::string *>{"plan", &b.planText},
+                              {"program", &b.programText},
+                              {"source", &b.source}}) {
+    std::string name = r.fileName(m, key);
+    XLNETC_RETURN_IF_ERROR(files.read(name, *content));
+  }
+  XLNETC_RETURN_IF_ERROR(readCubins(r, m, where, files, b));
+
+  // 4. The spec, which must hold its model keys itself.
+  std::string specText;
+  XLNETC_RETURN_IF_ERROR(files.read(specFile, specText));
+  if (specFile != "config.json" && setsHfConfig(specText))
+    return rt::Status::error(fmt::format(
+        "{}/{}: sets hf_config, a file outside what the manifest records: a bundle's spec "
+        "holds its model keys itself (xlnetc compile writes them so)",
+        rootDir, specFile));
   out = std::move(b);
   return rt::Status::ok();
 }

@@ -84,6 +84,45 @@ static rt::Status lossesAlong(rt::Tensor &p, const std::vector<float> &d, double
   return st;
 }
 
+/// What gradcheck runs at: the parameters (a wider init than training's
+/// makes the attention scores, and so every gradient, far from zero), a
+/// synthetic batch and non-zero memory (so the memory path is exercised).
+static rt::Status checkBindings(const ModelSpec &spec, const StepShape &shape,
+                                const rt::Plan &forward, const GradCheckArgs &args,
+                                std::mt19937_64 &rng, std::normal_distribution<float> &normal,
+                                rt::TensorMap &bindings) {
+  bindings = rt::train::initialParameters(forward, args.initRange, args.seed);
+  rt::TensorMap batch;
+  XLNETC_RETURN_IF_ERROR(
+      syntheticBatch(spec, shape, args.seed, batch).withPrefix("cannot build a synthetic batch: "));
+  for (auto &[name, t] : batch)
+    bindings[name] = std::move(t);
+  for (auto &[name, t] : bindings)
+    if (rt::train::names::hasPrefix(name, rt::train::names::kMems))
+      for (int64_t i = 0; i < t.numel(); ++i)
+        t.f32()[i] = normal(rng);
+  return rt::Status::ok();
+}
+
+/// One parameter's verdict: the relative error (to the larger of the
+/// two); within the tolerance; or passing only because the fp32 loss
+/// resolves differences of a few ulp and this one is within that.
+struct Verdict {
+  double rel;
+  bool withinTolerance, ok;
+};
+
+static Verdict judge(double analytic, double numeric, double loss0, const GradCheckArgs &args) {
+  const double resolution = 8 * std::abs(loss0) * 0x1.0p-24 / (2 * args.eps);
+  const double diff = std::abs(analytic - numeric);
+  const double larger = std::max(std::abs(analytic), std::abs(numeric));
+  Verdict v;
+  v.rel = larger > 0 ? diff / larger : 0.0;
+  v.withinTolerance = v.rel <= args.tolerance;
+  v.ok = v.withinTolerance || diff <= resolution;
+  return v;
+}
+
 int runGradCheck(const GradCheckArgs &args) {
   ModelSpec spec;
   std::string error;
@@ -107,21 +146,11 @@ int runGradCheck(const GradCheckArgs &args) {
                      args.memory, compilePlan, error))
     return fail(error);
 
-  // A wider init than training's makes the attention scores (and so every
-  // gradient) far from zero.
-  rt::TensorMap bindings = rt::train::initialParameters(forward, args.initRange, args.seed);
-  rt::TensorMap batch;
-  if (rt::Status st = syntheticBatch(spec, shape, args.seed, batch); !st)
-    return fail("cannot build a synthetic batch: " + st.message());
-  for (auto &[name, t] : batch)
-    bindings[name] = std::move(t);
-  // Non-zero memory, so the memory path is exercised too.
   std::mt19937_64 rng(args.seed ^ 0x9e3779b97f4a7c15ull);
   std::normal_distribution<float> normal(0.0f, 1.0f);
-  for (auto &[name, t] : bindings)
-    if (rt::train::names::hasPrefix(name, rt::train::names::kMems))
-      for (int64_t i = 0; i < t.numel(); ++i)
-        t.f32()[i] = normal(rng);
+  rt::TensorMap bindings;
+  if (rt::Status st = checkBindings(spec, shape, forward, args, rng, normal, bindings); !st)
+    return fail(st.message());
 
   rt::ExecOptions exec;
   exec.seed = args.seed;
@@ -156,25 +185,17 @@ int runGradCheck(const GradCheckArgs &args) {
     double plus = 0, minus = 0;
     if (rt::Status st = lossesAlong(p, d, args.eps, lossAt, plus, minus); !st)
       return fail(st.message());
-    double numeric = (plus - minus) / (2 * args.eps);
-    // Relative to the larger of the two. The fp32 loss resolves differences
-    // of a few ulp only, so a difference within that resolution passes
-    // whatever the tolerance (and the row says so).
-    const double resolution = 8 * std::abs(loss0) * 0x1.0p-24 / (2 * args.eps);
-    const double diff = std::abs(analytic - numeric);
-    const double larger = std::max(std::abs(analytic), std::abs(numeric));
-    const double rel = larger > 0 ? diff / larger : 0.0;
-    const bool withinTolerance = rel <= args.tolerance;
-    const bool ok = withinTolerance || diff <= resolution;
-    if (withinTolerance || !ok) // the rows the tolerance judged
-      worst = std::max(worst, rel);
-    bad += !ok;
-    byResolution += ok && !withinTolerance;
+    const double numeric = (plus - minus) / (2 * args.eps);
+    const Verdict v = judge(analytic, numeric, loss0, args);
+    if (v.withinTolerance || !v.ok) // the rows the tolerance judged
+      worst = std::max(worst, v.rel);
+    bad += !v.ok;
+    byResolution += v.ok && !v.withinTolerance;
     std::cout << fmt::format("{:<48} {:>13.6e} {:>13.6e} {:>10.2e}{}\n", b.name, analytic,
-                             numeric, rel,
-                             !ok ? "  FAIL"
-                                 : withinTolerance ? ""
-                                                   : "  (within the fp32 loss's resolution)");
+                             numeric, v.rel,
+                             !v.ok ? "  FAIL"
+                                   : v.withinTolerance ? ""
+                                                       : "  (within the fp32 loss's resolution)");
   }
   // worst: over the rows the tolerance judged, not those that passed only
   // because the loss cannot resolve their difference.

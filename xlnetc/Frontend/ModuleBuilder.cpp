@@ -159,6 +159,70 @@ static void setResults(OpBuilder &b, Location loc, func::FuncOp func, const Sign
     func.setResultAttr(i, "xlnet.output", b.getStringAttr(name));
 }
 
+namespace {
+
+/// Builds ops at the end of the forward function's entry block.
+struct ForwardEmitter {
+  OpBuilder &b;
+  Location loc;
+  Block *entry;
+  Type f32;
+
+  Value arg(unsigned i) const { return entry->getArgument(i); }
+  RankedTensorType tensor(ArrayRef<int64_t> s, Type t = Type()) const {
+    return RankedTensorType::get(s, t ? t : f32);
+  }
+  /// `x` through dropout at `rate` (none at 0).
+  Value dropout(Value x, double rate) const {
+    if (rate == 0.0)
+      return x;
+    return b.create<DropoutOp>(loc, x.getType(), x, b.getF64FloatAttr(rate),
+                               /*site=*/IntegerAttr());
+  }
+};
+
+/// What the layers read besides the parameters.
+struct LayerInputs {
+  Value h, g, pos, segMat, maskH, maskG, rows;
+};
+
+} // namespace
+
+/// 3. Embeddings, positions, masks (semantics.md §1, §3).
+static LayerInputs buildLayerInputs(const ForwardEmitter &e, const ModelSpec &spec,
+                                    const StepShape &shape, const ForwardArgs &a) {
+  OpBuilder &b = e.b;
+  const Location loc = e.loc;
+  MLIRContext *ctx = b.getContext();
+  const int64_t B = shape.batch, S = shape.seqLen, NP = shape.numPredict, M = shape.mlen,
+                K = M + S, D = spec.dModel;
+  Type i64 = b.getI64Type(), i1 = b.getI1Type();
+  LayerInputs in;
+  in.h = e.dropout(
+      b.create<EmbeddingOp>(loc, e.tensor({B, S, D}), e.arg(a.inputK), e.arg(a.wordEmb)),
+      spec.dropout);
+  in.g = e.dropout(b.create<MaskEmbeddingOp>(loc, e.tensor({B, NP, D}), e.arg(a.maskEmb)),
+                   spec.dropout);
+  int64_t copies = spec.biData ? 2 : 1;
+  Value pos = b.create<RelPosEncodingOp>(
+      loc, e.tensor({copies, K + S, D}), b.getI64IntegerAttr(K), b.getI64IntegerAttr(S),
+      b.getI64IntegerAttr(spec.clampLen), spec.biData ? b.getUnitAttr() : UnitAttr());
+  in.pos = e.dropout(pos, spec.dropout);
+  in.segMat = b.create<RelSegmentOp>(loc, e.tensor({B, S, K}, i1), e.arg(a.segId),
+                                     b.getI64IntegerAttr(M));
+  auto mask = [&](Stream stream) -> Value {
+    if (shape.permBits)
+      return b.create<PackedMaskOp>(loc, e.tensor({B, S, K}, i1), StreamAttr::get(ctx, stream),
+                                    e.arg(a.permMask), b.getI64IntegerAttr(M));
+    return b.create<RankMaskOp>(loc, e.tensor({B, S, K}, i1), StreamAttr::get(ctx, stream),
+                                e.arg(a.permMask), b.getI64IntegerAttr(M));
+  };
+  in.maskH = mask(Stream::content);
+  in.maskG = mask(Stream::query);
+  in.rows = b.create<TargetPositionsOp>(loc, e.tensor({B, NP}, i64), e.arg(a.targetMapping));
+  return in;
+}
+
 OwningOpRef<ModuleOp> buildForwardModule(MLIRContext &ctx, const ModelSpec &spec,
                                          const StepShape &shape) {
   ctx.loadDialect<XLNetDialect, func::FuncDialect>();
@@ -167,9 +231,9 @@ OwningOpRef<ModuleOp> buildForwardModule(MLIRContext &ctx, const ModelSpec &spec
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
 
   const int64_t B = shape.batch, S = shape.seqLen, NP = shape.numPredict,
-                M = shape.mlen, K = M + S, D = spec.dModel, V = spec.nToken;
+                M = shape.mlen, D = spec.dModel, V = spec.nToken;
   const int64_t reuseLen = shape.reuseLen > 0 ? shape.reuseLen : S;
-  Type f32 = b.getF32Type(), i64 = b.getI64Type(), i1 = b.getI1Type();
+  Type f32 = b.getF32Type(), i64 = b.getI64Type();
 
   // 1. The signature: batch inputs, then parameters (HuggingFace names).
   ForwardArgs a(ctx);
@@ -185,43 +249,13 @@ OwningOpRef<ModuleOp> buildForwardModule(MLIRContext &ctx, const ModelSpec &spec
   func.setAllArgAttrs(sig.attrs);
   Block *entry = func.addEntryBlock();
   b.setInsertionPointToStart(entry);
-  auto arg = [&](unsigned i) -> Value { return entry->getArgument(i); };
-  auto tensor = [&](ArrayRef<int64_t> s, Type t = Type()) {
-    return RankedTensorType::get(s, t ? t : f32);
-  };
-  auto dropout = [&](Value x, double rate) -> Value {
-    if (rate == 0.0)
-      return x;
-    return b.create<DropoutOp>(loc, x.getType(), x, b.getF64FloatAttr(rate),
-                             /*site=*/IntegerAttr());
-  };
+  const ForwardEmitter e{b, loc, entry, f32};
+  auto arg = [&](unsigned i) { return e.arg(i); };
+  auto tensor = [&](ArrayRef<int64_t> s) { return e.tensor(s); };
 
-  // 3. Embeddings, positions, masks (semantics.md §1, §3).
-  Value h = dropout(b.create<EmbeddingOp>(loc, tensor({B, S, D}), arg(a.inputK),
-                                          arg(a.wordEmb)),
-                    spec.dropout);
-  Value g = dropout(b.create<MaskEmbeddingOp>(loc, tensor({B, NP, D}), arg(a.maskEmb)),
-                    spec.dropout);
-  int64_t copies = spec.biData ? 2 : 1;
-  Value pos = b.create<RelPosEncodingOp>(
-      loc, tensor({copies, K + S, D}), b.getI64IntegerAttr(K),
-      b.getI64IntegerAttr(S), b.getI64IntegerAttr(spec.clampLen),
-      spec.biData ? b.getUnitAttr() : UnitAttr());
-  pos = dropout(pos, spec.dropout);
-  Value segMat = b.create<RelSegmentOp>(loc, tensor({B, S, K}, i1), arg(a.segId),
-                                        b.getI64IntegerAttr(M));
-  auto mask = [&](Stream stream) -> Value {
-    if (shape.permBits)
-      return b.create<PackedMaskOp>(loc, tensor({B, S, K}, i1),
-                                    StreamAttr::get(&ctx, stream),
-                                    arg(a.permMask), b.getI64IntegerAttr(M));
-    return b.create<RankMaskOp>(loc, tensor({B, S, K}, i1),
-                                StreamAttr::get(&ctx, stream), arg(a.permMask),
-                                b.getI64IntegerAttr(M));
-  };
-  Value maskH = mask(Stream::content), maskG = mask(Stream::query);
-  Value rows = b.create<TargetPositionsOp>(loc, tensor({B, NP}, i64),
-                                           arg(a.targetMapping));
+  // 3. Embeddings, positions, masks.
+  LayerInputs in = buildLayerInputs(e, spec, shape, a);
+  Value h = in.h, g = in.g;
 
   // 4. The layers (semantics.md §4, §5).
   SmallVector<Value> newMems;
@@ -233,8 +267,8 @@ OwningOpRef<ModuleOp> buildForwardModule(MLIRContext &ctx, const ModelSpec &spec
     if (spec.memLen > 0)
       results.push_back(tensor({memRows, B, D}));
     auto layer = b.create<TwoStreamLayerOp>(
-        layerLoc, results, h, g, M > 0 ? arg(mems[l]) : Value(), pos, segMat,
-        maskH, maskG, rows, arg(lp.q), arg(lp.k), arg(lp.v), arg(lp.o),
+        layerLoc, results, h, g, M > 0 ? arg(mems[l]) : Value(), in.pos, in.segMat,
+        in.maskH, in.maskG, in.rows, arg(lp.q), arg(lp.k), arg(lp.v), arg(lp.o),
         arg(lp.r), arg(lp.rw), arg(lp.rr), arg(lp.rs), arg(lp.seg),
         arg(lp.alnW), arg(lp.alnB), arg(lp.w1), arg(lp.b1), arg(lp.w2),
         arg(lp.b2), arg(lp.flnW), arg(lp.flnB),
@@ -249,7 +283,7 @@ OwningOpRef<ModuleOp> buildForwardModule(MLIRContext &ctx, const ModelSpec &spec
   }
 
   // 5. LM head and loss (semantics.md §6).
-  Value hidden = dropout(g, spec.dropout);
+  Value hidden = e.dropout(g, spec.dropout);
   Value logits = b.create<LMHeadOp>(loc, tensor({B, NP, V}), hidden, arg(a.wordEmb),
                                     arg(a.lmBias));
   auto loss = b.create<LMLossOp>(loc, tensor({}), tensor({B, NP}), logits,
