@@ -9,6 +9,7 @@
 //                               --mem-len M --num-predict P] [--device D] [--json F]
 //   xlnetc-run compare GOT REF [--only NAME...] [--rtol R] [--min-cosine C]
 //   xlnetc-run devices
+//   xlnetc-run prepare-data INPUT... -o DIR [--tokenizer M] [--threads T] [--verify]
 //
 // Runs what `xlnetc compile SPEC -o BUNDLE` compiled, with the same runtime,
 // flags and messages as `xlnetc run-step` and `xlnetc train`, but links no
@@ -21,6 +22,7 @@
 #include "xlnetc/Driver/Bundle.h"
 #include "xlnetc/Driver/Commands.h"
 #include "xlnetc/Driver/Options.h"
+#include "xlnetc/Driver/PrepareData.h"
 #include "xlnetc/Driver/RunStep.h"
 #include "xlnetc/Driver/Train.h"
 
@@ -177,7 +179,12 @@ int runMain(int argc, char **argv) {
   auto *devCmd = app.add_subcommand(
       "devices", "Show what can run here (host, emu, a GPU) and where CUDA's libraries are");
 
+  xlnetc::PrepareDataArgs prep;
+  CLI::App *prepCmd = xlnetc::addPrepareDataCommand(app, prep);
+
   CLI11_PARSE(app, argc, argv);
+  if (*prepCmd)
+    return xlnetc::runPrepareData(prep);
   if (*devCmd)
     return xlnetc::runDevices();
   if (*cmpCmd)

@@ -4,6 +4,7 @@
 //   xlnetc run-step MODEL [--weights W] [--batch B] [--out O] [--grads]
 //   xlnetc train SPEC --data CORPUS [--tokenizer M] [--steps N] [--out DIR] [--resume [--override KEY]]
 //   xlnetc make-corpus demo|memory OUT [--spec SPEC] [--seed S]
+//   xlnetc prepare-data INPUT... -o DIR [--tokenizer M] [--threads T] [--verify]
 //   xlnetc gradcheck SPEC [--seed S] [--eps E] [--tolerance T]
 //   xlnetc compare GOT REF [--only NAME...] [--rtol R]
 //   xlnetc devices
@@ -15,6 +16,7 @@
 #include "xlnetc/Driver/Export.h"
 #include "xlnetc/Driver/CompiledPlan.h"
 #include "xlnetc/Driver/Options.h"
+#include "xlnetc/Driver/PrepareData.h"
 #include "xlnetc/Driver/RunStep.h"
 #include "xlnetc/Driver/Train.h"
 
@@ -175,6 +177,9 @@ int runMain(int argc, char **argv) {
   xlnetc::MakeCorpusArgs mc;
   CLI::App *mcCmd = addMakeCorpusCommand(app, mc);
 
+  xlnetc::PrepareDataArgs prep;
+  CLI::App *prepCmd = xlnetc::addPrepareDataCommand(app, prep);
+
   xlnetc::GradCheckArgs gc;
   CLI::App *gcCmd = addGradCheckCommand(app, gc);
 
@@ -210,6 +215,8 @@ int runMain(int argc, char **argv) {
     return xlnetc::runGradCheck(gc);
   if (*mcCmd)
     return xlnetc::runMakeCorpus(mc);
+  if (*prepCmd)
+    return xlnetc::runPrepareData(prep);
   if (*devCmd)
     return xlnetc::runDevices();
   if (*kernCmd)

@@ -13,7 +13,7 @@ namespace xlnetc::rt::data {
 namespace {
 
 constexpr const char *kPositionFormat = "xlnetc-batch-stream";
-constexpr int kPositionVersion = 1;
+constexpr int kPositionVersion = 2;
 
 /// FNV-1a over 64-bit words.
 struct Hasher {
@@ -24,20 +24,38 @@ struct Hasher {
       h *= 0x100000001b3ull;
     }
   }
+  void addConfig(const PipelineConfig &c) {
+    for (int64_t v : {c.batchSize, c.seqLen, c.reuseLen, c.numPredict, c.permSize,
+                      int64_t(c.biData), c.maskAlpha, c.maskBeta, c.maxGram})
+      add(uint64_t(v));
+    add(c.seed);
+  }
+  void addStartPieces(const std::vector<uint8_t> &startPiece) {
+    add(startPiece.size());
+    for (uint8_t s : startPiece)
+      add(s);
+  }
 };
 
-uint64_t fingerprintOf(const Corpus &corpus, const PipelineConfig &c) {
+/// The fingerprint of a version-2 position: the settings, the corpus's
+/// digest, the start pieces.
+uint64_t fingerprintOf(const StreamSource &source, const PipelineConfig &c) {
   Hasher h;
-  for (int64_t v : {c.batchSize, c.seqLen, c.reuseLen, c.numPredict, c.permSize,
-                    int64_t(c.biData), c.maskAlpha, c.maskBeta, c.maxGram})
-    h.add(uint64_t(v));
-  h.add(c.seed);
+  h.addConfig(c);
+  h.add(uint64_t(source.digest.count));
+  h.add(source.digest.hash);
+  h.addStartPieces(source.startPiece);
+  return h.h;
+}
+
+/// The fingerprint of a version-1 position: the settings and every token.
+uint64_t legacyFingerprintOf(const Corpus &corpus, const PipelineConfig &c) {
+  Hasher h;
+  h.addConfig(c);
   h.add(corpus.tokens.size());
   for (size_t k = 0; k < corpus.tokens.size(); ++k)
     h.add(uint64_t(corpus.tokens[k]) * 2 + corpus.sentIds[k]);
-  h.add(corpus.startPiece.size());
-  for (uint8_t s : corpus.startPiece)
-    h.add(s);
+  h.addStartPieces(corpus.startPiece);
   return h.h;
 }
 
@@ -63,38 +81,56 @@ Status writeBatch(const std::string &path, const Batch &batch,
   return writeSafetensors(path, batch.tensors, batchMetadata(batch, config));
 }
 
-Status BatchStream::create(Corpus corpus, const PipelineConfig &config,
+Status BatchStream::create(Corpus corpus, const PipelineConfig &config, BatchStream &out) {
+  XLNETC_RETURN_IF_ERROR(validateConfig(config));
+  const std::string name = corpus.path.empty() ? "corpus" : corpus.path;
+  if (corpus.tokens.empty())
+    return Status::error(fmt::format("{}: the corpus has no tokens", name));
+  if (corpus.sentIds.size() != corpus.tokens.size())
+    return Status::error(fmt::format("{}: tokens and sentence ids differ in length", name));
+  StreamSource source;
+  for (size_t k = 0; k < corpus.tokens.size(); ++k) {
+    const int64_t id = corpus.tokens[k];
+    if (id < 0 || (corpus.vocabSize > 0 && id >= corpus.vocabSize))
+      return Status::error(fmt::format("{}: token id {} is outside the vocabulary [0, {})",
+                                       corpus.path, id, corpus.vocabSize));
+    source.digest.add(id, corpus.sentIds[k]);
+  }
+  source.legacyFingerprint = legacyFingerprintOf(corpus, config);
+  source.store = TokenStore::fromCorpus(corpus);
+  source.vocabSize = corpus.vocabSize;
+  source.path = corpus.path;
+  source.startPiece = std::move(corpus.startPiece);
+  corpus = Corpus(); // the store holds the tokens now
+  return create(std::move(source), config, out);
+}
+
+Status BatchStream::create(StreamSource source, const PipelineConfig &config,
                            BatchStream &out) {
   XLNETC_RETURN_IF_ERROR(validateConfig(config));
-  if (corpus.tokens.empty())
-    return Status::error(
-        fmt::format("{}: the corpus has no tokens",
-                    corpus.path.empty() ? "corpus" : corpus.path));
-  for (int64_t id : corpus.tokens)
-    if (id < 0 || (corpus.vocabSize > 0 && id >= corpus.vocabSize))
-      return Status::error(
-          fmt::format("{}: token id {} is outside the vocabulary [0, {})",
-                      corpus.path, id, corpus.vocabSize));
+  const std::string name = source.path.empty() ? "corpus" : source.path;
+  if (!source.store || source.store->size() == 0)
+    return Status::error(fmt::format("{}: the corpus has no tokens", name));
   int64_t need = minCorpusTokens(config);
-  int64_t have = int64_t(corpus.tokens.size());
+  int64_t have = source.store->size();
   if (have < need) {
     int64_t fwdRows = config.biData ? config.batchSize / 2 : config.batchSize;
     return Status::error(fmt::format(
         "{}: the corpus has {} tokens; one batch needs at least {} ({} "
         "row{} of seq_len {}{})",
-        corpus.path.empty() ? "corpus" : corpus.path, have, need, fwdRows,
-        fwdRows == 1 ? "" : "s", config.seqLen,
+        name, have, need, fwdRows, fwdRows == 1 ? "" : "s", config.seqLen,
         config.biData ? "; bi_data's backward rows reuse them" : ""));
   }
   BatchStream s;
-  XLNETC_RETURN_IF_ERROR(
-      batchify(corpus, config.batchSize, config.biData, s.data_));
+  XLNETC_RETURN_IF_ERROR(batchify(source.store, config.batchSize, config.biData, s.data_));
   s.stepsPerEpoch_ = numWindows(s.data_.rowLen, config.seqLen, config.reuseLen);
   if (s.stepsPerEpoch_ < 1)
     return Status::error("BatchStream: no window fits a row (internal)");
-  s.fingerprint_ = fingerprintOf(corpus, config);
-  s.corpusPath_ = corpus.path;
-  s.startPiece_ = std::move(corpus.startPiece);
+  s.fingerprint_ = fingerprintOf(source, config);
+  s.legacyFingerprint_ = source.legacyFingerprint;
+  s.corpusPath_ = source.path;
+  s.vocabSize_ = source.vocabSize;
+  s.startPiece_ = std::move(source.startPiece);
   s.config_ = config;
   out = std::move(s);
   return Status::ok();
@@ -118,6 +154,16 @@ Status BatchStream::next(Batch &out) {
     Record rec;
     XLNETC_RETURN_IF_ERROR(
         buildRecord(data_, b, windowStart, c, startPiece_, rng, rec));
+    // Prepared data is read as it is used: every id is checked as it
+    // enters a batch (a corpus read into memory was checked whole).
+    if (vocabSize_ > 0)
+      for (const std::vector<int64_t> *ids : {&rec.input, &rec.target})
+        for (int64_t id : *ids)
+          if (id < 0 || id >= vocabSize_)
+            return Status::error(fmt::format(
+                "{}: token id {} in row {} of step {} is outside the vocabulary [0, {}) "
+                "(the prepared data is damaged, or not of this model's tokenizer)",
+                corpusPath_, id, b, globalStep(), vocabSize_));
     std::vector<int64_t> index;
     XLNETC_RETURN_IF_ERROR(
         samplePermIndex(S, c.reuseLen, c.permSize, rng, index));
@@ -202,9 +248,8 @@ Status BatchStream::restorePosition(const std::string &text) {
   int64_t version = 0, epoch = 0, step = 0, steps = 0;
   if (!str("format", format) || format != kPositionFormat)
     return bad(fmt::format("\"format\" is not \"{}\"", kPositionFormat));
-  if (!num("version", version) || version != kPositionVersion)
-    return bad(
-        fmt::format("unsupported version (expected {})", kPositionVersion));
+  if (!num("version", version) || version < 1 || version > kPositionVersion)
+    return bad(fmt::format("unsupported version (expected 1 to {})", kPositionVersion));
   if (!num("epoch", epoch) || !num("step", step) ||
       !num("steps_per_epoch", steps) || !str("seed", seed) ||
       !str("fingerprint", fp))
@@ -213,7 +258,12 @@ Status BatchStream::restorePosition(const std::string &text) {
   if (seed != std::to_string(config_.seed))
     return bad(fmt::format("saved with seed {}, this stream has seed {}", seed,
                            config_.seed));
-  std::string mine = fmt::format("{:016x}", fingerprint_);
+  if (version == 1 && legacyFingerprint_ == 0)
+    return bad("saved by an earlier xlnetc (position version 1), whose fingerprint hashes "
+               "the corpus's tokens: resume it with --data naming the text corpus it read, "
+               "not a prepared directory");
+  std::string mine =
+      fmt::format("{:016x}", version == 1 ? legacyFingerprint_ : fingerprint_);
   if (fp != mine || steps != stepsPerEpoch_)
     return bad(fmt::format(
         "saved for a different corpus or configuration (fingerprint {}, "

@@ -24,9 +24,11 @@
 #include "runtime/Tensor.h"
 #include "runtime/data/Corpus.h"
 #include "runtime/data/Records.h"
+#include "runtime/data/TokenStore.h"
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -57,13 +59,35 @@ std::map<std::string, std::string> batchMetadata(const Batch &batch,
 Status writeBatch(const std::string &path, const Batch &batch,
                   const PipelineConfig &config);
 
+/// What a batch stream reads: a corpus's tokens (in memory or prepared)
+/// and what the pipeline needs to know of its vocabulary.
+struct StreamSource {
+  std::shared_ptr<const TokenStore> store;
+  /// Word starts per vocab id (Corpus::startPiece).
+  std::vector<uint8_t> startPiece;
+  /// Every id the batches take must be below it.
+  int64_t vocabSize = 0;
+  /// The corpus or prepared directory (for messages).
+  std::string path;
+  /// The store's digest (StreamDigest): a prepared directory's manifest
+  /// records it, so nothing is hashed at start-up.
+  StreamDigest digest;
+  /// The fingerprint of a version-1 position over the same corpus (a
+  /// corpus read into memory; 0 otherwise).
+  uint64_t legacyFingerprint = 0;
+};
+
 /// Batches for consecutive steps, resumable from a saved position.
 class BatchStream {
 public:
   BatchStream() = default;
 
-  /// Batchifies `corpus` for `config`. Errors: invalid settings, or a corpus
-  /// too short for one batch (the message says how many tokens it needs).
+  /// Batchifies `source` for `config`. Errors: invalid settings, or a
+  /// corpus too short for one batch (the message says how many tokens it
+  /// needs).
+  static Status create(StreamSource source, const PipelineConfig &config, BatchStream &out);
+  /// The same for a corpus read into memory (its ids checked against its
+  /// vocabulary, packed into a store, digested).
   static Status create(Corpus corpus, const PipelineConfig &config,
                        BatchStream &out);
 
@@ -79,14 +103,16 @@ public:
   /// Moves to global step `step` (epoch = step / stepsPerEpoch).
   Status seek(int64_t globalStep);
 
-  /// The position as JSON: {"format": "xlnetc-batch-stream", "version": 1,
+  /// The position as JSON: {"format": "xlnetc-batch-stream", "version": 2,
   /// "epoch", "step", "global_step", "steps_per_epoch", "seed",
-  /// "fingerprint"}. The fingerprint hashes the corpus and the settings.
+  /// "fingerprint"}. The fingerprint hashes the settings and the corpus's
+  /// digest (the same for a text corpus and its prepared directory).
   std::string savePosition() const;
   /// Restores a position saved by a stream over the same corpus and
   /// settings; the next batches are then exactly those the saving stream
   /// would have produced. Errors for malformed text or a fingerprint/seed
-  /// mismatch.
+  /// mismatch. A version-1 position (its fingerprint hashed the tokens
+  /// themselves) is checked against a corpus read into memory only.
   Status restorePosition(const std::string &json);
 
   const PipelineConfig &config() const { return config_; }
@@ -94,7 +120,7 @@ public:
   const BatchifiedData &layout() const { return data_; }
   /// The corpus file the stream reads (for messages).
   const std::string &corpusPath() const { return corpusPath_; }
-  /// Hash of the corpus tokens and the settings.
+  /// Hash of the corpus's digest and the settings.
   uint64_t fingerprint() const { return fingerprint_; }
 
 private:
@@ -102,6 +128,8 @@ private:
   /// Word starts per vocab id (Corpus::startPiece); the tokens themselves
   /// live only in data_.
   std::vector<uint8_t> startPiece_;
+  int64_t vocabSize_ = 0;
+  uint64_t legacyFingerprint_ = 0;
   PipelineConfig config_;
   BatchifiedData data_;
   int64_t stepsPerEpoch_ = 0;

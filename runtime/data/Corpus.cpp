@@ -29,10 +29,6 @@ bool isBlank(const std::string &line) {
   return true;
 }
 
-/// Encodes one non-blank line (1-based `lineNo`) into `ids`.
-using LineEncoder = std::function<Status(
-    const std::string &line, int64_t lineNo, std::vector<int64_t> &ids)>;
-
 Status openCorpus(const std::string &path, std::ifstream &in) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec))
@@ -110,81 +106,113 @@ private:
   bool end_ = false;
 };
 
-/// The _create_data loop over the lines of `in`, starting at line number
-/// `firstLineNo`.
-Status readLines(std::istream &in, int64_t firstLineNo,
-                 const CorpusOptions &options, const LineEncoder &encode,
-                 Corpus &out) {
-  bool sentId = true; // official: sent_id = True
-  bool inDocument = false;
-  int64_t textTokens = 0;
+} // namespace
+
+Status readLines(std::istream &in, int64_t firstLineNo, const CorpusOptions &options,
+                 const LineEncoder &encode, const TokenSink &sink, LineState &state,
+                 LineCounts &counts) {
+  LineSegments lines(in);
+  std::string segment;
+  std::vector<int64_t> ids;
+  bool lineEnd = false, blank = true;
+  // Whether the next tokens handed on start a line, a document.
+  bool lineStart = true, documentStart = !state.inDocument;
+  auto hand = [&](int64_t lineNo) -> Status {
+    if (ids.empty())
+      return Status::ok();
+    TokenRun run{ids, state.sentId ? uint8_t(1) : uint8_t(0), lineNo, lineStart, documentStart};
+    lineStart = documentStart = false;
+    return sink(run);
+  };
+  for (int64_t lineNo = firstLineNo; lines.next(segment, lineEnd);) {
+    if (lineEnd && !segment.empty() && segment.back() == '\r')
+      segment.pop_back();
+    // A line's segments are encoded and handed on as they come (the flag
+    // is the line's from its start); the line is blank when all of them
+    // are.
+    if (!isBlank(segment)) {
+      if (!state.inDocument)
+        ++counts.documents;
+      state.inDocument = true;
+      blank = false;
+      ids.clear();
+      XLNETC_RETURN_IF_ERROR(encode(segment, lineNo, ids));
+      counts.textTokens += int64_t(ids.size());
+      XLNETC_RETURN_IF_ERROR(hand(lineNo));
+    }
+    if (!lineEnd)
+      continue;
+    ++counts.lines;
+    lineStart = true;
+    if (blank) {
+      state.inDocument = false;
+      documentStart = true;
+      if (!options.useEod) {
+        ++lineNo;
+        continue;
+      }
+      // The <eod> takes the flag of the sentence before it: the official
+      // code flips here and again after appending. It ends the document
+      // before it: it starts no document.
+      state.sentId = !state.sentId;
+      ids.assign(1, kEodId);
+      const bool next = documentStart;
+      documentStart = false;
+      XLNETC_RETURN_IF_ERROR(hand(lineNo));
+      documentStart = next;
+      lineStart = true;
+    }
+    state.sentId = !state.sentId;
+    blank = true;
+    ++lineNo;
+  }
+  if (lines.bad())
+    return Status::error("read error");
+  return Status::ok();
+}
+
+namespace {
+
+/// The _create_data loop over the lines of `in` into `out`, starting at
+/// line number `firstLineNo`, within options.maxBytes.
+Status readCorpusLines(std::istream &in, int64_t firstLineNo, const CorpusOptions &options,
+                       const LineEncoder &encode, Corpus &out) {
   // The memory the corpus may take (options.maxBytes): its tokens and
-  // flags as they will be allocated once `adding` more tokens go in, and
-  // the line being encoded.
-  std::vector<int64_t> cur;
+  // flags as they will be allocated once `adding` more tokens go in.
   auto checkBudget = [&](int64_t lineNo, size_t adding) -> Status {
     if (options.maxBytes <= 0)
       return Status::ok();
     const size_t want = out.tokens.size() + adding;
     const size_t capacity =
         want <= out.tokens.capacity() ? out.tokens.capacity() : std::max(want, 2 * out.tokens.size());
-    const int64_t held = int64_t(capacity * (sizeof(int64_t) + 1) + cur.capacity() * sizeof(int64_t));
+    const int64_t held = int64_t(capacity * (sizeof(int64_t) + 1));
     if (held <= options.maxBytes)
       return Status::ok();
     return Status::error(fmt::format(
         "{}:{}: the corpus does not fit in memory: its {} tokens so far take {} (9 bytes a "
-        "token, as allocated), past the {} it may have ({}); use a smaller corpus, or "
-        "--no-memory-check",
+        "token, as allocated), past the {} it may have ({}); use a smaller corpus, "
+        "xlnetc prepare-data (docs/DataPipeline.md), or --no-memory-check",
         out.path, lineNo, want, formatBytes(held), formatBytes(options.maxBytes),
         options.maxBytesWhat));
   };
-  LineSegments lines(in);
-  std::string segment;
-  bool lineEnd = false, blank = true;
-  for (int64_t lineNo = firstLineNo; lines.next(segment, lineEnd);) {
-    if (lineEnd && !segment.empty() && segment.back() == '\r')
-      segment.pop_back();
-    // A line's segments are encoded as they come; the line is blank when
-    // all of them are.
-    if (!isBlank(segment)) {
-      if (blank && !inDocument)
-        ++out.numDocuments;
-      blank = false;
-      inDocument = true;
-      XLNETC_RETURN_IF_ERROR(encode(segment, lineNo, cur));
-      XLNETC_RETURN_IF_ERROR(checkBudget(lineNo, cur.size())); // a long line, as it grows
-    }
-    if (!lineEnd)
-      continue;
-    ++out.numLines;
-    if (blank) {
-      inDocument = false;
-      if (!options.useEod) {
-        ++lineNo;
-        continue;
-      }
-      // The <eod> takes the flag of the sentence before it: the official
-      // code flips here and again after appending.
-      sentId = !sentId;
-      cur.push_back(kEodId);
-    } else {
-      textTokens += int64_t(cur.size());
-    }
+  TokenSink sink = [&](const TokenRun &run) -> Status {
     // The corpus grows by doubling: count what the next growth would
     // allocate, before it does.
-    XLNETC_RETURN_IF_ERROR(checkBudget(lineNo, cur.size()));
-    out.tokens.insert(out.tokens.end(), cur.begin(), cur.end());
-    out.sentIds.insert(out.sentIds.end(), cur.size(), sentId ? 1 : 0);
-    sentId = !sentId;
-    cur.clear();
-    blank = true;
-    ++lineNo;
-  }
-  if (lines.bad())
-    return Status::error(fmt::format("{}: read error", out.path));
+    XLNETC_RETURN_IF_ERROR(checkBudget(run.lineNo, run.ids.size()));
+    out.tokens.insert(out.tokens.end(), run.ids.begin(), run.ids.end());
+    out.sentIds.insert(out.sentIds.end(), run.ids.size(), run.flag);
+    return Status::ok();
+  };
+  LineState state;
+  LineCounts counts;
+  if (Status st = readLines(in, firstLineNo, options, encode, sink, state, counts); !st)
+    return st.message() == "read error" ? Status::error(fmt::format("{}: read error", out.path))
+                                        : st;
+  out.numLines = counts.lines;
+  out.numDocuments = counts.documents;
   if (out.numLines == 0)
     return Status::error(fmt::format("{}: the corpus is empty", out.path));
-  if (textTokens == 0)
+  if (counts.textTokens == 0)
     return Status::error(fmt::format(
         "{}: the corpus has no tokens ({} lines, all blank or encoding to "
         "nothing)",
@@ -227,7 +255,7 @@ Status readTextCorpus(const std::string &path, const Tokenizer &tokenizer,
     return tokenizer.encode(line, ids, options.uncased, options.keepAccents)
         .withPrefix(fmt::format("{}:{}: ", path, lineNo));
   };
-  return readLines(in, 1, options, encode, out);
+  return readCorpusLines(in, 1, options, encode, out);
 }
 
 Status readIdsCorpus(const std::string &path, int64_t vocabSize,
@@ -281,7 +309,7 @@ Status readIdsCorpus(const std::string &path, int64_t vocabSize,
     return Status::ok();
   };
   // The header was line 1 but is not part of the corpus.
-  XLNETC_RETURN_IF_ERROR(readLines(in, 2, options, encode, out));
+  XLNETC_RETURN_IF_ERROR(readCorpusLines(in, 2, options, encode, out));
   return Status::ok();
 }
 

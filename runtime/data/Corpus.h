@@ -19,6 +19,8 @@
 #include "runtime/data/Tokenizer.h"
 
 #include <cstdint>
+#include <functional>
+#include <istream>
 #include <string>
 #include <vector>
 
@@ -62,6 +64,46 @@ struct CorpusOptions {
   int64_t maxBytes = 0;
   std::string maxBytesWhat;
 };
+
+/// Encodes one non-blank line (or a segment of a long one; 1-based
+/// `lineNo`) into `ids`.
+using LineEncoder =
+    std::function<Status(const std::string &line, int64_t lineNo, std::vector<int64_t> &ids)>;
+
+/// Tokens of one line as readLines hands them on: all of a line's, a
+/// segment's of a long line, or the <eod> of a blank line; never empty.
+struct TokenRun {
+  const std::vector<int64_t> &ids;
+  uint8_t flag;       ///< their sentence flag (Corpus::sentIds)
+  int64_t lineNo;     ///< the line they come from (1-based, for messages)
+  bool lineStart;     ///< the first tokens of their line
+  bool documentStart; ///< the first tokens of a document
+};
+using TokenSink = std::function<Status(const TokenRun &run)>;
+
+/// The reading state between lines: the next line's sentence flag, and
+/// whether the line before was part of a document (not blank). A reading
+/// from the start of a file starts from the default.
+struct LineState {
+  bool sentId = true; // official: sent_id = True
+  bool inDocument = false;
+};
+
+/// What readLines read: lines (blank ones included), documents begun
+/// (non-empty runs of lines), tokens the text encoded to (no <eod>).
+struct LineCounts {
+  int64_t lines = 0, documents = 0, textTokens = 0;
+};
+
+/// The official _create_data loop over the lines of `in`, line numbers
+/// from `firstLineNo`, from `state` (left where the reading ended): every
+/// line's tokens go to `sink` as they are encoded, so memory stays bounded
+/// whatever the length of a line (LineSegments: lines longer than 256 KiB
+/// are encoded in segments cut at whitespace). The error "read error"
+/// names no file: the caller knows it.
+Status readLines(std::istream &in, int64_t firstLineNo, const CorpusOptions &options,
+                 const LineEncoder &encode, const TokenSink &sink, LineState &state,
+                 LineCounts &counts);
 
 /// True when `path` starts with the ids header.
 bool isIdsCorpusFile(const std::string &path);

@@ -63,34 +63,25 @@ Status validateConfig(const PipelineConfig &c) {
   return Status::ok();
 }
 
-Status batchify(const Corpus &corpus, int64_t batchSize, bool biData,
+Status batchify(std::shared_ptr<const TokenStore> store, int64_t batchSize, bool biData,
                 BatchifiedData &out) {
   if (batchSize < 1 || (biData && batchSize % 2 != 0))
     return Status::error(
         fmt::format("batchify: batch size {} is not positive{}", batchSize,
                     biData ? " and even" : ""));
+  // data[:bsz * num_step].reshape(bsz, num_step): row r is a contiguous
+  // run; bwd_data = fwd_data[..., ::-1], stacked after the forward rows.
+  out.fwdRows = biData ? batchSize / 2 : batchSize;
+  out.rowLen = store->size() / out.fwdRows; // num_step
+  out.rows = batchSize;
+  out.store = std::move(store);
+  return Status::ok();
+}
+
+Status batchify(const Corpus &corpus, int64_t batchSize, bool biData, BatchifiedData &out) {
   if (corpus.sentIds.size() != corpus.tokens.size())
     return Status::error("batchify: tokens and sentence ids differ in length");
-  int64_t fwdRows = biData ? batchSize / 2 : batchSize;
-  int64_t rowLen = int64_t(corpus.tokens.size()) / fwdRows; // num_step
-  out.rows = batchSize;
-  out.rowLen = rowLen;
-  out.data.assign(size_t(batchSize * rowLen), 0);
-  out.sentIds.assign(size_t(batchSize * rowLen), 0);
-  // data[:bsz * num_step].reshape(bsz, num_step): row r is a contiguous run.
-  std::copy_n(corpus.tokens.begin(), fwdRows * rowLen, out.data.begin());
-  std::copy_n(corpus.sentIds.begin(), fwdRows * rowLen, out.sentIds.begin());
-  if (biData) {
-    // bwd_data = fwd_data[..., ::-1], stacked after the forward rows.
-    for (int64_t r = 0; r < fwdRows; ++r)
-      for (int64_t k = 0; k < rowLen; ++k) {
-        size_t from = size_t(r * rowLen + k);
-        size_t to = size_t((fwdRows + r) * rowLen + (rowLen - 1 - k));
-        out.data[to] = out.data[from];
-        out.sentIds[to] = out.sentIds[from];
-      }
-  }
-  return Status::ok();
+  return batchify(TokenStore::fromCorpus(corpus), batchSize, biData, out);
 }
 
 int64_t numWindows(int64_t rowLen, int64_t seqLen, int64_t reuseLen) {
@@ -104,8 +95,12 @@ int64_t minCorpusTokens(const PipelineConfig &config) {
   return fwdRows * config.seqLen;
 }
 
-bool splitAandB(const uint8_t *sentIds, int64_t len, int64_t beginIdx,
-                int64_t totLen, Rng &rng, SplitAB &out) {
+namespace {
+
+/// splitAandB over `sentIds` (a pointer or a RowFlags).
+template <class Flags>
+bool splitAandBOf(const Flags &sentIds, int64_t len, int64_t beginIdx, int64_t totLen, Rng &rng,
+                  SplitAB &out) {
   if (beginIdx + totLen >= len)
     return false;
   // 1. Sentence boundaries after beginIdx, up to the first one at or past
@@ -155,6 +150,18 @@ bool splitAandB(const uint8_t *sentIds, int64_t len, int64_t beginIdx,
     return false;
   out = SplitAB{aBegin, aEnd, bBegin, bEnd, label};
   return true;
+}
+
+} // namespace
+
+bool splitAandB(const uint8_t *sentIds, int64_t len, int64_t beginIdx, int64_t totLen, Rng &rng,
+                SplitAB &out) {
+  return splitAandBOf(sentIds, len, beginIdx, totLen, rng, out);
+}
+
+bool splitAandB(const RowFlags &sentIds, int64_t len, int64_t beginIdx, int64_t totLen,
+                Rng &rng, SplitAB &out) {
+  return splitAandBOf(sentIds, len, beginIdx, totLen, rng, out);
 }
 
 std::vector<int64_t> sampleMask(const std::vector<int64_t> &seg,
@@ -239,9 +246,12 @@ Status buildRecord(const BatchifiedData &data, int64_t row, int64_t i,
     return Status::error(fmt::format(
         "buildRecord: window [{}, {}) of row {} is outside the {}×{} data", i,
         i + S, row, data.rows, L));
-  const int64_t *d = data.row(row);
+  const RowView d = data.row(row);
   auto slice = [&](int64_t b, int64_t e) {
-    return std::vector<int64_t>(d + b, d + e);
+    std::vector<int64_t> v(size_t(e - b));
+    for (int64_t k = b; k < e; ++k)
+      v[size_t(k - b)] = d[k];
+    return v;
   };
   // 1. The reuse part and its next-token targets.
   std::vector<int64_t> inp = slice(i, i + R), tgt = slice(i + 1, i + R + 1);

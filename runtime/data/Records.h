@@ -16,8 +16,10 @@
 #include "runtime/Status.h"
 #include "runtime/data/Corpus.h"
 #include "runtime/data/Rng.h"
+#include "runtime/data/TokenStore.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -52,26 +54,46 @@ struct PipelineConfig {
 /// even batch with bi_data, mask_alpha >= mask_beta >= 1).
 Status validateConfig(const PipelineConfig &config);
 
-/// The corpus laid out as batch rows (official batchify): row r holds
-/// tokens [r*rowLen, (r+1)*rowLen) of the stream; with biData the first
-/// batchSize/2 rows are forward and row batchSize/2 + r is row r reversed.
+/// Row `r` of the batch layout: `len` tokens of the store from `start`,
+/// read backwards for bi_data's backward rows. operator[] is the token.
+struct RowView {
+  const TokenStore *store = nullptr;
+  int64_t start = 0, len = 0;
+  bool reversed = false;
+
+  int64_t position(int64_t k) const { return reversed ? start + len - 1 - k : start + k; }
+  int64_t operator[](int64_t k) const { return store->token(position(k)); }
+  uint8_t sent(int64_t k) const { return store->flag(position(k)); }
+};
+
+/// A row's sentence flags (operator[]), for splitAandB.
+struct RowFlags {
+  RowView row;
+  uint8_t operator[](int64_t k) const { return row.sent(k); }
+};
+
+/// The corpus laid out as batch rows (official batchify), without a copy:
+/// row r < fwdRows is tokens [r*rowLen, (r+1)*rowLen) of the stream; with
+/// biData row fwdRows + r is row r reversed.
 struct BatchifiedData {
   int64_t rows = 0;
   int64_t rowLen = 0;
-  /// rows × rowLen.
-  std::vector<int64_t> data;
-  std::vector<uint8_t> sentIds;
+  int64_t fwdRows = 0;
+  std::shared_ptr<const TokenStore> store;
 
-  const int64_t *row(int64_t r) const { return data.data() + r * rowLen; }
-  const uint8_t *sentRow(int64_t r) const {
-    return sentIds.data() + r * rowLen;
+  RowView row(int64_t r) const {
+    const bool backward = r >= fwdRows;
+    return {store.get(), (backward ? r - fwdRows : r) * rowLen, rowLen, backward};
   }
+  RowFlags sentRow(int64_t r) const { return {row(r)}; }
 };
 
-/// Lays `corpus` out as batch rows; the tail that does not fill a row is
+/// Lays `store` out as batch rows; the tail that does not fill a row is
 /// dropped, as batchify does.
-Status batchify(const Corpus &corpus, int64_t batchSize, bool biData,
+Status batchify(std::shared_ptr<const TokenStore> store, int64_t batchSize, bool biData,
                 BatchifiedData &out);
+/// The same for a corpus in memory (packed into a store first).
+Status batchify(const Corpus &corpus, int64_t batchSize, bool biData, BatchifiedData &out);
 
 /// Records per row per pass over the data: windows i = 0, reuse_len, ...
 /// with i + seq_len <= rowLen.
@@ -95,6 +117,8 @@ struct SplitAB {
 /// until |A| + |B| <= totLen. False where the official code returns None.
 bool splitAandB(const uint8_t *sentIds, int64_t len, int64_t beginIdx,
                 int64_t totLen, Rng &rng, SplitAB &out);
+bool splitAandB(const RowFlags &sentIds, int64_t len, int64_t beginIdx, int64_t totLen,
+                Rng &rng, SplitAB &out);
 
 /// The official _sample_mask with the n-gram counting fixed (see .cpp):
 /// spans of n whole words, n in 1..maxGram with p(n) ∝ 1/n, one span per

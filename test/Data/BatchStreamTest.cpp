@@ -6,6 +6,8 @@
 #include "runtime/data/SyntheticCorpus.h"
 #include "test/Data/DataTestUtil.h"
 
+#include <fmt/format.h>
+
 #include <gtest/gtest.h>
 
 using namespace xlnetc::rt;
@@ -157,9 +159,10 @@ TEST(BatchStreamTest, RowsStreamConsecutiveText) {
     for (int64_t t = 0; t < 5; ++t)
       for (int64_t r = 0; r < 4; ++r) {
         // Step t's reuse part is the row's window t*reuse_len.
-        const int64_t *row = d.row(r) + t * 16;
-        EXPECT_EQ(rowSlice(bs[t].tensors.at(kRawInput), r, 0, 16),
-                  std::vector<int64_t>(row, row + 16))
+        std::vector<int64_t> window;
+        for (int64_t k = 0; k < 16; ++k)
+          window.push_back(d.row(r)[t * 16 + k]);
+        EXPECT_EQ(rowSlice(bs[t].tensors.at(kRawInput), r, 0, 16), window)
             << "bi=" << bi << " step " << t << " row " << r;
       }
     if (bi) { // Backward rows read the forward rows' text reversed.
@@ -338,3 +341,147 @@ TEST(BatchStreamTest, MemoryCorpusAlignsChunkPairsWithSteps) {
 TEST(BatchStreamTest, MemoryCorpusAlignsWithBiData) { checkMemoryCorpus(true); }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Token stores: the corpus's tokens in pieces (prepared data's shards),
+// packed in 2 or 4 bytes, a piece's flags stored inverted.
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Owned packed pieces of `c`, cut at `cuts`; piece i of width widths[i],
+/// its flags stored inverted when invert[i] (as a shard whose file started
+/// on the other flag).
+std::shared_ptr<const TokenStore> piecesOf(const Corpus &c, const std::vector<size_t> &cuts,
+                                           const std::vector<int> &widths,
+                                           const std::vector<bool> &invert) {
+  auto buffers = std::make_shared<std::vector<std::vector<uint32_t>>>();
+  std::vector<TokenStore::Piece> pieces;
+  size_t from = 0;
+  for (size_t i = 0; i <= cuts.size(); ++i) {
+    const size_t to = i < cuts.size() ? cuts[i] : c.tokens.size();
+    std::vector<uint32_t> &b = buffers->emplace_back();
+    const int w = widths[i];
+    for (size_t k = from; k < to; ++k) {
+      const uint32_t v = packToken(c.tokens[k], uint8_t(c.sentIds[k] ^ invert[i]), w);
+      if (w == 2) { // two 16-bit elements per 32-bit word
+        if ((k - from) % 2 == 0)
+          b.push_back(0);
+        b.back() |= v << (16 * ((k - from) % 2));
+      } else {
+        b.push_back(v);
+      }
+    }
+    pieces.push_back({b.data(), int64_t(to - from), w, bool(invert[i])});
+    from = to;
+  }
+  return std::make_shared<TokenStore>(pieces, buffers);
+}
+
+StreamSource sourceOf(const Corpus &c, std::shared_ptr<const TokenStore> store) {
+  StreamSource s;
+  s.store = std::move(store);
+  s.startPiece = c.startPiece;
+  s.vocabSize = c.vocabSize;
+  s.path = "pieces";
+  s.digest = s.store->digest();
+  return s;
+}
+
+} // namespace
+
+TEST(TokenStoreTest, PiecesReadBackAndDigestAsTheWhole) {
+  Corpus c = randomCorpus(1000, 11);
+  StreamDigest whole;
+  for (size_t k = 0; k < c.tokens.size(); ++k)
+    whole.add(c.tokens[k], c.sentIds[k]);
+  auto store = piecesOf(c, {0, 301, 302, 777}, {4, 2, 4, 2, 4}, {false, true, false, true, true});
+  ASSERT_EQ(store->size(), 1000);
+  for (int64_t k = 0; k < 1000; ++k) {
+    ASSERT_EQ(store->token(k), c.tokens[size_t(k)]) << k;
+    ASSERT_EQ(store->flag(k), c.sentIds[size_t(k)]) << k;
+  }
+  const StreamDigest d = store->digest();
+  EXPECT_EQ(d.count, whole.count);
+  EXPECT_EQ(d.hash, whole.hash);
+  EXPECT_EQ(d.flagPart, whole.flagPart);
+  // One token or one flag changed changes the digest.
+  Corpus e = c;
+  e.sentIds[500] ^= 1;
+  EXPECT_NE(piecesOf(e, {301}, {4, 2}, {false, true})->digest().hash, whole.hash);
+  e = c;
+  e.tokens[999] += 1;
+  EXPECT_NE(TokenStore::fromCorpus(e)->digest().hash, whole.hash);
+}
+
+TEST(TokenStoreTest, BatchesOverPiecesAreTheCorpusBatches) {
+  Corpus c = randomCorpus(4 * 150, 12);
+  for (bool bi : {false, true}) {
+    BatchStream a = makeStream(c, config(bi)), b;
+    Status st = BatchStream::create(
+        sourceOf(c, piecesOf(c, {100, 333}, {2, 4, 2}, {true, false, true})), config(bi), b);
+    ASSERT_TRUE(st) << st.message();
+    EXPECT_EQ(a.fingerprint(), b.fingerprint());
+    EXPECT_EQ(a.stepsPerEpoch(), b.stepsPerEpoch());
+    std::vector<Batch> x = take(a, 12), y = take(b, 12);
+    for (int k = 0; k < 12; ++k)
+      EXPECT_TRUE(sameBatch(x[k], y[k])) << "bi=" << bi << " step " << k;
+    // A position saved over one restores over the other.
+    BatchStream r;
+    ASSERT_TRUE(BatchStream::create(sourceOf(c, TokenStore::fromCorpus(c)), config(bi), r));
+    ASSERT_TRUE(r.restorePosition(a.savePosition()));
+    EXPECT_EQ(r.globalStep(), 12);
+  }
+}
+
+TEST(TokenStoreTest, AnIdOutsideTheVocabularyIsAnErrorWhenItIsRead) {
+  Corpus c = randomCorpus(4 * 150, 13);
+  StreamSource s = sourceOf(c, TokenStore::fromCorpus(c));
+  s.vocabSize = 100; // the "prepared data" holds ids up to 299
+  BatchStream b;
+  ASSERT_TRUE(BatchStream::create(s, config(), b));
+  Batch batch;
+  Status st = b.next(batch);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.message().find("pieces: token id "), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("outside the vocabulary [0, 100)"), std::string::npos)
+      << st.message();
+}
+
+TEST(TokenStoreTest, AVersion1PositionRestoresOverACorpusInMemoryOnly) {
+  // Version 1's fingerprint, as the earlier xlnetc wrote it: FNV-1a over the
+  // settings, the seed, the token count, 2·token + flag per token and the
+  // start pieces.
+  Corpus c = randomCorpus(2000, 14);
+  const PipelineConfig cfg = config();
+  uint64_t h = 0xcbf29ce484222325ull;
+  auto add = [&](uint64_t v) {
+    for (int k = 0; k < 8; ++k) {
+      h ^= (v >> (8 * k)) & 0xff;
+      h *= 0x100000001b3ull;
+    }
+  };
+  for (int64_t v : {cfg.batchSize, cfg.seqLen, cfg.reuseLen, cfg.numPredict, cfg.permSize,
+                    int64_t(cfg.biData), cfg.maskAlpha, cfg.maskBeta, cfg.maxGram})
+    add(uint64_t(v));
+  add(cfg.seed);
+  add(c.tokens.size());
+  for (size_t k = 0; k < c.tokens.size(); ++k)
+    add(uint64_t(c.tokens[k]) * 2 + c.sentIds[k]);
+  add(c.startPiece.size());
+  for (uint8_t s : c.startPiece)
+    add(s);
+  BatchStream s = makeStream(c, cfg);
+  const std::string v1 = fmt::format(
+      "{{\"format\":\"xlnetc-batch-stream\",\"version\":1,\"epoch\":0,\"step\":3,"
+      "\"global_step\":3,\"steps_per_epoch\":{},\"seed\":\"42\",\"fingerprint\":\"{:016x}\"}}",
+      s.stepsPerEpoch(), h);
+  Status st = s.restorePosition(v1);
+  ASSERT_TRUE(st) << st.message();
+  EXPECT_EQ(s.globalStep(), 3);
+  BatchStream p;
+  ASSERT_TRUE(BatchStream::create(sourceOf(c, TokenStore::fromCorpus(c)), cfg, p));
+  st = p.restorePosition(v1);
+  ASSERT_FALSE(st);
+  EXPECT_NE(st.message().find("position version 1"), std::string::npos) << st.message();
+}

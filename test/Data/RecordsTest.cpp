@@ -218,7 +218,7 @@ TEST(RecordsTest, RecordLayout) {
       Record rec;
       Status s = buildRecord(d, row, i, cfg, c.startPiece, rng, rec);
       ASSERT_TRUE(s) << s.message();
-      const int64_t *x = d.row(row);
+      const RowView x = d.row(row);
       // Reuse part: the row's window and its next tokens.
       for (int64_t k = 0; k < R; ++k) {
         EXPECT_EQ(rec.input[k], x[i + k]);

@@ -149,11 +149,12 @@ inline std::string checkStepCount(std::string &text) {
 inline void addTrainOptions(CLI::App *cmd, TrainArgs &train, const std::string &defaultOut) {
   cmd->add_option("--data", train.data,
                        "Corpus: text, one sentence per line, blank line between "
-                       "documents (or a #xlnetc-ids file)")
+                       "documents (or a #xlnetc-ids file), read into memory; or a "
+                       "directory xlnetc prepare-data wrote, memory-mapped")
       ->required();
   cmd->add_option("--tokenizer", train.tokenizer,
                        "SentencePiece model (e.g. the released spiece.model); "
-                       "default: train one on the corpus");
+                       "default: a prepared directory's, else train one on the corpus");
   cmd->add_flag("--keep-accents", train.keepAccents,
                 "Keep accents when tokenizing (the spec's [data] keep_accents; the default "
                 "strips them, as the official code and HuggingFace do)");

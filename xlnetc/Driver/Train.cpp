@@ -13,6 +13,7 @@
 #include "runtime/plan/Plan.h"
 #include "runtime/data/BatchStream.h"
 #include "runtime/data/Corpus.h"
+#include "runtime/data/PreparedData.h"
 #include "runtime/data/Tokenizer.h"
 #include "runtime/dist/GradReducer.h"
 #include "runtime/dist/NcclComm.h"
@@ -99,6 +100,9 @@ const char *signalName(int signal) { return signal == SIGINT ? "SIGINT" : "SIGTE
 bool isStopExit(int rc) { return rc == 128 + SIGINT || rc == 128 + SIGTERM; }
 
 using Clock = std::chrono::steady_clock;
+
+/// A text corpus this large gets a note that prepare-data exists.
+constexpr uintmax_t kPrepareDataHint = uintmax_t(256) << 20;
 
 /// The SentencePiece model of the run: --tokenizer, else the one this run
 /// directory already has, else one trained on the corpus (text corpora).
@@ -260,6 +264,16 @@ public:
   int openRunDirectory();
   /// 4. Tokenizer, corpus and the batch stream.
   int openData();
+  /// 4a. The tokenizer (rank 0 prepares it, the others load it) and the
+  /// run's spec.toml; `fallback`: the model to use when neither
+  /// --tokenizer nor the run directory names one (a prepared directory's).
+  int openTokenizer(const std::string &fallback);
+  /// 4b. A text or ids corpus, read into memory.
+  int readCorpusIntoMemory();
+  /// 4c. A prepared directory (xlnetc prepare-data), memory-mapped.
+  int mapPreparedData();
+  /// The pipeline's settings of the global batch.
+  void setPipeline();
   /// 5. The state: fresh or from the checkpoint; the ranks agree.
   int loadState();
   /// 6. The metrics log (and the resume's overrides recorded).
@@ -514,29 +528,37 @@ int RankRun::openRunDirectory() {
 
 int RankRun::openData() {
   if (args.data.empty())
-    return fail("no corpus: pass --data FILE");
-  if (rt::Status st = rt::checkInputFile(args.data); !st)
-    return fail(fmt::format("corpus {}", st.message()));
-  std::error_code ec;
-  if (fs::file_size(args.data, ec) == 0)
-    return fail(fmt::format("corpus {} is empty", args.data));
-  rt::data::CorpusOptions corpusOptions;
-  corpusOptions.keepAccents = spec.keepAccents;
-  // The corpus is read whole: it is counted against what the memory check
-  // leaves after the step. Every rank on a node holds a corpus in the
-  // node's RAM, on a GPU too.
-  MemoryCheckArgs corpusCheck = memoryCheck;
-  if (parallel)
-    corpusCheck.sharers = rt::dist::launcherLocalSize();
-  std::string error;
-  if (!pipelineMemoryBudget(plan, executor, /*keepsCopy=*/true, corpusCheck,
-                            corpusOptions.maxBytes, corpusOptions.maxBytesWhat, error))
-    return fail(error);
+    return fail("no corpus: pass --data FILE (a text or ids corpus) or DIR (xlnetc "
+                "prepare-data's)");
+  setPipeline();
+  if (rt::data::isPreparedDataDir(args.data))
+    return mapPreparedData();
+  return readCorpusIntoMemory();
+}
+
+void RankRun::setPipeline() {
+  pipe.batchSize = globalShape.batch; // every rank draws the global batch
+  pipe.seqLen = shape.seqLen;
+  pipe.reuseLen = shape.reuseLen;
+  pipe.numPredict = shape.numPredict;
+  pipe.permSize = spec.permSize > 0 ? spec.permSize : shape.reuseLen;
+  pipe.biData = spec.biData;
+  pipe.maskAlpha = int64_t(spec.maskAlpha);
+  pipe.maskBeta = int64_t(spec.maskBeta);
+  pipe.seed = uint64_t(spec.seed);
+}
+
+int RankRun::openTokenizer(const std::string &fallback) {
   // Rank 0 alone prepares (maybe trains) the tokenizer; the others load
   // what it kept once it has.
-  if (lead)
-    if (rt::Status st = prepareTokenizer(args, outDir, spec, tokenizer); !st)
+  if (lead) {
+    TrainArgs chosen = args;
+    if (chosen.tokenizer.empty() && !fallback.empty() &&
+        (!args.resume || !fs::exists(fs::path(outDir) / "spiece.model")))
+      chosen.tokenizer = fallback;
+    if (rt::Status st = prepareTokenizer(chosen, outDir, spec, tokenizer); !st)
       return fail(st.message());
+  }
   if (severalRanks) {
     int ready = 1;
     if (rt::Status st = world.broadcast(&ready, sizeof ready, 0); !st)
@@ -558,6 +580,36 @@ int RankRun::openData() {
                         args.spec));
         !st)
       return fail(st.message());
+  return 0;
+}
+
+int RankRun::readCorpusIntoMemory() {
+  if (rt::Status st = rt::checkInputFile(args.data); !st)
+    return fail(fmt::format("corpus {}", st.message()));
+  std::error_code ec;
+  const uintmax_t bytes = fs::file_size(args.data, ec);
+  if (bytes == 0)
+    return fail(fmt::format("corpus {} is empty", args.data));
+  if (lead && bytes >= kPrepareDataHint)
+    std::cout << fmt::format(
+        "note: {} ({:.0f} MiB) is tokenized into memory at every start, on every rank; "
+        "xlnetc prepare-data tokenizes it once, and train --data DIR memory-maps the result "
+        "(docs/DataPipeline.md \"Prepared data\")\n",
+        args.data, double(bytes) / (1 << 20));
+  rt::data::CorpusOptions corpusOptions;
+  corpusOptions.keepAccents = spec.keepAccents;
+  // The corpus is read whole: it is counted against what the memory check
+  // leaves after the step. Every rank on a node holds a corpus in the
+  // node's RAM, on a GPU too.
+  MemoryCheckArgs corpusCheck = memoryCheck;
+  if (parallel)
+    corpusCheck.sharers = rt::dist::launcherLocalSize();
+  std::string error;
+  if (!pipelineMemoryBudget(plan, executor, /*keepsCopy=*/true, corpusCheck,
+                            corpusOptions.maxBytes, corpusOptions.maxBytesWhat, error))
+    return fail(error);
+  if (int rc = openTokenizer(""); rc != 0)
+    return rc;
   rt::data::Corpus corpus;
   if (rt::Status st = rt::data::readCorpus(args.data, tokenizer.get(), spec.nToken,
                                            corpusOptions, corpus);
@@ -565,19 +617,50 @@ int RankRun::openData() {
     return fail(st.message());
   corpusTokens = corpus.tokens.size();
   corpusDocs = corpus.numDocuments;
-  pipe.batchSize = globalShape.batch; // every rank draws the global batch
-  pipe.seqLen = shape.seqLen;
-  pipe.reuseLen = shape.reuseLen;
-  pipe.numPredict = shape.numPredict;
-  pipe.permSize = spec.permSize > 0 ? spec.permSize : shape.reuseLen;
-  pipe.biData = spec.biData;
-  pipe.maskAlpha = int64_t(spec.maskAlpha);
-  pipe.maskBeta = int64_t(spec.maskBeta);
-  pipe.seed = uint64_t(spec.seed);
   if (rt::Status st = rt::data::BatchStream::create(std::move(corpus), pipe, stream); !st)
     return fail(st.message().rfind(args.data + ":", 0) == 0 // it names the corpus
                     ? st.message()
                     : args.data + ": " + st.message());
+  return 0;
+}
+
+int RankRun::mapPreparedData() {
+  rt::data::PreparedData prepared;
+  if (rt::Status st = rt::data::openPreparedData(args.data, prepared); !st)
+    return fail(st.message());
+  // The text rules it was made with must be this run's.
+  if (prepared.corpus.keepAccents != spec.keepAccents || !prepared.corpus.useEod ||
+      prepared.corpus.uncased)
+    return fail(fmt::format(
+        "{} was prepared with keep_accents = {} and use_eod = {}; this run reads text with "
+        "keep_accents = {} and use_eod = true: prepare it again with {}",
+        args.data, prepared.corpus.keepAccents, prepared.corpus.useEod, spec.keepAccents,
+        spec.keepAccents ? "--keep-accents" : "neither --keep-accents nor --no-eod"));
+  // The tokenizer openTokenizer will take, checked before anything is
+  // written: --tokenizer, the run's own on a resume, else the directory's.
+  const std::string own = (fs::path(args.data) / rt::data::kPreparedTokenizer).string();
+  const fs::path kept = fs::path(outDir) / "spiece.model";
+  const std::string chosen = !args.tokenizer.empty()                ? args.tokenizer
+                             : args.resume && fs::exists(kept) ? kept.string()
+                                                                    : own;
+  std::string sha;
+  if (rt::Status st = rt::data::fileSha256(chosen, sha); !st)
+    return fail(st.message());
+  if (sha != prepared.tokenizerSha256)
+    return fail(fmt::format(
+        "{} is not the tokenizer {} was prepared with (their SHA-256 differ): its ids would "
+        "mean other pieces; use {} (the default without --tokenizer), or prepare the data "
+        "again with this tokenizer",
+        chosen, args.data, own));
+  if (int rc = openTokenizer(own); rc != 0)
+    return rc;
+  rt::data::StreamSource source = std::move(prepared.source);
+  source.startPiece = tokenizer->startPieceTable();
+  corpusTokens = size_t(prepared.counts.tokens);
+  corpusDocs = prepared.counts.documents;
+  if (rt::Status st = rt::data::BatchStream::create(std::move(source), pipe, stream); !st)
+    return fail(st.message().rfind(args.data + ":", 0) == 0 ? st.message()
+                                                            : args.data + ": " + st.message());
   return 0;
 }
 
