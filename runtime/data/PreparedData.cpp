@@ -306,6 +306,23 @@ struct UnitJob {
   int64_t vocabSize;
 };
 
+/// The index of a shard: its header, then where each line and each
+/// document starts.
+Status writeIndex(ShardWriter &file, const std::vector<uint64_t> &lineStarts,
+                  const std::vector<uint64_t> &documentStarts) {
+  XLNETC_RETURN_IF_ERROR(file.open());
+  std::string header(kIndexHeaderBytes, '\0');
+  std::memcpy(header.data(), kIndexMagic, sizeof kIndexMagic);
+  const uint32_t version = kShardVersion;
+  const uint64_t nLines = lineStarts.size(), nDocs = documentStarts.size();
+  std::memcpy(header.data() + 16, &version, 4);
+  std::memcpy(header.data() + 24, &nLines, 8);
+  std::memcpy(header.data() + 32, &nDocs, 8);
+  XLNETC_RETURN_IF_ERROR(file.write(header.data(), header.size()));
+  XLNETC_RETURN_IF_ERROR(file.write(lineStarts.data(), lineStarts.size() * 8));
+  return file.write(documentStarts.data(), documentStarts.size() * 8);
+}
+
 /// Runs the _create_data loop over unit `index` and writes its shard and
 /// its JSON. `tokensDone` grows as it goes (progress).
 Status runUnit(const UnitJob &job, size_t index, const Unit &unit, const InputFileInfo &file,
@@ -383,17 +400,7 @@ Status runUnit(const UnitJob &job, size_t index, const Unit &unit, const InputFi
   // The index, then both files in place, then the unit's JSON: a unit
   // whose JSON is there is done.
   ShardWriter indexFile(job.dirFd, job.dir, "." + name + ".idx.partial");
-  XLNETC_RETURN_IF_ERROR(indexFile.open());
-  std::string ih(kIndexHeaderBytes, '\0');
-  std::memcpy(ih.data(), kIndexMagic, sizeof kIndexMagic);
-  const uint32_t version = kShardVersion;
-  const uint64_t nLines = lineStarts.size(), nDocs = documentStarts.size();
-  std::memcpy(ih.data() + 16, &version, 4);
-  std::memcpy(ih.data() + 24, &nLines, 8);
-  std::memcpy(ih.data() + 32, &nDocs, 8);
-  XLNETC_RETURN_IF_ERROR(indexFile.write(ih.data(), ih.size()));
-  XLNETC_RETURN_IF_ERROR(indexFile.write(lineStarts.data(), lineStarts.size() * 8));
-  XLNETC_RETURN_IF_ERROR(indexFile.write(documentStarts.data(), documentStarts.size() * 8));
+  XLNETC_RETURN_IF_ERROR(writeIndex(indexFile, lineStarts, documentStarts));
   r.tokensSha = tokens.sha256();
   r.indexSha = indexFile.sha256();
   r.tokensBytes = int64_t(tokens.bytes());
@@ -629,11 +636,43 @@ Status fileSha256(const std::string &path, std::string &hex) {
   return Status::ok();
 }
 
-Status prepareData(const PrepareOptions &o, PreparedCounts &counts) {
-  // 1. The inputs and their units.
+namespace {
+
+/// One run of prepareData, phase by phase.
+class Preparation {
+public:
+  explicit Preparation(const PrepareOptions &o) : o(o) {}
+
+  /// 1. The inputs and their units.
+  Status planInputs();
+  /// 2. The directory, the tokenizer, the plan (or the earlier run's).
+  /// `finished`: the directory already holds these inputs prepared.
+  Status openDirectory(bool &finished, PreparedCounts &counts);
+  /// 3. The units an earlier run finished; the rest to do.
+  void findUnitsDone();
+  /// 4. The units to do, on every core, with progress.
+  Status runUnits();
+  /// 5. The manifest, last; the plan and the units' files go.
+  Status writeManifest(PreparedCounts &counts);
+
+private:
+  const PrepareOptions &o;
+  std::vector<InputFileInfo> files;
+  std::vector<Unit> units;
+  DirFile dir;
+  bool hasPlan = false;
+  Tokenizer tokenizer;
+  int64_t vocab = 0;
+  int width = 0;
+  json plan;
+  std::vector<UnitResult> results;
+  std::vector<size_t> todo;
+  int64_t bytesResumed = 0;
+};
+
+Status Preparation::planInputs() {
   std::vector<std::string> paths;
   XLNETC_RETURN_IF_ERROR(expandInputs(o.inputs, paths));
-  std::vector<InputFileInfo> files;
   for (const std::string &p : paths) {
     std::unique_ptr<TextInput> in;
     XLNETC_RETURN_IF_ERROR(TextInput::open(p, in));
@@ -646,26 +685,23 @@ Status prepareData(const PrepareOptions &o, PreparedCounts &counts) {
   }
   if (o.unitBytes < 1)
     return Status::error("the unit size must be positive");
-  std::vector<Unit> units;
   for (size_t i = 0; i < files.size(); ++i)
     XLNETC_RETURN_IF_ERROR(planUnits(files[i], i, o.unitBytes, units));
+  return Status::ok();
+}
 
-  // 2. The directory, the tokenizer, the plan (or the earlier run's).
-  int dirFd = -1;
-  bool hasPlan = false, hasManifest = false;
-  XLNETC_RETURN_IF_ERROR(openOutputDir(o.outDir, dirFd, hasPlan, hasManifest));
-  DirFile dirGuard;
-  dirGuard.fd = dirFd;
+Status Preparation::openDirectory(bool &finished, PreparedCounts &counts) {
+  finished = false;
+  bool hasManifest = false;
+  XLNETC_RETURN_IF_ERROR(openOutputDir(o.outDir, dir.fd, hasPlan, hasManifest));
   std::string model;
   bool copyModel = false;
-  XLNETC_RETURN_IF_ERROR(chooseTokenizer(o, dirFd, files, model, copyModel));
-  const std::string tokenizerSha = Sha256::hexHash(model);
-  Tokenizer tokenizer;
+  XLNETC_RETURN_IF_ERROR(chooseTokenizer(o, dir.fd, files, model, copyModel));
   XLNETC_RETURN_IF_ERROR(Tokenizer::load(
       copyModel ? o.tokenizer : (fs::path(o.outDir) / kPreparedTokenizer).string(), tokenizer));
-  const int64_t vocab = tokenizer.vocabSize();
-  const int width = tokenWidthFor(vocab);
-  const json plan = planJson(files, units, o, tokenizerSha, vocab, width);
+  vocab = tokenizer.vocabSize();
+  width = tokenWidthFor(vocab);
+  plan = planJson(files, units, o, Sha256::hexHash(model), vocab, width);
   // A finished preparation of the same inputs is left as it is; anything
   // else there is not overwritten.
   for (const char *kept : {kPreparedManifest, kPreparedPlan}) {
@@ -690,26 +726,29 @@ Status prepareData(const PrepareOptions &o, PreparedCounts &counts) {
       if (o.note)
         o.note(fmt::format("{} already holds these inputs prepared: nothing to do", o.outDir));
       counts = done.counts;
+      finished = true;
       return Status::ok();
     }
   }
   if (copyModel)
-    XLNETC_RETURN_IF_ERROR(writeSmallFile(dirFd, o.outDir, kPreparedTokenizer, model));
+    XLNETC_RETURN_IF_ERROR(writeSmallFile(dir.fd, o.outDir, kPreparedTokenizer, model));
   if (!hasPlan)
-    XLNETC_RETURN_IF_ERROR(writeSmallFile(dirFd, o.outDir, kPreparedPlan, plan.dump(1)));
+    XLNETC_RETURN_IF_ERROR(writeSmallFile(dir.fd, o.outDir, kPreparedPlan, plan.dump(1)));
+  return Status::ok();
+}
 
-  // 3. The units not yet done, on every core.
-  std::vector<UnitResult> results(units.size());
-  std::vector<size_t> todo;
-  int64_t bytesResumed = 0;
+void Preparation::findUnitsDone() {
+  results.assign(units.size(), UnitResult());
   for (size_t u = 0; u < units.size(); ++u) {
     std::string text;
     const std::string name = shardName(u);
-    if (existsIn(dirFd, name + ".json") && readSmallFile(o.outDir, name + ".json", text) &&
+    // Done: its JSON read back, its two files there at the sizes it says
+    // (a damaged one is redone).
+    if (existsIn(dir.fd, name + ".json") && readSmallFile(o.outDir, name + ".json", text) &&
         parseUnitJson(json::parse(text, nullptr, false), results[u])) {
       struct stat t, x;
-      if (::fstatat(dirFd, (name + ".tok").c_str(), &t, AT_SYMLINK_NOFOLLOW) == 0 &&
-          ::fstatat(dirFd, (name + ".idx").c_str(), &x, AT_SYMLINK_NOFOLLOW) == 0 &&
+      if (::fstatat(dir.fd, (name + ".tok").c_str(), &t, AT_SYMLINK_NOFOLLOW) == 0 &&
+          ::fstatat(dir.fd, (name + ".idx").c_str(), &x, AT_SYMLINK_NOFOLLOW) == 0 &&
           S_ISREG(t.st_mode) && S_ISREG(x.st_mode) && t.st_size == results[u].tokensBytes &&
           x.st_size == results[u].indexBytes) {
         bytesResumed += units[u].end - units[u].begin;
@@ -722,35 +761,36 @@ Status prepareData(const PrepareOptions &o, PreparedCounts &counts) {
   if (hasPlan && o.note)
     o.note(fmt::format("resuming: {} of {} units done before", units.size() - todo.size(),
                        units.size()));
+}
+
+Status Preparation::runUnits() {
   const int threads = std::max(
       1, std::min(int(todo.size()),
                   o.threads > 0 ? o.threads : int(std::thread::hardware_concurrency())));
-  UnitJob job{dirFd, o.outDir, &tokenizer, o.corpus, width, vocab};
+  const UnitJob job{dir.fd, o.outDir, &tokenizer, o.corpus, width, vocab};
   std::atomic<size_t> next{0};
   std::atomic<int64_t> tokensDone{0}, bytesDone{bytesResumed}, unitsDone{0};
   std::atomic<bool> stop{false};
   std::mutex errorMutex;
   Status firstError = Status::ok();
+  auto failWith = [&](Status st) {
+    std::lock_guard<std::mutex> lock(errorMutex);
+    if (firstError && st.message() != "stopped")
+      firstError = std::move(st);
+    stop = true;
+  };
   auto worker = [&] {
     for (size_t k; (k = next.fetch_add(1)) < todo.size() && !stop.load();) {
       const size_t u = todo[k];
-      Status st = runUnit(job, u, units[u], files[units[u].input], tokensDone, stop, results[u]);
-      if (!st) {
-        std::lock_guard<std::mutex> lock(errorMutex);
-        if (firstError && st.message() != "stopped")
-          firstError = st;
-        stop = true;
-        return;
-      }
+      if (Status st = runUnit(job, u, units[u], files[units[u].input], tokensDone, stop,
+                              results[u]);
+          !st)
+        return failWith(st);
       bytesDone += units[u].end - units[u].begin;
-      if (++unitsDone == o.stopAfterUnits) {
-        std::lock_guard<std::mutex> lock(errorMutex);
-        firstError = Status::error(fmt::format(
+      if (++unitsDone == o.stopAfterUnits)
+        return failWith(Status::error(fmt::format(
             "{}: interrupted after {} units (XLNETC_FAULT_PREPARE_UNITS, a test hook)",
-            o.outDir, o.stopAfterUnits));
-        stop = true;
-        return;
-      }
+            o.outDir, o.stopAfterUnits)));
     }
   };
   const auto start = std::chrono::steady_clock::now();
@@ -764,9 +804,9 @@ Status prepareData(const PrepareOptions &o, PreparedCounts &counts) {
     p.bytesDone = bytesDone;
     p.bytesTotal = totalBytes;
     p.tokens = tokensDone;
-    p.unitsDone = int64_t(units.size() - todo.size()) + unitsDone;
-    p.unitsTotal = int64_t(units.size());
     p.unitsResumed = int64_t(units.size() - todo.size());
+    p.unitsDone = p.unitsResumed + unitsDone;
+    p.unitsTotal = int64_t(units.size());
     p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     o.progress(p);
   };
@@ -783,20 +823,35 @@ Status prepareData(const PrepareOptions &o, PreparedCounts &counts) {
   for (std::thread &t : pool)
     t.join();
   report();
-  XLNETC_RETURN_IF_ERROR(firstError);
+  return firstError;
+}
 
-  // 4. The manifest, last; the plan and the units' files go.
+Status Preparation::writeManifest(PreparedCounts &counts) {
   StreamDigest digest;
   const json manifest = manifestJson(plan, files, units, results, counts, digest);
   counts.tokenBytes = width;
   counts.vocabSize = vocab;
   if (counts.tokens == 0)
     return Status::error(fmt::format("{}: the inputs have no tokens", o.outDir));
-  XLNETC_RETURN_IF_ERROR(writeSmallFile(dirFd, o.outDir, kPreparedManifest, manifest.dump(1)));
+  XLNETC_RETURN_IF_ERROR(writeSmallFile(dir.fd, o.outDir, kPreparedManifest, manifest.dump(1)));
   for (size_t u = 0; u < units.size(); ++u)
-    ::unlinkat(dirFd, (shardName(u) + ".json").c_str(), 0);
-  ::unlinkat(dirFd, kPreparedPlan, 0);
+    ::unlinkat(dir.fd, (shardName(u) + ".json").c_str(), 0);
+  ::unlinkat(dir.fd, kPreparedPlan, 0);
   return Status::ok();
+}
+
+} // namespace
+
+Status prepareData(const PrepareOptions &o, PreparedCounts &counts) {
+  Preparation p(o);
+  XLNETC_RETURN_IF_ERROR(p.planInputs());
+  bool finished = false;
+  XLNETC_RETURN_IF_ERROR(p.openDirectory(finished, counts));
+  if (finished)
+    return Status::ok();
+  p.findUnitsDone();
+  XLNETC_RETURN_IF_ERROR(p.runUnits());
+  return p.writeManifest(counts);
 }
 
 namespace {
