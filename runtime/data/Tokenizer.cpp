@@ -204,6 +204,20 @@ Status Tokenizer::encode(std::string_view line, std::vector<int64_t> &ids,
   std::string text = preprocessText(line, uncased, keepAccents);
   if (text.empty())
     return Status::ok();
+  // Without a digit followed by a comma no piece needs encode_pieces' fix,
+  // and the ids come straight from SentencePiece (no piece strings made:
+  // most of the time of a corpus's encoding went to those).
+  bool digitComma = false;
+  for (size_t k = 1; k < text.size() && !digitComma; ++k)
+    digitComma = text[k] == ',' && text[k - 1] >= '0' && text[k - 1] <= '9';
+  if (!digitComma) {
+    std::vector<int> direct;
+    sentencepiece::util::Status s = sp_->Encode(text, &direct);
+    if (!s.ok())
+      return Status::error(fmt::format("{}: encoding failed: {}", path_, s.ToString()));
+    ids.insert(ids.end(), direct.begin(), direct.end());
+    return Status::ok();
+  }
   std::vector<std::string> pieces;
   sentencepiece::util::Status s = sp_->Encode(text, &pieces);
   if (!s.ok())
