@@ -14,15 +14,21 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <mutex>
 #include <thread>
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 namespace xlnetc::rt::data {
+
+// The shards are the host's bytes: little-endian, as the format says.
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "prepared data is little-endian; this host is not");
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
@@ -181,6 +187,12 @@ struct UnitResult {
 };
 
 std::string hex64(uint64_t v) { return fmt::format("{:016x}", v); }
+
+/// JSON text that never throws: bytes that are not UTF-8 (a file name can
+/// hold any) are written as U+FFFD.
+std::string dumpJson(const json &j, int indent = 1) {
+  return j.dump(indent, ' ', false, json::error_handler_t::replace);
+}
 uint64_t parseHex64(const std::string &s) { return std::stoull(s, nullptr, 16); }
 
 json unitJson(size_t index, const Unit &u, const UnitResult &r) {
@@ -407,7 +419,7 @@ Status runUnit(const UnitJob &job, size_t index, const Unit &unit, const InputFi
   r.indexBytes = int64_t(indexFile.bytes());
   XLNETC_RETURN_IF_ERROR(tokens.finish(name + ".tok"));
   XLNETC_RETURN_IF_ERROR(indexFile.finish(name + ".idx"));
-  return writeSmallFile(job.dirFd, job.dir, name + ".json", unitJson(index, unit, r).dump(1));
+  return writeSmallFile(job.dirFd, job.dir, name + ".json", dumpJson(unitJson(index, unit, r)));
 }
 
 //===----------------------------------------------------------------------===//
@@ -427,14 +439,36 @@ Status openOutputDir(const std::string &dir, int &fd, bool &hasPlan, bool &hasMa
         errno == ELOOP || errno == ENOTDIR
             ? "not a directory (or a symbolic link: prepare-data does not write through one)"
             : errnoText()));
+  // One preparation at a time writes here (the lock goes with the
+  // descriptor).
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0)
+    return Status::error(fmt::format("{}: another prepare-data is writing there (it holds "
+                                     "the directory's lock)",
+                                     dir));
   hasPlan = existsIn(fd, kPreparedPlan);
   hasManifest = existsIn(fd, kPreparedManifest);
+  // Ours: a plan or manifest of this format; or only what a preparation
+  // leaves before it writes its plan (the tokenizer, its sample, partials).
+  for (const char *name : {kPreparedPlan, kPreparedManifest}) {
+    std::string text;
+    if (!existsIn(fd, name))
+      continue;
+    const json j = readSmallFile(dir, name, text) ? json::parse(text, nullptr, false) : json();
+    if (!j.is_object() || !j.contains("format") || j["format"] != kPreparedFormat)
+      return Status::error(fmt::format(
+          "{}/{}: not one prepare-data wrote: not writing in {}", dir, name, dir));
+  }
   if (hasPlan || hasManifest)
     return Status::ok();
-  for (const auto &entry : fs::directory_iterator(dir, ec))
+  for (const auto &entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name == kPreparedTokenizer || name == ".sample.txt" || name == ".spiece-train" ||
+        (name[0] == '.' && name.size() > 8 && name.compare(name.size() - 8, 8, ".partial") == 0))
+      continue;
     return Status::error(fmt::format(
         "{}: not empty and not a prepared-data directory ({} is in it): not writing there",
-        dir, entry.path().filename().string()));
+        dir, name));
+  }
   return Status::ok();
 }
 
@@ -456,16 +490,29 @@ Status chooseTokenizer(const PrepareOptions &o, int dirFd, const std::vector<Inp
     ShardWriter w(dirFd, o.outDir, ".sample.txt.partial");
     XLNETC_RETURN_IF_ERROR(w.open());
     int64_t left = o.sampleBytes;
-    std::string line;
+    // Lines past this are skipped: SentencePiece's trainer skips any line
+    // over 4192 bytes, and memory stays bounded.
+    std::vector<char> line(size_t(1) << 16);
     for (const InputFileInfo &f : files) {
       std::unique_ptr<TextInput> in;
       XLNETC_RETURN_IF_ERROR(TextInput::open(f.path, in));
       TextInputBuf buf(*in);
       std::istream s(&buf);
-      while (left > 0 && std::getline(s, line)) {
-        line += '\n';
-        XLNETC_RETURN_IF_ERROR(w.write(line.data(), line.size()));
-        left -= int64_t(line.size());
+      while (left > 0 && s.getline(line.data(), std::streamsize(line.size()))) {
+        const size_t n = size_t(s.gcount() > 0 ? s.gcount() - 1 : 0); // less the newline
+        line[n] = '\n';
+        XLNETC_RETURN_IF_ERROR(w.write(line.data(), n + 1));
+        left -= int64_t(n + 1);
+      }
+      if (s.fail() && !s.eof()) { // a longer line: skipped, the rest of the file sampled
+        s.clear();
+        s.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+        while (left > 0 && s.getline(line.data(), std::streamsize(line.size()))) {
+          const size_t n = size_t(s.gcount() > 0 ? s.gcount() - 1 : 0);
+          line[n] = '\n';
+          XLNETC_RETURN_IF_ERROR(w.write(line.data(), n + 1));
+          left -= int64_t(n + 1);
+        }
       }
       XLNETC_RETURN_IF_ERROR(buf.status());
       if (left <= 0)
@@ -533,8 +580,8 @@ std::string planDifference(const json &old, const json &now) {
     return fmt::format("it holds {} input files, not {}", a.size(), b.size());
   }
   if (field(old, "options") != field(now, "options"))
-    return fmt::format("it was made with options {}, not {}", field(old, "options").dump(),
-                       field(now, "options").dump());
+    return fmt::format("it was made with options {}, not {}", dumpJson(field(old, "options"), -1),
+                       dumpJson(field(now, "options"), -1));
   if (field(old, "tokenizer") != field(now, "tokenizer"))
     return "it was made with another tokenizer";
   if (field(old, "units") != field(now, "units"))
@@ -673,6 +720,21 @@ private:
 Status Preparation::planInputs() {
   std::vector<std::string> paths;
   XLNETC_RETURN_IF_ERROR(expandInputs(o.inputs, paths));
+  // The output directory inside an input directory: its files are no
+  // inputs (a rerun would find the shards of the first).
+  std::error_code ec;
+  const fs::path out = fs::weakly_canonical(o.outDir, ec);
+  std::vector<std::string> kept;
+  for (const std::string &p : paths) {
+    const fs::path in = fs::weakly_canonical(p, ec);
+    const auto [o_end, i_end] = std::mismatch(out.begin(), out.end(), in.begin(), in.end());
+    if (!out.empty() && o_end == out.end())
+      continue;
+    kept.push_back(p);
+  }
+  if (kept.empty())
+    return Status::error(fmt::format("no input files outside {}", o.outDir));
+  paths = std::move(kept);
   for (const std::string &p : paths) {
     std::unique_ptr<TextInput> in;
     XLNETC_RETURN_IF_ERROR(TextInput::open(p, in));
@@ -713,7 +775,12 @@ Status Preparation::openDirectory(bool &finished, PreparedCounts &counts) {
     json now = plan;
     if (kept == kPreparedManifest && old.is_object())
       now.erase("units"), old.erase("shards");
-    const std::string why = planDifference(old, now);
+    std::string why;
+    try {
+      why = planDifference(old, now);
+    } catch (const std::exception &) {
+      why = fmt::format("its {} is damaged", kept);
+    }
     if (!why.empty())
       return Status::error(fmt::format(
           "{}: holds {} that differs from this one: {}; prepare into another --out (or "
@@ -733,7 +800,7 @@ Status Preparation::openDirectory(bool &finished, PreparedCounts &counts) {
   if (copyModel)
     XLNETC_RETURN_IF_ERROR(writeSmallFile(dir.fd, o.outDir, kPreparedTokenizer, model));
   if (!hasPlan)
-    XLNETC_RETURN_IF_ERROR(writeSmallFile(dir.fd, o.outDir, kPreparedPlan, plan.dump(1)));
+    XLNETC_RETURN_IF_ERROR(writeSmallFile(dir.fd, o.outDir, kPreparedPlan, dumpJson(plan)));
   return Status::ok();
 }
 
@@ -779,7 +846,7 @@ Status Preparation::runUnits() {
       firstError = std::move(st);
     stop = true;
   };
-  auto worker = [&] {
+  auto work = [&] {
     for (size_t k; (k = next.fetch_add(1)) < todo.size() && !stop.load();) {
       const size_t u = todo[k];
       if (Status st = runUnit(job, u, units[u], files[units[u].input], tokensDone, stop,
@@ -793,6 +860,15 @@ Status Preparation::runUnits() {
             o.outDir, o.stopAfterUnits)));
     }
   };
+  // Nothing thrown in a worker (out of memory, a library) escapes its
+  // thread: it is the preparation's error.
+  auto worker = [&] {
+    try {
+      work();
+    } catch (const std::exception &e) {
+      failWith(Status::error(fmt::format("{}: {}", o.outDir, e.what())));
+    }
+  };
   const auto start = std::chrono::steady_clock::now();
   int64_t totalBytes = 0;
   for (const InputFileInfo &f : files)
@@ -802,6 +878,7 @@ Status Preparation::runUnits() {
       return;
     PrepareProgress p;
     p.bytesDone = bytesDone;
+    p.bytesResumed = bytesResumed;
     p.bytesTotal = totalBytes;
     p.tokens = tokensDone;
     p.unitsResumed = int64_t(units.size() - todo.size());
@@ -811,8 +888,12 @@ Status Preparation::runUnits() {
     o.progress(p);
   };
   std::vector<std::thread> pool;
-  for (int t = 0; t < threads && !todo.empty(); ++t)
-    pool.emplace_back(worker);
+  try {
+    for (int t = 0; t < threads && !todo.empty(); ++t)
+      pool.emplace_back(worker);
+  } catch (const std::exception &e) { // no thread: the ones started finish
+    failWith(Status::error(fmt::format("cannot start a worker thread: {}", e.what())));
+  }
   for (auto last = start; unitsDone.load() < int64_t(todo.size()) && !stop.load();) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
     if (std::chrono::steady_clock::now() - last >= std::chrono::seconds(1)) {
@@ -833,7 +914,8 @@ Status Preparation::writeManifest(PreparedCounts &counts) {
   counts.vocabSize = vocab;
   if (counts.tokens == 0)
     return Status::error(fmt::format("{}: the inputs have no tokens", o.outDir));
-  XLNETC_RETURN_IF_ERROR(writeSmallFile(dir.fd, o.outDir, kPreparedManifest, manifest.dump(1)));
+  XLNETC_RETURN_IF_ERROR(writeSmallFile(dir.fd, o.outDir, kPreparedManifest, dumpJson(manifest)));
+  ::fsync(dir.fd); // the renames of the shards and the manifest
   for (size_t u = 0; u < units.size(); ++u)
     ::unlinkat(dir.fd, (shardName(u) + ".json").c_str(), 0);
   ::unlinkat(dir.fd, kPreparedPlan, 0);
@@ -875,7 +957,9 @@ Status mapShard(int dirFd, const std::string &dir, const std::string &name, int6
                 int width, std::unique_ptr<Mapping> &out) {
   const std::string path = dir + "/" + name;
   if (!isPlainName(name))
-    return Status::error(fmt::format("{}/{}: not a plain file name", dir, kPreparedManifest));
+    return Status::error(fmt::format("{}/{}: its shard \"{}\" is not a plain file name in the "
+                                     "directory",
+                                     dir, kPreparedManifest, name));
   DirFile f;
   f.fd = ::openat(dirFd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (f.fd < 0)
@@ -886,12 +970,19 @@ Status mapShard(int dirFd, const std::string &dir, const std::string &name, int6
   struct stat st;
   if (::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode))
     return Status::error(fmt::format("{}: not a regular file", path));
+  // Compared without overflow: a count past what the file can hold is
+  // caught before it is multiplied.
+  const int64_t room = (int64_t(st.st_size) - int64_t(kHeaderBytes)) / width;
+  if (count > room)
+    return Status::error(fmt::format("{}: {} bytes, too few for the manifest's {} tokens of {} "
+                                     "bytes: the shard is truncated",
+                                     path, int64_t(st.st_size), count, width));
   const int64_t want = int64_t(kHeaderBytes) + count * width;
   if (st.st_size != want)
     return Status::error(fmt::format(
-        "{}: {} bytes, the manifest's {} tokens of {} bytes take {}: the shard is {}", path,
-        int64_t(st.st_size), count, width, want,
-        st.st_size < want ? "truncated" : "longer than recorded"));
+        "{}: {} bytes, the manifest's {} tokens of {} bytes take {}: the shard is longer than "
+        "recorded",
+        path, int64_t(st.st_size), count, width, want));
   char header[kHeaderBytes];
   if (::pread(f.fd, header, kHeaderBytes, 0) != ssize_t(kHeaderBytes) ||
       std::memcmp(header, tokensHeader(width).data(), kHeaderBytes) != 0)
@@ -915,12 +1006,12 @@ Status openPreparedData(const std::string &dir, PreparedData &out) {
                              .withPrefix(fmt::format("{}: not prepared data: ", dir)));
   const std::string where = dir + "/" + kPreparedManifest;
   const json m = json::parse(text, nullptr, false);
-  if (!m.is_object() || m.value("format", "") != kPreparedFormat)
+  if (!m.is_object() || !m.contains("format") || m["format"] != kPreparedFormat)
     return Status::error(fmt::format("{}: not a prepared-data manifest (format '{}')", where,
                                      kPreparedFormat));
-  if (m.value("version", 0) != kPreparedVersion)
+  if (!m.contains("version") || m["version"] != kPreparedVersion)
     return Status::error(fmt::format("{}: version {} (this xlnetc reads {})", where,
-                                     m.value("version", json()).dump(), kPreparedVersion));
+                                     dumpJson(m.value("version", json()), -1), kPreparedVersion));
   PreparedData p;
   p.dir = dir;
   std::vector<TokenStore::Piece> pieces;
@@ -983,25 +1074,67 @@ Status openPreparedData(const std::string &dir, PreparedData &out) {
   return Status::ok();
 }
 
+namespace {
+
+/// The SHA-256 of `name` in `dir`, read in blocks (never whole), no link
+/// followed.
+Status sha256Inside(const std::string &dir, const std::string &name, std::string &hex) {
+  if (!isPlainName(name))
+    return Status::error(fmt::format("{}/{}: names \"{}\", not a plain file name", dir,
+                                     kPreparedManifest, name));
+  DirFile d, f;
+  d.fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (d.fd >= 0)
+    f.fd = ::openat(d.fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  struct stat st;
+  if (f.fd < 0 || ::fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode))
+    return Status::error(fmt::format("{}/{}: {}", dir, name,
+                                     f.fd < 0 && errno == ELOOP
+                                         ? "a symbolic link: not followed out of the directory"
+                                         : "cannot read it as a regular file"));
+  Sha256 sha;
+  std::vector<char> block(size_t(1) << 20);
+  for (;;) {
+    const ssize_t n = ::read(f.fd, block.data(), block.size());
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return Status::error(fmt::format("{}/{}: read error: {}", dir, name, errnoText()));
+    if (n == 0)
+      break;
+    sha.update(block.data(), size_t(n));
+  }
+  hex = sha.hexDigest();
+  return Status::ok();
+}
+
+} // namespace
+
 Status verifyPreparedData(const std::string &dir) {
   PreparedData p;
   XLNETC_RETURN_IF_ERROR(openPreparedData(dir, p));
   std::string text;
   XLNETC_RETURN_IF_ERROR(readFileInside(dir, kPreparedManifest, text));
   const json m = json::parse(text, nullptr, false);
-  for (const json &s : m.at("shards"))
-    for (const char *kind : {"tokens", "index"}) {
-      const std::string name = s.at(kind).get<std::string>();
-      std::string data;
-      XLNETC_RETURN_IF_ERROR(readFileInside(dir, name, data));
-      if (Sha256::hexHash(data) != s.at("sha256").at(kind).get<std::string>())
-        return Status::error(fmt::format(
-            "{}/{}: its SHA-256 is not the one {} records (the file was changed or damaged)",
-            dir, name, kPreparedManifest));
-    }
-  std::string model;
-  XLNETC_RETURN_IF_ERROR(readFileInside(dir, kPreparedTokenizer, model));
-  if (Sha256::hexHash(model) != p.tokenizerSha256)
+  try {
+    for (const json &s : m.at("shards"))
+      for (const char *kind : {"tokens", "index"}) {
+        const std::string name = s.at(kind).get<std::string>();
+        std::string hex;
+        XLNETC_RETURN_IF_ERROR(sha256Inside(dir, name, hex));
+        if (hex != s.at("sha256").at(kind).get<std::string>())
+          return Status::error(fmt::format(
+              "{}/{}: its SHA-256 is not the one {} records (the file was changed or damaged)",
+              dir, name, kPreparedManifest));
+      }
+  } catch (const std::exception &e) {
+    return Status::error(fmt::format("{}/{}: a shard's field is missing or of the wrong type "
+                                     "({})",
+                                     dir, kPreparedManifest, e.what()));
+  }
+  std::string hex;
+  XLNETC_RETURN_IF_ERROR(sha256Inside(dir, kPreparedTokenizer, hex));
+  if (hex != p.tokenizerSha256)
     return Status::error(fmt::format("{}/{}: not the tokenizer the data was prepared with "
                                      "(its SHA-256)",
                                      dir, kPreparedTokenizer));

@@ -48,6 +48,7 @@ bool isPreparedDataDir(const std::string &path);
 /// What prepare-data reports while it works (called from one thread).
 struct PrepareProgress {
   int64_t bytesDone = 0, bytesTotal = 0; // input bytes on disk
+  int64_t bytesResumed = 0; // of bytesDone, done before this run started
   int64_t tokens = 0;
   int64_t unitsDone = 0, unitsTotal = 0;
   int64_t unitsResumed = 0; // done before this run started

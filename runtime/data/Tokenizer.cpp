@@ -171,6 +171,14 @@ Status Tokenizer::load(const std::string &path, Tokenizer &out) {
     return Status::error(
         fmt::format("{}: not a SentencePiece model (no pieces)", path));
   XLNETC_RETURN_IF_ERROR(checkSpecialIds(*sp, path));
+  // The pieces encode_pieces re-encodes: a digit, then a comma at the end.
+  out.digitComma_.assign(size_t(sp->GetPieceSize()), 0);
+  for (int id = 0; id < sp->GetPieceSize(); ++id) {
+    const std::string &piece = sp->IdToPiece(id);
+    const size_t n = piece.size();
+    out.digitComma_[size_t(id)] =
+        n > 1 && piece[n - 1] == ',' && piece[n - 2] >= '0' && piece[n - 2] <= '9';
+  }
   out.sp_ = std::move(sp);
   out.path_ = path;
   return Status::ok();
@@ -204,19 +212,24 @@ Status Tokenizer::encode(std::string_view line, std::vector<int64_t> &ids,
   std::string text = preprocessText(line, uncased, keepAccents);
   if (text.empty())
     return Status::ok();
-  // Without a digit followed by a comma no piece needs encode_pieces' fix,
-  // and the ids come straight from SentencePiece (no piece strings made:
-  // most of the time of a corpus's encoding went to those).
-  bool digitComma = false;
-  for (size_t k = 1; k < text.size() && !digitComma; ++k)
-    digitComma = text[k] == ',' && text[k - 1] >= '0' && text[k - 1] <= '9';
-  if (!digitComma) {
+  // The ids straight from SentencePiece (no piece strings made: most of
+  // the time of a corpus's encoding went to those), unless a piece needs
+  // encode_pieces' fix: one ending in a digit and a comma (known by its id
+  // after SentencePiece's own normalization), or an unknown piece (whose
+  // text its id does not tell).
+  {
     std::vector<int> direct;
     sentencepiece::util::Status s = sp_->Encode(text, &direct);
     if (!s.ok())
       return Status::error(fmt::format("{}: encoding failed: {}", path_, s.ToString()));
-    ids.insert(ids.end(), direct.begin(), direct.end());
-    return Status::ok();
+    bool plain = true;
+    for (int id : direct)
+      plain = plain && id >= 0 && size_t(id) < digitComma_.size() && !digitComma_[size_t(id)] &&
+              !sp_->IsUnknown(id);
+    if (plain) {
+      ids.insert(ids.end(), direct.begin(), direct.end());
+      return Status::ok();
+    }
   }
   std::vector<std::string> pieces;
   sentencepiece::util::Status s = sp_->Encode(text, &pieces);

@@ -84,6 +84,8 @@ public:
 private:
   std::unique_ptr<sentencepiece::SentencePieceProcessor> sp_;
   std::string path_;
+  /// Per id: the piece ends in a digit and a comma (encode_pieces' case).
+  std::vector<uint8_t> digitComma_;
 };
 
 /// The largest vocabulary trainTokenizer trains: SentencePiece's default

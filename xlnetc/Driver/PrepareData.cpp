@@ -98,8 +98,10 @@ int runPrepareData(const PrepareDataArgs &a) {
   }
   if (a.threads < 0)
     return fail(fmt::format("--threads must be 0 (every core) or more, got {}", a.threads));
-  if (!(a.unitMib > 0) || !(a.sampleMib > 0))
-    return fail("--unit-mib and --sample-mib must be positive");
+  if (!(a.unitMib >= 0.01 && a.unitMib <= 1e6) || !(a.sampleMib > 0 && a.sampleMib <= 1e6))
+    return fail(fmt::format("--unit-mib must be in [0.01, 1e6] and --sample-mib in (0, 1e6], "
+                            "got {} and {}",
+                            a.unitMib, a.sampleMib));
   o.threads = a.threads;
   if (const char *hook = std::getenv("XLNETC_FAULT_PREPARE_UNITS"))
     o.stopAfterUnits = std::atoll(hook); // a test hook: an interruption
@@ -109,11 +111,14 @@ int runPrepareData(const PrepareDataArgs &a) {
   const bool tty = ::isatty(STDERR_FILENO) != 0;
   double lastLine = -10;
   bool drawn = false;
+  int64_t ranBytes = -1; // input bytes this run tokenized (its last report)
   o.progress = [&](const rt::data::PrepareProgress &p) {
+    ranBytes = p.bytesDone - p.bytesResumed;
     if (!tty && p.seconds - lastLine < 10 && p.unitsDone < p.unitsTotal)
       return;
     lastLine = p.seconds;
-    const double rate = p.seconds > 0 ? double(p.bytesDone) / p.seconds : 0;
+    // This run's rate: units done before it took none of its time.
+    const double rate = p.seconds > 0 ? double(p.bytesDone - p.bytesResumed) / p.seconds : 0;
     const double eta = rate > 0 ? double(p.bytesTotal - p.bytesDone) / rate : 0;
     std::cerr << fmt::format("{}prepare-data: {} of {} ({:.0f}%), {} of {} units, {} "
                              "tokens, {:.1f} MB/s, ETA {}{}",
@@ -139,7 +144,7 @@ int runPrepareData(const PrepareDataArgs &a) {
       "uint{} tokens, in {} ({:.1f} MB/s)\n",
       counts.tokens, counts.lines, counts.documents, mib(counts.inputBytes), a.out,
       counts.shards, counts.shards == 1 ? "" : "s", 8 * counts.tokenBytes, duration(secs),
-      secs > 0 ? double(counts.inputBytes) / secs / 1e6 : 0.0);
+      secs > 0 ? double(ranBytes >= 0 ? ranBytes : counts.inputBytes) / secs / 1e6 : 0.0);
   return 0;
 }
 

@@ -3,6 +3,7 @@
 #include "xlnetc/Driver/Train.h"
 
 #include "runtime/io/InputFile.h"
+#include "runtime/device/Sha256.h"
 #include "xlnetc/Driver/Guard.h"
 #include "xlnetc/Driver/MemoryFit.h"
 #include "xlnetc/Driver/ResumeSettings.h"
@@ -643,9 +644,19 @@ int RankRun::mapPreparedData() {
   const std::string chosen = !args.tokenizer.empty()                ? args.tokenizer
                              : args.resume && fs::exists(kept) ? kept.string()
                                                                     : own;
+  // The directory's own model is data inside it: read without following a
+  // link out of it.
   std::string sha;
-  if (rt::Status st = rt::data::fileSha256(chosen, sha); !st)
+  if (chosen == own) {
+    std::string bytes;
+    if (rt::Status st =
+            rt::readFileInside(args.data, rt::data::kPreparedTokenizer, bytes);
+        !st)
+      return fail(st.message());
+    sha = rt::Sha256::hexHash(bytes);
+  } else if (rt::Status st = rt::data::fileSha256(chosen, sha); !st) {
     return fail(st.message());
+  }
   if (sha != prepared.tokenizerSha256)
     return fail(fmt::format(
         "{} is not the tokenizer {} was prepared with (their SHA-256 differ): its ids would "
@@ -656,6 +667,9 @@ int RankRun::mapPreparedData() {
     return rc;
   rt::data::StreamSource source = std::move(prepared.source);
   source.startPiece = tokenizer->startPieceTable();
+  // Ids are checked against the model's vocabulary, not the manifest's
+  // word for it.
+  source.vocabSize = tokenizer->vocabSize();
   corpusTokens = size_t(prepared.counts.tokens);
   corpusDocs = prepared.counts.documents;
   if (rt::Status st = rt::data::BatchStream::create(std::move(source), pipe, stream); !st)
