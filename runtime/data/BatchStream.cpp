@@ -48,17 +48,6 @@ uint64_t fingerprintOf(const StreamSource &source, const PipelineConfig &c) {
   return h.h;
 }
 
-/// The fingerprint of a version-1 position: the settings and every token.
-uint64_t legacyFingerprintOf(const Corpus &corpus, const PipelineConfig &c) {
-  Hasher h;
-  h.addConfig(c);
-  h.add(corpus.tokens.size());
-  for (size_t k = 0; k < corpus.tokens.size(); ++k)
-    h.add(uint64_t(corpus.tokens[k]) * 2 + corpus.sentIds[k]);
-  h.addStartPieces(corpus.startPiece);
-  return h.h;
-}
-
 } // namespace
 
 std::map<std::string, std::string> batchMetadata(const Batch &batch,
@@ -88,15 +77,23 @@ Status BatchStream::create(Corpus corpus, const PipelineConfig &config, BatchStr
     return Status::error(fmt::format("{}: the corpus has no tokens", name));
   if (corpus.sentIds.size() != corpus.tokens.size())
     return Status::error(fmt::format("{}: tokens and sentence ids differ in length", name));
+  // One pass: the ids checked, the digest, and the fingerprint a
+  // version-1 position has (FNV-1a over the settings, every token and
+  // flag, the start pieces).
   StreamSource source;
+  Hasher legacy;
+  legacy.addConfig(config);
+  legacy.add(corpus.tokens.size());
   for (size_t k = 0; k < corpus.tokens.size(); ++k) {
     const int64_t id = corpus.tokens[k];
     if (id < 0 || (corpus.vocabSize > 0 && id >= corpus.vocabSize))
       return Status::error(fmt::format("{}: token id {} is outside the vocabulary [0, {})",
                                        corpus.path, id, corpus.vocabSize));
     source.digest.add(id, corpus.sentIds[k]);
+    legacy.add(uint64_t(id) * 2 + corpus.sentIds[k]);
   }
-  source.legacyFingerprint = legacyFingerprintOf(corpus, config);
+  legacy.addStartPieces(corpus.startPiece);
+  source.legacyFingerprint = legacy.h;
   source.store = TokenStore::fromCorpus(corpus);
   source.vocabSize = corpus.vocabSize;
   source.path = corpus.path;

@@ -108,7 +108,8 @@ private:
 
 } // namespace
 
-Status readLines(std::istream &in, int64_t firstLineNo, const CorpusOptions &options,
+Status readLines(std::istream &in, const std::string &path, int64_t firstLineNo,
+                 const CorpusOptions &options,
                  const LineEncoder &encode, const TokenSink &sink, LineState &state,
                  LineCounts &counts) {
   LineSegments lines(in);
@@ -167,7 +168,7 @@ Status readLines(std::istream &in, int64_t firstLineNo, const CorpusOptions &opt
     ++lineNo;
   }
   if (lines.bad())
-    return Status::error("read error");
+    return Status::error(fmt::format("{}: read error", path));
   return Status::ok();
 }
 
@@ -205,9 +206,8 @@ Status readCorpusLines(std::istream &in, int64_t firstLineNo, const CorpusOption
   };
   LineState state;
   LineCounts counts;
-  if (Status st = readLines(in, firstLineNo, options, encode, sink, state, counts); !st)
-    return st.message() == "read error" ? Status::error(fmt::format("{}: read error", out.path))
-                                        : st;
+  XLNETC_RETURN_IF_ERROR(
+      readLines(in, out.path, firstLineNo, options, encode, sink, state, counts));
   out.numLines = counts.lines;
   out.numDocuments = counts.documents;
   if (out.numLines == 0)

@@ -99,9 +99,9 @@ struct LineCounts {
 /// from `firstLineNo`, from `state` (left where the reading ended): every
 /// line's tokens go to `sink` as they are encoded, so memory stays bounded
 /// whatever the length of a line (LineSegments: lines longer than 256 KiB
-/// are encoded in segments cut at whitespace). The error "read error"
-/// names no file: the caller knows it.
-Status readLines(std::istream &in, int64_t firstLineNo, const CorpusOptions &options,
+/// are encoded in segments cut at whitespace). A read error names `path`.
+Status readLines(std::istream &in, const std::string &path, int64_t firstLineNo,
+                 const CorpusOptions &options,
                  const LineEncoder &encode, const TokenSink &sink, LineState &state,
                  LineCounts &counts);
 

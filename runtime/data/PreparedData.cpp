@@ -142,6 +142,25 @@ private:
   uint64_t bytes_ = 0;
 };
 
+/// The SHA-256 of what is left to read of `fd` (named `where` in
+/// messages), in blocks: never the whole file in memory.
+Status sha256Of(int fd, const std::string &where, std::string &hex) {
+  Sha256 sha;
+  std::vector<char> block(size_t(1) << 20);
+  for (;;) {
+    const ssize_t n = ::read(fd, block.data(), block.size());
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return Status::error(fmt::format("{}: read error: {}", where, errnoText()));
+    if (n == 0)
+      break;
+    sha.update(block.data(), size_t(n));
+  }
+  hex = sha.hexDigest();
+  return Status::ok();
+}
+
 /// Writes `text` to `name` in `dirFd` through a temporary file renamed in.
 Status writeSmallFile(int dirFd, const std::string &dir, const std::string &name,
                       const std::string &text) {
@@ -149,11 +168,6 @@ Status writeSmallFile(int dirFd, const std::string &dir, const std::string &name
   XLNETC_RETURN_IF_ERROR(w.open());
   XLNETC_RETURN_IF_ERROR(w.write(text.data(), text.size()));
   return w.finish(name);
-}
-
-/// The whole of `name` in `dir` (a regular file, no link followed).
-Status readSmallFile(const std::string &dir, const std::string &name, std::string &out) {
-  return readFileInside(dir, name, out);
 }
 
 bool existsIn(int dirFd, const std::string &name) {
@@ -397,13 +411,9 @@ Status runUnit(const UnitJob &job, size_t index, const Unit &unit, const InputFi
                           : tokens.write(packed32.data(), packed32.size() * 4);
   };
   LineCounts counts;
-  Status st = readLines(in, 1, job.corpus, encode, sink, state, counts);
-  if (!buf.status())
-    return buf.status();
-  if (!st)
-    return st.message() == "read error"
-               ? Status::error(fmt::format("{}: read error", file.path))
-               : st;
+  Status st = readLines(in, file.path, 1, job.corpus, encode, sink, state, counts);
+  XLNETC_RETURN_IF_ERROR(buf.status()); // a decompression error ends the stream early
+  XLNETC_RETURN_IF_ERROR(st);
   r.lines = counts.lines;
   r.documents = counts.documents;
   r.textTokens = counts.textTokens;
@@ -453,7 +463,7 @@ Status openOutputDir(const std::string &dir, int &fd, bool &hasPlan, bool &hasMa
     std::string text;
     if (!existsIn(fd, name))
       continue;
-    const json j = readSmallFile(dir, name, text) ? json::parse(text, nullptr, false) : json();
+    const json j = readFileInside(dir, name, text) ? json::parse(text, nullptr, false) : json();
     if (!j.is_object() || !j.contains("format") || j["format"] != kPreparedFormat)
       return Status::error(fmt::format(
           "{}/{}: not one prepare-data wrote: not writing in {}", dir, name, dir));
@@ -484,7 +494,7 @@ Status chooseTokenizer(const PrepareOptions &o, int dirFd, const std::vector<Inp
     return Status::ok();
   }
   if (existsIn(dirFd, kPreparedTokenizer))
-    return readSmallFile(o.outDir, kPreparedTokenizer, model);
+    return readFileInside(o.outDir, kPreparedTokenizer, model);
   // A sample: the first sampleBytes of the inputs, whole lines.
   {
     ShardWriter w(dirFd, o.outDir, ".sample.txt.partial");
@@ -498,21 +508,18 @@ Status chooseTokenizer(const PrepareOptions &o, int dirFd, const std::vector<Inp
       XLNETC_RETURN_IF_ERROR(TextInput::open(f.path, in));
       TextInputBuf buf(*in);
       std::istream s(&buf);
-      while (left > 0 && s.getline(line.data(), std::streamsize(line.size()))) {
-        const size_t n = size_t(s.gcount() > 0 ? s.gcount() - 1 : 0); // less the newline
+      while (left > 0) {
+        if (!s.getline(line.data(), std::streamsize(line.size()))) {
+          if (s.eof())
+            break;
+          s.clear(); // a longer line: skipped
+          s.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
+          continue;
+        }
+        const size_t n = std::strlen(line.data()); // the last line may have no newline
         line[n] = '\n';
         XLNETC_RETURN_IF_ERROR(w.write(line.data(), n + 1));
         left -= int64_t(n + 1);
-      }
-      if (s.fail() && !s.eof()) { // a longer line: skipped, the rest of the file sampled
-        s.clear();
-        s.ignore(std::numeric_limits<std::streamsize>::max(), '\n');
-        while (left > 0 && s.getline(line.data(), std::streamsize(line.size()))) {
-          const size_t n = size_t(s.gcount() > 0 ? s.gcount() - 1 : 0);
-          line[n] = '\n';
-          XLNETC_RETURN_IF_ERROR(w.write(line.data(), n + 1));
-          left -= int64_t(n + 1);
-        }
       }
       XLNETC_RETURN_IF_ERROR(buf.status());
       if (left <= 0)
@@ -667,20 +674,7 @@ Status fileSha256(const std::string &path, std::string &hex) {
   XLNETC_RETURN_IF_ERROR(openInputFile(path, fd));
   DirFile guard;
   guard.fd = fd;
-  Sha256 sha;
-  std::vector<char> block(size_t(1) << 20);
-  for (;;) {
-    const ssize_t n = ::read(fd, block.data(), block.size());
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0)
-      return Status::error(fmt::format("{}: read error: {}", path, errnoText()));
-    if (n == 0)
-      break;
-    sha.update(block.data(), size_t(n));
-  }
-  hex = sha.hexDigest();
-  return Status::ok();
+  return sha256Of(fd, path, hex);
 }
 
 namespace {
@@ -770,7 +764,7 @@ Status Preparation::openDirectory(bool &finished, PreparedCounts &counts) {
     if (!(kept == kPreparedManifest ? hasManifest : hasPlan))
       continue;
     std::string text;
-    XLNETC_RETURN_IF_ERROR(readSmallFile(o.outDir, kept, text));
+    XLNETC_RETURN_IF_ERROR(readFileInside(o.outDir, kept, text));
     json old = json::parse(text, nullptr, false);
     json now = plan;
     if (kept == kPreparedManifest && old.is_object())
@@ -811,7 +805,7 @@ void Preparation::findUnitsDone() {
     const std::string name = shardName(u);
     // Done: its JSON read back, its two files there at the sizes it says
     // (a damaged one is redone).
-    if (existsIn(dir.fd, name + ".json") && readSmallFile(o.outDir, name + ".json", text) &&
+    if (existsIn(dir.fd, name + ".json") && readFileInside(o.outDir, name + ".json", text) &&
         parseUnitJson(json::parse(text, nullptr, false), results[u])) {
       struct stat t, x;
       if (::fstatat(dir.fd, (name + ".tok").c_str(), &t, AT_SYMLINK_NOFOLLOW) == 0 &&
@@ -1092,20 +1086,7 @@ Status sha256Inside(const std::string &dir, const std::string &name, std::string
                                      f.fd < 0 && errno == ELOOP
                                          ? "a symbolic link: not followed out of the directory"
                                          : "cannot read it as a regular file"));
-  Sha256 sha;
-  std::vector<char> block(size_t(1) << 20);
-  for (;;) {
-    const ssize_t n = ::read(f.fd, block.data(), block.size());
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0)
-      return Status::error(fmt::format("{}/{}: read error: {}", dir, name, errnoText()));
-    if (n == 0)
-      break;
-    sha.update(block.data(), size_t(n));
-  }
-  hex = sha.hexDigest();
-  return Status::ok();
+  return sha256Of(f.fd, dir + "/" + name, hex);
 }
 
 } // namespace

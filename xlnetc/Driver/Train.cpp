@@ -269,6 +269,9 @@ public:
   /// run's spec.toml; `fallback`: the model to use when neither
   /// --tokenizer nor the run directory names one (a prepared directory's).
   int openTokenizer(const std::string &fallback);
+  /// The model openTokenizer takes: --tokenizer, else `fallback` unless a
+  /// resume finds the run's own; "" leaves the choice to prepareTokenizer.
+  std::string tokenizerPath(const std::string &fallback) const;
   /// 4b. A text or ids corpus, read into memory.
   int readCorpusIntoMemory();
   /// 4c. A prepared directory (xlnetc prepare-data), memory-mapped.
@@ -549,14 +552,21 @@ void RankRun::setPipeline() {
   pipe.seed = uint64_t(spec.seed);
 }
 
+std::string RankRun::tokenizerPath(const std::string &fallback) const {
+  const fs::path kept = fs::path(outDir) / "spiece.model";
+  if (!args.tokenizer.empty())
+    return args.tokenizer;
+  if (!fallback.empty() && !(args.resume && fs::exists(kept)))
+    return fallback;
+  return ""; // prepareTokenizer's choice: the run's own, else one trained
+}
+
 int RankRun::openTokenizer(const std::string &fallback) {
   // Rank 0 alone prepares (maybe trains) the tokenizer; the others load
   // what it kept once it has.
   if (lead) {
     TrainArgs chosen = args;
-    if (chosen.tokenizer.empty() && !fallback.empty() &&
-        (!args.resume || !fs::exists(fs::path(outDir) / "spiece.model")))
-      chosen.tokenizer = fallback;
+    chosen.tokenizer = tokenizerPath(fallback);
     if (rt::Status st = prepareTokenizer(chosen, outDir, spec, tokenizer); !st)
       return fail(st.message());
   }
@@ -640,10 +650,9 @@ int RankRun::mapPreparedData() {
   // The tokenizer openTokenizer will take, checked before anything is
   // written: --tokenizer, the run's own on a resume, else the directory's.
   const std::string own = (fs::path(args.data) / rt::data::kPreparedTokenizer).string();
-  const fs::path kept = fs::path(outDir) / "spiece.model";
-  const std::string chosen = !args.tokenizer.empty()                ? args.tokenizer
-                             : args.resume && fs::exists(kept) ? kept.string()
-                                                                    : own;
+  std::string chosen = tokenizerPath(own);
+  if (chosen.empty()) // a resume: the run's own
+    chosen = (fs::path(outDir) / "spiece.model").string();
   // The directory's own model is data inside it: read without following a
   // link out of it.
   std::string sha;
