@@ -16,6 +16,8 @@
 #   golden/     ../shared/golden's cases
 #   bench-bundles.tgz   XLNet-Large and -Base bf16 training steps (sm_90)
 #   run.sh      scripts/gpu/run.sh: the staged, time-boxed runner
+#   prepared-data.sh   scripts/gpu/prepared-data.sh: training from prepared
+#               data on the GPU, after run.sh
 # Usage: scripts/pack-gpu-tests.sh [DIR] (default .gpu/, ignored by git);
 # GPU_ARCH (sm_90; none), GPU_PACK_BENCH (below), BUILD_DIR and
 # XLNETC_GOLDEN_DIR change what it packs; GPU_PACK_NO_BUILD=1 packs the
@@ -117,7 +119,8 @@ rm -rf "$bench"
 "$xlnetc" make-corpus demo "$out/demo.txt" --lines 20000 > /dev/null
 cp scripts/hf_xlnet_bench.py scripts/bench_table.py test/Training/inputs/metrics.py "$out/"
 cp scripts/gpu/run.sh "$out/run.sh"
-chmod +x "$out/run.sh"
+cp scripts/gpu/prepared-data.sh "$out/prepared-data.sh"
+chmod +x "$out/run.sh" "$out/prepared-data.sh"
 
 size=$(du -sm "$out" | cut -f1)
 echo "pack: $out is ${size} MiB (a device call carries at most 64 MiB with the working tree)"
