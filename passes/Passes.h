@@ -34,11 +34,14 @@ enum class Stage {
 /// `until`. This is the one place where pass order is written. `optimizer`
 /// configures the Stage::Optimized pass; `bf16` ends a pipeline that reaches
 /// the kernel-level ops with --xlnet-mixed-precision; `fuse` (kernel-level
-/// stages only) ends it with --xlnet-fuse-kernels, as every plan is made.
+/// stages only) ends it with --xlnet-fuse-kernels, as every plan is made;
+/// `accumulate` (Differentiated and Optimized) makes the step a micro-batch
+/// of gradient accumulation (--xlnet-accumulate-gradients).
 void buildLoweringPipeline(OpPassManager &pm, Stage until = Stage::Kernels,
                            const ApplyOptimizerPassOptions &optimizer = {},
                            bool bf16 = false,
-                           const FuseKernelsPassOptions *fuse = nullptr);
+                           const FuseKernelsPassOptions *fuse = nullptr,
+                           bool accumulate = false);
 
 /// One past the largest `site` attribute of the random ops (dropout,
 /// rel_attention) under `root`; 0 when none has one. New sites are numbered

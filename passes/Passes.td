@@ -14,6 +14,36 @@ include "mlir/Pass/PassBase.td"
 // Transforms (xlnet -> xlnet)
 //===----------------------------------------------------------------------===//
 
+def AccumulateGradientsPass : Pass<"xlnet-accumulate-gradients", "::mlir::func::FuncOp"> {
+  let summary = "Make a differentiated step one micro-batch of gradient accumulation";
+  let description = [{
+    Gradient accumulation runs a process's rows as several micro-batches,
+    one after another, and updates once with the sum of their gradients
+    (docs/Training.md "Gradient accumulation"). This pass makes the step
+    one such micro-batch. The function gets two kinds of input:
+    - `loss_count` (`tensor<f32>`): the predicted tokens (Σ target_mask) of
+      all the micro-batches of the step. The `lm_loss_grad` divides by it
+      instead of its own Σ target_mask, so each micro-batch's gradient is
+      already weighted by its share of the tokens and the sum over the
+      micro-batches is the gradient of the whole batch's loss.
+    - `grad_acc.<param>`, one per parameter (its type): the sum of the
+      gradients of the step's earlier micro-batches.
+
+    Each `grad.<param>` result becomes `grad_acc.<param>` plus the
+    micro-batch's gradient, an `xlnet.add` that `--xlnet-fuse-kernels`
+    folds into the op writing the gradient where that op takes an init
+    (a GEMM with beta 1): the sum is written by the backward itself, not
+    by a pass of its own. `--xlnet-apply-optimizer{keep-gradients}` then
+    updates from the accumulated gradients and keeps them as results.
+
+    Requires `--xlnet-differentiate` first. Rejected: a function without
+    `grad.*` results, one that already accumulates (it has a `loss_count`
+    input), and one whose loss is not differentiated by exactly one
+    `xlnet.lm_loss_grad`.
+  }];
+  let dependentDialects = ["::mlir::xlnet::XLNetDialect"];
+}
+
 def ApplyOptimizerPass : Pass<"xlnet-apply-optimizer", "::mlir::func::FuncOp"> {
   let summary = "Replace the gradient results by the official Adam update of every parameter";
   let description = [{
@@ -30,7 +60,8 @@ def ApplyOptimizerPass : Pass<"xlnet-apply-optimizer", "::mlir::func::FuncOp"> {
     weights and biases and the `.bias` parameters (the relative biases
     `r_w_bias`, `r_r_bias`, `r_s_bias` decay). The gradient results are
     replaced by `new.<param>`, `new.adam_m.<param>`, `new.adam_v.<param>`,
-    `lr` and `grad_norm`.
+    `lr` and `grad_norm` (with `keep-gradients`, the gradient results
+    stay too: a micro-batch step carries them to the next micro-batch).
 
     Requires `--xlnet-differentiate` first: a function without `grad.*`
     results, or with a gradient of an unknown parameter, is rejected.
@@ -43,7 +74,9 @@ def ApplyOptimizerPass : Pass<"xlnet-apply-optimizer", "::mlir::func::FuncOp"> {
     Option<"decay", "decay", "std::string", "\"poly\"", "Decay after warmup: poly (linear) or cos">,
     Option<"adamEpsilon", "adam-epsilon", "double", "1e-8", "Adam epsilon">,
     Option<"weightDecay", "weight-decay", "double", "0.0", "Decoupled weight decay (0: Adam with bias correction)">,
-    Option<"clip", "clip", "double", "1.0", "Global-norm gradient clipping (<= 0: off)">
+    Option<"clip", "clip", "double", "1.0", "Global-norm gradient clipping (<= 0: off)">,
+    Option<"keepGradients", "keep-gradients", "bool", "false",
+           "Keep the grad.<param> results (the accumulated gradients of --xlnet-accumulate-gradients) beside the update">
   ];
   let dependentDialects = ["::mlir::xlnet::XLNetDialect"];
 }

@@ -13,7 +13,8 @@ using namespace mlir;
 
 void xlnet::buildLoweringPipeline(OpPassManager &pm, Stage until,
                                   const ApplyOptimizerPassOptions &optimizer,
-                                  bool bf16, const FuseKernelsPassOptions *fuse) {
+                                  bool bf16, const FuseKernelsPassOptions *fuse,
+                                  bool accumulate) {
   if (until == Stage::Model)
     return;
   // Last: bf16 storage for what the earlier stages made (f32 throughout),
@@ -39,10 +40,17 @@ void xlnet::buildLoweringPipeline(OpPassManager &pm, Stage until,
   // 3. Backward of the loss: grad.<param> results.
   pm.addNestedPass<func::FuncOp>(createDifferentiatePass());
   pm.addPass(createCSEPass());
+  //    A micro-batch of gradient accumulation: the gradients are summed
+  //    into the earlier micro-batches'.
+  if (accumulate)
+    pm.addNestedPass<func::FuncOp>(createAccumulateGradientsPass());
   if (until == Stage::Differentiated)
     return finish();
-  // 4. Adam update of every parameter inside the step.
-  pm.addNestedPass<func::FuncOp>(createApplyOptimizerPass(optimizer));
+  // 4. Adam update of every parameter inside the step (from the summed
+  //    gradients, which a micro-batch step keeps as results).
+  ApplyOptimizerPassOptions update = optimizer;
+  update.keepGradients = update.keepGradients || accumulate;
+  pm.addNestedPass<func::FuncOp>(createApplyOptimizerPass(update));
   finish();
 }
 

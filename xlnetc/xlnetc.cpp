@@ -51,7 +51,14 @@ CLI::App *addCompileCommand(CLI::App &app, xlnetc::CompileArgs &compile) {
                          "Output file (default: stdout); the bundle's directory");
   compileCmd->add_flag("--print-ir-after-all", compile.printIrAfterAll,
                        "Print the IR after every pass to stderr");
-  compileCmd->add_option("--batch-size", compile.batchSize, "Override train_batch_size");
+  compileCmd->add_option("--batch-size", compile.batchSize,
+                         "Override train_batch_size (a bundle for N processes: their rows, "
+                         "train_batch_size / N)");
+  compileCmd->add_option("--micro-batch", compile.microBatch,
+                         "grads and train steps: a micro-batch of this many rows of gradient "
+                         "accumulation (the spec's micro_batch_size); --emit=memory adds the "
+                         "other micro-batches' memory")
+      ->check(CLI::PositiveNumber);
   compileCmd->add_option("--seq-len", compile.seqLen, "Override seq_len");
   compileCmd->add_option("--num-predict", compile.numPredict, "Override num_predict");
   compileCmd->add_option("--mlen", compile.mlen,

@@ -804,7 +804,8 @@ LogicalResult LMLossGradOp::verify() {
       succeeded(d.bind(getLogits(), "logits", {"B", "NP", "V"})) &&
       succeeded(d.bind(getTarget(), "target", {"B", "NP"})) &&
       succeeded(d.bind(getTargetMask(), "target_mask", {"B", "NP"})) &&
-      succeeded(d.bind(getResult(), "result", {"B", "NP", "V"})));
+      succeeded(d.bind(getResult(), "result", {"B", "NP", "V"})) &&
+      (!getCount() || succeeded(d.bind(getCount(), "count", {}))));
 }
 
 //===----------------------------------------------------------------------===//

@@ -767,19 +767,28 @@ def XLNet_LMLossGradOp : XLNet_Op<"lm_loss_grad", [Pure]> {
   let summary = "gradient of the loss with respect to the logits";
   let description = [{
     `d loss / d logits = (softmax(logits) - onehot(target)) · target_mask /
-    Σ target_mask` (zeros when `Σ target_mask = 0`). The gradient of the
-    step is always the gradient of `loss`, so there is no incoming gradient.
+    count`, `count` = Σ target_mask (zeros when `count = 0`). The gradient
+    of the step is always the gradient of `loss`, so there is no incoming
+    gradient.
+
+    The optional `count` (`tensor<f32>`) replaces Σ target_mask as the
+    denominator: a micro-batch of gradient accumulation
+    (`--xlnet-accumulate-gradients`) divides by the predicted tokens of all
+    the micro-batches of its step, so that their gradients sum to the
+    gradient of the whole batch's loss.
 
     ```mlir
     %dlogits = xlnet.lm_loss_grad %logits, %target, %target_mask
         : (tensor<2x5x64xf32>, tensor<2x5xi64>, tensor<2x5xf32>) -> tensor<2x5x64xf32>
+    %scaled = xlnet.lm_loss_grad %logits, %target, %target_mask, %count
+        : (tensor<2x5x64xf32>, tensor<2x5xi64>, tensor<2x5xf32>, tensor<f32>) -> tensor<2x5x64xf32>
     ```
   }];
   let arguments = (ins XLNet_FloatTensor:$logits, XLNet_I64Tensor:$target,
-                       XLNet_F32Tensor:$target_mask);
+                       XLNet_F32Tensor:$target_mask, Optional<XLNet_F32Tensor>:$count);
   let results = (outs XLNet_FloatTensor:$result);
   let assemblyFormat = [{
-    $logits `,` $target `,` $target_mask attr-dict `:` functional-type(operands, results)
+    $logits `,` $target `,` $target_mask (`,` $count^)? attr-dict `:` functional-type(operands, results)
   }];
 }
 

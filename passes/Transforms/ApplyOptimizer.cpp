@@ -170,7 +170,10 @@ struct ApplyOptimizerPass
     newResults.append({lr, norm});
     newNames.append({"lr", "grad_norm"});
 
-    // Replace the gradient results by the updated state.
+    // Replace the gradient results by the updated state (add it beside
+    // them with keep-gradients).
+    if (keepGradients)
+      gradResults.reset();
     SmallVector<Value> results;
     for (unsigned i = 0, e = func.getNumResults(); i < e; ++i)
       if (!gradResults.test(i))

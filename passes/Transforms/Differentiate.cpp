@@ -139,7 +139,7 @@ private:
   void seedLoss(LMLossOp op) {
     auto d = b.create<LMLossGradOp>(op.getLoc(), op.getLogits().getType(),
                                     op.getLogits(), op.getTarget(),
-                                    op.getTargetMask());
+                                    op.getTargetMask(), Value());
     accumulate(op.getLogits(), d);
   }
 

@@ -55,6 +55,19 @@ rt::Status RowSplit::slice(const rt::Tensor &t, int dim, rt::Tensor &out) const 
   return rt::Status::ok();
 }
 
+rt::Status RowSplit::place(const rt::Tensor &local, int dim, rt::Tensor &global) const {
+  if (local.dtype != global.dtype || int64_t(local.shape.size()) <= dim ||
+      local.shape.size() != global.shape.size() || local.shape[size_t(dim)] != localBatch ||
+      global.shape[size_t(dim)] != globalBatch)
+    return rt::Status::error(fmt::format("cannot put rows of shape {} back into a batch of "
+                                         "shape {}",
+                                         rt::shapeStr(local.shape), rt::shapeStr(global.shape)));
+  int64_t outer = 0, rowBytes = 0;
+  rowGeometry(local, dim, outer, rowBytes);
+  copyRows(local.bytes(), global.bytes(), outer, rowBytes, /*toGlobal=*/true);
+  return rt::Status::ok();
+}
+
 rt::Status RowSplit::gather(rt::dist::Transport &world, const rt::Tensor &local, int dim,
                             rt::Tensor &global) const {
   if (local.dtype != rt::DType::F32 || int64_t(local.shape.size()) <= dim ||

@@ -41,6 +41,9 @@ struct RowSplit {
   int64_t globalRow(int64_t j) const;
   /// This rank's rows of `t`, whose dimension `dim` is the batch.
   rt::Status slice(const rt::Tensor &t, int dim, rt::Tensor &out) const;
+  /// This rank's rows `local` put back at their places in `global` (a
+  /// whole batch, dimension `dim` the batch; the inverse of slice).
+  rt::Status place(const rt::Tensor &local, int dim, rt::Tensor &global) const;
   /// Every rank's rows of `local` (dimension `dim` the batch) put back in
   /// global order: an all-gather; every rank gets the result.
   rt::Status gather(rt::dist::Transport &world, const rt::Tensor &local, int dim,

@@ -231,9 +231,10 @@ struct DeviceExecutor::Prepared {
     std::vector<void *> params;
     /// The plan buffers the op may write, for skipping work nobody reads
     /// (skippableOps): a memset's buffer; a GEMM's C, D, bias and aux (and
-    /// its batch members' D); a kernel's buffer arguments. `shared`: the op
-    /// also does other steps' work through a table (the multi-tensor Adam,
-    /// the norm), so it is never skipped.
+    /// its batch members' D); a kernel's buffer arguments and what its
+    /// table's entries write. `shared`: the op also does other steps' work
+    /// through a table (the multi-tensor Adam, the norm): it runs when any
+    /// buffer it writes is live.
     std::vector<int> writes;
     bool shared = false;
   };
@@ -263,6 +264,12 @@ struct DeviceExecutor::Prepared {
   std::string wantedKey;
   std::vector<char> skip;
   std::unique_ptr<dev::Graph> graph;
+  /// The skipped ops and graphs of the other sets of wanted outputs seen.
+  struct Choice {
+    std::vector<char> skip;
+    std::unique_ptr<dev::Graph> graph;
+  };
+  std::map<std::string, Choice> otherChoices;
 
   /// One op, for the synchronous mode's messages: the kernel (with its
   /// geometry), the GEMM or the memset.
@@ -283,40 +290,25 @@ struct DeviceExecutor::Prepared {
   /// on (empty: every output is needed). A step is live when one of its
   /// outputs is needed or read by a live step; an op of a dead step still
   /// runs when it may write a live buffer of another step (a batched GEMM's
-  /// member, a fused launch: a buffer a later step produces), or works
-  /// through a table.
+  /// member, a fused launch: a buffer a later step produces; an op working
+  /// through a table: any of its entries').
   void chooseOps(const Plan &plan, const std::set<std::string> &needed) {
     skip.assign(ops.size(), 0);
     if (needed.empty())
       return;
-    const size_t n = plan.buffers.size();
-    std::vector<char> live(n, 0), liveStep(plan.steps.size(), 0);
+    const PlanLiveness liveness = planLiveness(plan, needed);
+    const std::vector<char> &live = liveness.buffer, &liveStep = liveness.step;
     const std::vector<int> producer = planDataflow(plan).writer;
-    for (const Buffer &b : plan.buffers)
-      for (const std::string &name : b.outputs)
-        if (needed.count(name))
-          live[size_t(b.id)] = 1;
-    for (size_t s = plan.steps.size(); s-- > 0;) {
-      const Step &step = plan.steps[s];
-      bool any = step.out.empty(); // a step without outputs is kept
-      for (int id : step.out)
-        any = any || (id >= 0 && live[size_t(id)]);
-      if (!any)
-        continue;
-      liveStep[s] = 1;
-      for (int id : step.reads())
-        if (id >= 0)
-          live[size_t(id)] = 1;
-    }
     for (size_t i = 0; i < ops.size(); ++i) {
       const Op &op = ops[i];
-      if (liveStep[op.step] || op.shared)
+      if (liveStep[op.step])
         continue;
       bool writesLive = false;
       for (int id : op.writes) {
         const int from = producer[size_t(id)];
-        const bool mayWrite = from < 0 ? plan.buffers[size_t(id)].role == Buffer::Temp
-                                       : from >= int(op.step);
+        const bool mayWrite = op.shared ||
+                              (from < 0 ? plan.buffers[size_t(id)].role == Buffer::Temp
+                                        : from >= int(op.step));
         writesLive = writesLive || (mayWrite && live[size_t(id)]);
       }
       skip[i] = !writesLive;
@@ -336,7 +328,11 @@ struct DeviceExecutor::Pending {
 
 DeviceExecutor::DeviceExecutor(dev::Device &device)
     : device_(device), syncEachOp_(syncEachOpRequested()) {}
-DeviceExecutor::~DeviceExecutor() = default;
+DeviceExecutor::~DeviceExecutor() {
+  prepared_.reset();
+  for (auto &[key, mem] : sets_)
+    device_.free(mem.first);
+}
 
 /// The device addresses of GEMM launch `l`'s operands (C is D when absent).
 static dev::GemmOperands gemmOperandsOf(const DeviceLaunch &l,
@@ -634,10 +630,17 @@ Status DeviceExecutor::resolveWork(const Plan &plan, const DeviceProgram &progra
         case KernelArg::Seed:
           op.values.push_back(p->seed);
           break;
-        case KernelArg::Table:
+        case KernelArg::Table: {
           op.values.push_back(layout.tables[arg.index]);
           op.shared = true;
+          // What the other steps' entries write: Adam's param_out, m_out
+          // and v_out (the norm's entries are read only).
+          const DeviceTable &table = program.tables[size_t(arg.index)];
+          for (const DeviceTable::Entry &e : table.entries)
+            for (size_t b = 4; table.kind == DeviceTable::Adam && b < e.buffers.size(); ++b)
+              op.writes.push_back(e.buffers[b]);
           break;
+        }
         case KernelArg::Immediate:
           op.values.push_back(uint64_t(arg.value));
           break;
@@ -729,6 +732,71 @@ size_t DeviceExecutor::skippedOps() const {
 void DeviceExecutor::dropKept() {
   if (prepared_)
     prepared_->kept.clear();
+  for (auto &[key, mem] : sets_)
+    device_.free(mem.first);
+  sets_.clear();
+}
+
+Status DeviceExecutor::inputBuffer(const std::string &name, int &id) const {
+  if (prepared_)
+    if (auto it = prepared_->inputId.find(name); it != prepared_->inputId.end()) {
+      id = it->second;
+      return Status::ok();
+    }
+  return Status::error(fmt::format("no step has left a value of input '{}' on the device", name));
+}
+
+Status DeviceExecutor::zeroKept(const std::string &name) {
+  int id = -1;
+  XLNETC_RETURN_IF_ERROR(inputBuffer(name, id));
+  const Buffer &b = prepared_->buffers[size_t(id)];
+  XLNETC_RETURN_IF_ERROR(device_.memset(
+      prepared_->addr[size_t(id)], 0, size_t(numelOf(b.shape)) * dtypeSize(b.dtype)));
+  prepared_->kept.insert(id);
+  return Status::ok();
+}
+
+Status DeviceExecutor::switchKeptSet(const std::vector<std::string> &names, int from, int to) {
+  if (pending_)
+    return Status::error("internal error: kept sets switched while a step is in flight");
+  for (const std::string &name : names) {
+    int id = -1;
+    XLNETC_RETURN_IF_ERROR(inputBuffer(name, id));
+    const Buffer &b = prepared_->buffers[size_t(id)];
+    const size_t bytes = size_t(numelOf(b.shape)) * dtypeSize(b.dtype);
+    const dev::DevPtr live = prepared_->addr[size_t(id)];
+    if (prepared_->kept.count(id)) {
+      auto &aside = sets_[{from, name}];
+      if (!aside.first) {
+        XLNETC_RETURN_IF_ERROR(device_.alloc(bytes, aside.first).withPrefix(
+            fmt::format("the memory of micro-batch {} ('{}'): ", from, name)));
+        aside.second = bytes;
+      }
+      XLNETC_RETURN_IF_ERROR(device_.copy(aside.first, live, bytes));
+    }
+    auto it = sets_.find({to, name});
+    if (it == sets_.end()) {
+      prepared_->kept.erase(id);
+      continue;
+    }
+    XLNETC_RETURN_IF_ERROR(device_.copy(live, it->second.first, bytes));
+    prepared_->kept.insert(id);
+  }
+  return Status::ok();
+}
+
+Status DeviceExecutor::fetchFromSet(const std::string &name, int set, Tensor &out) {
+  int id = -1;
+  XLNETC_RETURN_IF_ERROR(inputBuffer(name, id));
+  auto it = sets_.find({set, name});
+  if (it == sets_.end())
+    return Status::error(
+        fmt::format("no value of input '{}' was set aside as set {}", name, set));
+  const Buffer &b = prepared_->buffers[size_t(id)];
+  Tensor t = Tensor::zeros(b.dtype, b.shape);
+  XLNETC_RETURN_IF_ERROR(device_.download(t.storage.data(), it->second.first, t.nbytes()));
+  out = std::move(t);
+  return Status::ok();
 }
 
 Status DeviceExecutor::fetch(const std::string &name, Tensor &out) {
@@ -774,9 +842,29 @@ Status DeviceExecutor::carriedPairs(const Plan &plan, const Prepared &p,
   return Status::ok();
 }
 
+/// The bound inputs named in `keep` (ExecOptions::keep) stay kept, unless
+/// an update that ran wrote over them in place.
+void DeviceExecutor::keepAsked(const DeviceProgram &program, Prepared &p,
+                               const std::vector<const Tensor *> &bound,
+                               const std::vector<std::string> &keep) {
+  for (const std::string &name : keep) {
+    auto it = p.inputId.find(name);
+    if (it == p.inputId.end() || !bound[size_t(it->second)])
+      continue;
+    bool overwritten = false;
+    for (const auto &[out, in] : program.inPlace)
+      if (in == it->second)
+        for (size_t i = 0; i < p.ops.size() && !overwritten; ++i)
+          overwritten = !p.skip[i] && std::find(p.ops[i].writes.begin(), p.ops[i].writes.end(),
+                                                out) != p.ops[i].writes.end();
+    if (!overwritten)
+      p.kept.insert(it->second);
+  }
+}
+
 /// The work only outputs nobody wants need is skipped: `wanted` (empty:
 /// every output) and the carried outputs; a new set of them records a new
-/// graph.
+/// graph (a set seen before takes its own back).
 void DeviceExecutor::chooseWanted(const Plan &plan, Prepared &p,
                                   const std::set<std::string> &carriedNames,
                                   const std::set<std::string> &wanted) {
@@ -788,11 +876,24 @@ void DeviceExecutor::chooseWanted(const Plan &plan, Prepared &p,
   std::string wantedKey;
   for (const std::string &name : needed)
     wantedKey += name + '\n';
-  if (p.skip.size() != p.ops.size() || wantedKey != p.wantedKey) {
-    p.chooseOps(plan, needed);
-    p.wantedKey = wantedKey;
-    p.graph.reset();
+  if (p.skip.size() == p.ops.size() && wantedKey == p.wantedKey)
+    return;
+  // Gradient accumulation alternates two sets (a micro-batch that only
+  // accumulates, the step's last): each keeps its skipped ops and graph.
+  if (p.skip.size() == p.ops.size()) {
+    Prepared::Choice &mine = p.otherChoices[p.wantedKey];
+    mine.skip = std::move(p.skip);
+    mine.graph = std::move(p.graph);
   }
+  p.wantedKey = wantedKey;
+  if (auto it = p.otherChoices.find(wantedKey); it != p.otherChoices.end()) {
+    p.skip = std::move(it->second.skip);
+    p.graph = std::move(it->second.graph);
+    p.otherChoices.erase(it);
+    return;
+  }
+  p.chooseOps(plan, needed);
+  p.graph.reset();
 }
 
 /// The work, in plan order, without reading anything back: launched piece
@@ -898,8 +999,9 @@ Status DeviceExecutor::start(const Plan &plan, const DeviceProgram &program,
 
   // 4. The work, in plan order, without reading anything back.
   XLNETC_RETURN_IF_ERROR(runWork(plan, p, opts));
-  // 5. The carried outputs become kept inputs, on the device (copies in
-  //    order after the step's work).
+  // 5. The inputs asked to stay kept do; the carried outputs become kept
+  //    inputs, on the device (copies in order after the step's work).
+  keepAsked(program, p, bound, opts.keep);
   for (auto [out, in] : carried) {
     const Buffer &b = plan.buffers[size_t(out)];
     if (p.addr[size_t(in)] != p.addr[size_t(out)]) // else updated in place

@@ -68,8 +68,18 @@ public:
 
   /// The kept value of input `name`, read back.
   Status fetch(const std::string &name, Tensor &out);
-  /// Forgets every kept value.
+  /// Forgets every kept value (and every set aside).
   void dropKept();
+  /// Zeroes the kept value of input `name` on the device (it stays kept).
+  Status zeroKept(const std::string &name);
+  /// Several sets of kept values of the inputs `names` (gradient
+  /// accumulation: each micro-batch's memory): the kept values are set
+  /// aside on the device as set `from`, and set `to`'s, when one was set
+  /// aside, take their place; otherwise those inputs are no longer kept
+  /// (the next start binds them). Device-to-device copies in stream order.
+  Status switchKeptSet(const std::vector<std::string> &names, int from, int to);
+  /// The value of input `name` set aside as set `set`, read back.
+  Status fetchFromSet(const std::string &name, int set, Tensor &out);
   /// How many ops of the last step were skipped because no output asked
   /// for (ExecOptions::wanted) depends on them.
   size_t skippedOps() const;
@@ -122,6 +132,9 @@ private:
   void chooseWanted(const Plan &plan, Prepared &p, const std::set<std::string> &carriedNames,
                     const std::set<std::string> &wanted);
   Status runWork(const Plan &plan, Prepared &p, const ExecOptions &opts);
+  void keepAsked(const DeviceProgram &program, Prepared &p,
+                 const std::vector<const Tensor *> &bound,
+                 const std::vector<std::string> &keep);
   Status startReadback(const Plan &plan, Prepared &p, const std::set<std::string> &carriedNames,
                        const std::set<std::string> &wanted, Pending &pending);
 
@@ -141,6 +154,11 @@ private:
   /// The last program run, ready for its next step. Declared after the
   /// modules: it goes first (its graph and memory before their kernels).
   std::unique_ptr<Prepared> prepared_;
+  /// switchKeptSet's sets: (set, input name) -> its device memory (bytes).
+  std::map<std::pair<int, std::string>, std::pair<dev::DevPtr, size_t>> sets_;
+  /// The input buffer of the prepared program named `name` (kept or not),
+  /// or an error.
+  Status inputBuffer(const std::string &name, int &id) const;
   /// The started step finish() collects (null: none in flight).
   std::unique_ptr<Pending> pending_;
 };

@@ -15,6 +15,7 @@
 #include "runtime/exec/HostExecutor.h"
 #include "runtime/device/Device.h"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -55,7 +56,11 @@ public:
   /// flight at a time; `plan` must live until finish(). fetch() may be
   /// called in between: it reads the kept state once the step has written
   /// it.
-  Status start(const Plan &plan, const TensorMap &bindings, const ExecOptions &opts = {});
+  /// `carry` (optional) replaces setCarry's pairs for this step alone (a
+  /// micro-batch that only accumulates carries its memory and gradients,
+  /// not the parameters its skipped update would have written).
+  Status start(const Plan &plan, const TensorMap &bindings, const ExecOptions &opts = {},
+               const std::vector<std::pair<std::string, std::string>> *carry = nullptr);
   Status finish(TensorMap &outputs);
 
   /// The training state a step hands to the next: after every successful
@@ -67,6 +72,17 @@ public:
   void setCarry(std::vector<std::pair<std::string, std::string>> carry);
   /// The kept value of input `name` (read back from the device).
   Status fetch(const std::string &name, Tensor &out);
+  /// Zeroes the kept value of input `name`, which a step has left (it
+  /// stays kept): gradient accumulation's sum, before a step's first
+  /// micro-batch.
+  Status zeroKept(const std::string &name);
+  /// Several sets of kept values of the inputs `names` (gradient
+  /// accumulation: each micro-batch's memory, on the device): the kept
+  /// values are set aside as set `from` and set `to`'s take their place;
+  /// a set never set aside leaves those inputs unkept, to be bound.
+  Status switchKeptSet(const std::vector<std::string> &names, int from, int to);
+  /// The value of input `name` set aside as set `set`, read back.
+  Status fetchFromSet(const std::string &name, int set, Tensor &out);
   /// Device executors: the ops of the last step skipped for want of a
   /// reader (ExecOptions::wanted); 0 on the host.
   size_t skippedOps() const;
@@ -74,7 +90,8 @@ public:
 private:
   /// The host executor's step, with the kept inputs lent and taken back.
   Status runHost(const Plan &plan, const TensorMap &bindings, TensorMap &outputs,
-                 const ExecOptions &opts);
+                 const ExecOptions &opts,
+                 const std::vector<std::pair<std::string, std::string>> &carry);
 
   dev::DeviceKind kind_ = dev::DeviceKind::Host;
   std::unique_ptr<dev::Device> device_;
@@ -84,6 +101,8 @@ private:
   std::vector<std::pair<std::string, std::string>> carry_;
   /// The host's kept inputs (the device executor keeps its own on the device).
   TensorMap kept_;
+  /// The host's sets of kept values set aside (switchKeptSet), by set.
+  std::map<int, TensorMap> keptSets_;
   /// The host's arena, kept across steps.
   std::unique_ptr<HostWorkspace> hostWorkspace_;
   /// The host's started step: its result, handed out by finish().

@@ -1,6 +1,7 @@
 //===- HostExecutor.cpp - Runs a plan on the CPU in fp32 ------------------===//
 
 #include "runtime/exec/HostExecutor.h"
+#include "runtime/plan/PlanDataflow.h"
 
 #include "runtime/plan/MemoryPlan.h"
 #include "runtime/host/CpuFeatures.h"
@@ -201,7 +202,7 @@ static Status runBackwardStep(const Step &s, const std::vector<const Tensor *> &
       host::dropout(*out[0], a.dsumDropoutRate, a.dsumDropoutSite, seed, *out[3]);
     return Status::ok();
   case OpKind::LmLossGrad:
-    return host::lmLossGrad(*in[0], *in[1], *in[2], *out[0]);
+    return host::lmLossGrad(*in[0], *in[1], *in[2], *out[0], in.size() > 3 ? in[3] : nullptr);
   case OpKind::Add:
     host::add(*in[0], *in[1], *out[0]);
     return Status::ok();
@@ -491,11 +492,12 @@ struct HostRun {
   }
 
   /// 3. Return the outputs (a temp with one name is moved, otherwise
-  ///    copied; returned buffers are never arena views).
-  Status returnOutputs(TensorMap &outputs) {
+  ///    copied; returned buffers are never arena views); `live`: the
+  ///    buffers computed (planLiveness).
+  Status returnOutputs(TensorMap &outputs, const std::vector<char> &live) {
     TensorMap result;
     for (const Buffer &b : plan.buffers) {
-      if (b.outputs.empty())
+      if (b.outputs.empty() || !live[size_t(b.id)])
         continue;
       if (!bound[b.id])
         return Status::error(fmt::format(
@@ -542,9 +544,13 @@ Status executeHost(const Plan &plan, const TensorMap &bindings,
   // allocation per temp without one. Kept probabilities change no step's
   // operands.
   ws.prepare(plan, opts.fuse);
+  // The steps the wanted outputs need (all of them when none are named).
+  const PlanLiveness live = planLiveness(
+      plan, std::set<std::string>(opts.wanted.begin(), opts.wanted.end()));
   for (size_t i = 0; i < plan.steps.size(); ++i)
-    XLNETC_RETURN_IF_ERROR(run.runOne(i));
-  return run.returnOutputs(outputs);
+    if (live.step[i])
+      XLNETC_RETURN_IF_ERROR(run.runOne(i));
+  return run.returnOutputs(outputs, live.buffer);
 }
 
 } // namespace xlnetc::rt

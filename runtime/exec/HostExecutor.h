@@ -49,9 +49,16 @@ struct ExecOptions {
   /// The outputs the caller reads (e.g. loss, grad_norm, lr for a training
   /// step); empty: all. The device executors copy back only these and skip
   /// the work that only the others need (a bf16 step's casts of logits and
-  /// hidden to f32); carried outputs are always computed. The host executor
-  /// returns everything.
+  /// hidden to f32, the update of a micro-batch that only accumulates);
+  /// carried outputs are always computed. The host executor skips the
+  /// steps they do not need too, and returns the wanted and carried
+  /// outputs.
   std::vector<std::string> wanted;
+  /// Executor::start with a carry: inputs that, bound for this step and
+  /// not carried by it, stay kept after it (unless the step overwrote them
+  /// in place): the parameters a micro-batch of gradient accumulation
+  /// reads and does not update.
+  std::vector<std::string> keep;
   /// Told about the steps (the data-parallel gradient all-reduce,
   /// dist/GradReducer.h); null: none. The host executor calls beforeStep and
   /// afterStep around every step; the device executors call

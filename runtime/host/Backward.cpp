@@ -229,7 +229,7 @@ void addLayerNormGrad(const Tensor &dout, const Tensor &x,
 }
 
 Status lmLossGrad(const Tensor &logits, const Tensor &target,
-                  const Tensor &targetMask, Tensor &dlogits) {
+                  const Tensor &targetMask, Tensor &dlogits, const Tensor *count) {
   int64_t B = logits.shape[0], NP = logits.shape[1], V = logits.shape[2];
   const int64_t *tgt = target.i64();
   for (int64_t b = 0; b < B; ++b)
@@ -243,6 +243,8 @@ Status lmLossGrad(const Tensor &logits, const Tensor &target,
   double den = 0.0;
   for (int64_t row = 0; row < B * NP; ++row)
     den += double(mask[row]);
+  if (count) // the micro-batches' count (gradient accumulation)
+    den = double(count->f32()[0]);
 #pragma omp parallel if (worthThreads(B * NP * V))
   {
     const VecKernels &vec = vecKernels();

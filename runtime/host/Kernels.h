@@ -226,10 +226,12 @@ void addLayerNormGrad(const Tensor &dout, const Tensor &x,
                       const Tensor &residual, const Tensor &gamma, double eps,
                       Tensor &dsum, Tensor &dgamma, Tensor &dbeta);
 
-/// dlogits = (softmax(logits) - onehot(target)) · mask / Σ mask, all zeros
-/// when Σ mask = 0. A target outside [0, V) is an error (as in lmLoss).
+/// dlogits = (softmax(logits) - onehot(target)) · mask / count, count =
+/// Σ mask unless `count` (f32 []) gives it; all zeros when the count is 0. A
+/// target outside [0, V) is an error (as in lmLoss).
 Status lmLossGrad(const Tensor &logits, const Tensor &target,
-                  const Tensor &targetMask, Tensor &dlogits);
+                  const Tensor &targetMask, Tensor &dlogits,
+                  const Tensor *count = nullptr);
 
 /// out = a + b elementwise.
 void add(const Tensor &a, const Tensor &b, Tensor &out);

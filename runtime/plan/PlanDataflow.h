@@ -13,6 +13,8 @@
 #define XLNETC_RUNTIME_PLAN_PLANDATAFLOW_H
 
 #include <cstddef>
+#include <set>
+#include <string>
 #include <vector>
 
 namespace xlnetc::rt {
@@ -38,6 +40,16 @@ struct PlanDataflow {
 };
 
 PlanDataflow planDataflow(const Plan &plan);
+
+/// What a step that returns only the outputs named `needed` must compute:
+/// per buffer whether it is needed (returned under one of those names, or
+/// read by a needed step), per step whether it runs (it writes a needed
+/// buffer, or has no outputs). An empty `needed` needs everything. The
+/// executors skip the rest (ExecOptions::wanted).
+struct PlanLiveness {
+  std::vector<char> buffer, step;
+};
+PlanLiveness planLiveness(const Plan &plan, const std::set<std::string> &needed);
 
 } // namespace xlnetc::rt
 

@@ -38,6 +38,17 @@ inline std::string mems(int64_t layer) { return std::string(kMems) + std::to_str
 inline std::string newMems(int64_t layer) {
   return std::string(kNewMems) + std::to_string(layer);
 }
+inline constexpr std::string_view kGrad = "grad.";
+inline constexpr std::string_view kGradAcc = "grad_acc.";
+/// Gradient accumulation (docs/Training.md): "grad.<param>" (a step's
+/// gradient, the accumulated one in a micro-batch step), "grad_acc.<param>"
+/// (the sum over the step's earlier micro-batches, an input) and
+/// "loss_count" (the predicted tokens of all of them, an input).
+inline std::string grad(std::string_view param) { return std::string(kGrad) + std::string(param); }
+inline std::string gradAcc(std::string_view param) {
+  return std::string(kGradAcc) + std::string(param);
+}
+inline constexpr std::string_view kLossCount = "loss_count";
 /// Whether `name` starts with `prefix`.
 inline bool hasPrefix(std::string_view name, std::string_view prefix) {
   return name.substr(0, prefix.size()) == prefix;

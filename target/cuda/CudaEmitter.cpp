@@ -1005,7 +1005,8 @@ Status Emitter::emitComputeStep() {
     int64_t B = inDim(0, 0), NP = inDim(0, 1), V = inDim(0, 2);
     kernel("lm_loss_grad", "xl_lm_loss_grad",
            {s(B), s(NP), s(V), s(kWideBlock)},
-           {inP(0), inP(1), inP(2), outP(0), status(), seed()},
+           {inP(0), inP(1), inP(2), step_->in.size() > 3 ? inP(3) : null("const float *"),
+            outP(0), status(), seed()},
            gridFor(B * NP), kWideBlock);
     return Status::ok();
   }

@@ -537,10 +537,10 @@ std::string lossModuleText() {
       << ">(l, t, m, loss, ptl, ws, status, seed);\n}\nXL_EXPORT(lm_loss_"
       << phase << ")\n";
   s << "XL_KERNEL void lm_loss_grad(const float *l, const xl_i64 *t, const "
-       "float *m, float *dl, int *status, unsigned long long seed) {\n"
+       "float *m, const float *c, float *dl, int *status, unsigned long long seed) {\n"
        "  xl_lm_loss_grad<"
     << lshape << ", " << kBlock
-    << ">(l, t, m, dl, status, seed);\n}\nXL_EXPORT(lm_loss_grad)\n";
+    << ">(l, t, m, c, dl, status, seed);\n}\nXL_EXPORT(lm_loss_grad)\n";
   for (int e = 0; e < 2; ++e)
     for (int phase : {0, 1})
       s << "XL_KERNEL void emb" << e << "_" << phase
@@ -644,16 +644,18 @@ TEST(DeviceLoss, LmLossReportsABadTarget) {
   }
 }
 
+/// `count` > 0: the count dividing the gradient (else Σ mask).
 std::vector<float> runLmLossGrad(const LossInputs &in, unsigned grid,
-                                 std::vector<int> *status = nullptr) {
+                                 std::vector<int> *status = nullptr, float count = 0) {
   Fixture &f = Fixture::get();
   Module *mod = lossModule();
   const int64_t R = kLB * kLNP;
   DevPtr dl = f.upload(in.logits), dt = f.upload(in.target),
          dm = f.upload(in.mask), dout = f.zeros<float>(R * kLV),
-         dst = f.zeros<int>(XL_STATUS_WORDS_TEST);
+         dst = f.zeros<int>(XL_STATUS_WORDS_TEST),
+         dc = count > 0 ? f.upload(std::vector<float>{count}) : DevPtr(0);
   unsigned long long seed = 1;
-  f.launch(mod, "lm_loss_grad", grid, {&dl, &dt, &dm, &dout, &dst, &seed});
+  f.launch(mod, "lm_loss_grad", grid, {&dl, &dt, &dm, &dc, &dout, &dst, &seed});
   if (status)
     *status = f.download<int>(dst, XL_STATUS_WORDS_TEST);
   return f.download<float>(dout, R * kLV);
@@ -683,6 +685,25 @@ TEST(DeviceLoss, LmLossGradMatchesHost) {
     std::vector<float> again = runLmLossGrad(in, 23);
     EXPECT_EQ(std::memcmp(got.data(), again.data(), got.size() * 4), 0);
   }
+  // A given count divides instead of Σ mask (a micro-batch of gradient
+  // accumulation): the host's bits, and 3x the count is a third.
+  LossInputs withCount = lossInputs(8);
+  Tensor logits = Tensor::fromF32({kLB, kLNP, kLV}, withCount.logits),
+         target = Tensor::fromI64({kLB, kLNP}, withCount.target),
+         mask = Tensor::fromF32({kLB, kLNP}, withCount.mask);
+  float sum = 0;
+  for (float m : withCount.mask)
+    sum += m;
+  ASSERT_GT(sum, 0.0f);
+  Tensor count = Tensor::fromF32({}, {3 * sum});
+  Tensor ref = Tensor::zeros(DType::F32, {kLB, kLNP, kLV}),
+         plain = Tensor::zeros(DType::F32, {kLB, kLNP, kLV});
+  ASSERT_TRUE(host::lmLossGrad(logits, target, mask, ref, &count).isOk());
+  ASSERT_TRUE(host::lmLossGrad(logits, target, mask, plain).isOk());
+  std::vector<float> got = runLmLossGrad(withCount, 4, nullptr, 3 * sum);
+  EXPECT_LE(relErr(ref.f32(), got.data(), R * kLV), 1e-6);
+  for (int64_t i = 0; i < R * kLV; ++i)
+    ASSERT_NEAR(ref.f32()[i] * 3, plain.f32()[i], 1e-6f) << i;
   LossInputs in = lossInputs(9);
   in.target[3] = kLV + 5; // b = 0, slot 3
   std::vector<int> status;

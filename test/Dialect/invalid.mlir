@@ -4665,6 +4665,16 @@ func.func @lm_loss_grad_result_rank(%logits: tensor<2x5x64xf32>, %target: tensor
 
 // -----
 
+// The count dividing the gradient (gradient accumulation) is a scalar.
+func.func @lm_loss_grad_count_rank(%logits: tensor<2x5x64xf32>, %target: tensor<2x5xi64>, %target_mask: tensor<2x5xf32>, %count: tensor<1xf32>) {
+  // expected-error @+1 {{'xlnet.lm_loss_grad' op 'count' must have rank 0 [], got 'tensor<1xf32>'}}
+  %0 = xlnet.lm_loss_grad %logits, %target, %target_mask, %count
+      : (tensor<2x5x64xf32>, tensor<2x5xi64>, tensor<2x5xf32>, tensor<1xf32>) -> tensor<2x5x64xf32>
+  return
+}
+
+// -----
+
 // target NP differs from logits NP.
 func.func @lm_loss_grad_num_predict(%logits: tensor<2x5x64xf32>, %target: tensor<2x4xi64>, %target_mask: tensor<2x5xf32>) {
   // expected-error @+1 {{'xlnet.lm_loss_grad' op NP mismatch: 'target' dim 1 is 4 but 'logits' dim 1 is 5}}

@@ -714,6 +714,16 @@ func.func @lm_loss_grad(%logits: tensor<2x5x64xf32>, %target: tensor<2x5xi64>,
   return %0 : tensor<2x5x64xf32>
 }
 
+// With the count that divides it (a micro-batch of gradient accumulation).
+// CHECK-LABEL: func.func @lm_loss_grad_count(
+// CHECK:         xlnet.lm_loss_grad %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %{{[^ ]+}} : (tensor<2x5x64xf32>, tensor<2x5xi64>, tensor<2x5xf32>, tensor<f32>) -> tensor<2x5x64xf32>
+func.func @lm_loss_grad_count(%logits: tensor<2x5x64xf32>, %target: tensor<2x5xi64>,
+                              %target_mask: tensor<2x5xf32>, %count: tensor<f32>) -> tensor<2x5x64xf32> {
+  %0 = xlnet.lm_loss_grad %logits, %target, %target_mask, %count
+      : (tensor<2x5x64xf32>, tensor<2x5xi64>, tensor<2x5xf32>, tensor<f32>) -> tensor<2x5x64xf32>
+  return %0 : tensor<2x5x64xf32>
+}
+
 // Gradient accumulation: one type for both operands and the result.
 // CHECK-LABEL: func.func @add(
 // CHECK-SAME:    %[[A:[^:]+]]: tensor<2x16x32xf32>, %[[B:[^:]+]]: tensor<2x16x32xf32>)

@@ -369,6 +369,24 @@ TEST(BackwardTest, LmLossGradMatchesFiniteDifferences) {
   }
 }
 
+TEST(BackwardTest, LmLossGradDividesByAGivenCount) {
+  // A micro-batch of gradient accumulation divides by the step's count:
+  // with 3 × Σ mask, a third of the plain gradient; with a count of 0, zeros.
+  std::mt19937 rng(24);
+  Tensor logits = randomF32({2, 3, 5}, rng, -2, 2);
+  Tensor target = Tensor::fromI64({2, 3}, {4, 0, 2, 1, 1, 3});
+  Tensor mask = Tensor::fromF32({2, 3}, {1, 0, 1, 1, 0, 1});
+  Tensor plain = Tensor::zeros(DType::F32, logits.shape), d = plain;
+  Tensor count = Tensor::fromF32({}, {12.0f});
+  ASSERT_TRUE(lmLossGrad(logits, target, mask, plain));
+  ASSERT_TRUE(lmLossGrad(logits, target, mask, d, &count));
+  for (int64_t i = 0; i < d.numel(); ++i)
+    EXPECT_NEAR(d.f32()[i] * 3, plain.f32()[i], 1e-7f) << i;
+  Tensor zero = Tensor::fromF32({}, {0.0f});
+  ASSERT_TRUE(lmLossGrad(logits, target, mask, d, &zero));
+  EXPECT_EQ(values(d), std::vector<float>(30, 0.0f));
+}
+
 TEST(BackwardTest, LmLossGradAllZeroMaskIsZero) {
   std::mt19937 rng(23);
   Tensor logits = randomF32({1, 2, 4}, rng);

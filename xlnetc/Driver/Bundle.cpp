@@ -58,15 +58,19 @@ bool setsHfConfig(const std::string &toml) {
 }
 
 json shapeJson(const StepShape &s) {
-  return {{"batch", s.batch},    {"seq_len", s.seqLen},     {"num_predict", s.numPredict},
-          {"mlen", s.mlen},      {"reuse_len", s.reuseLen}, {"perm_mask", s.permBits ? "bits" : "ranks"}};
+  json j = {{"batch", s.batch},    {"seq_len", s.seqLen},     {"num_predict", s.numPredict},
+            {"mlen", s.mlen},      {"reuse_len", s.reuseLen}, {"perm_mask", s.permBits ? "bits" : "ranks"}};
+  if (s.accumulate) // a micro-batch of gradient accumulation
+    j["accumulate"] = true;
+  return j;
 }
 
 std::string shapeStr(StepKind step, const StepShape &s) {
   return fmt::format("the {} step for batch {}, seq_len {}, num_predict {}, mlen {}, "
-                     "reuse_len {}, perm_mask {}, {}",
+                     "reuse_len {}, perm_mask {}, {}{}",
                      stepKindName(step), s.batch, s.seqLen, s.numPredict, s.mlen, s.reuseLen,
-                     s.permBits ? "bits" : "ranks", precisionName(s.precision));
+                     s.permBits ? "bits" : "ranks", precisionName(s.precision),
+                     s.accumulate ? ", a micro-batch of gradient accumulation" : "");
 }
 
 /// The manifest of `dir` when it is an xlnetc bundle's, else null.
@@ -374,6 +378,11 @@ rt::Status readHeader(ManifestReader &r, const json &m, const fs::path &root,
   b.shape.mlen = r.integer(*shape, "shape.mlen");
   b.shape.reuseLen = r.integer(*shape, "shape.reuse_len");
   b.shape.permBits = r.string(*shape, "shape.perm_mask") == "bits";
+  if (const auto it = shape->find("accumulate"); it != shape->end()) {
+    if (!it->is_boolean())
+      return rt::Status::error(fmt::format("{}: shape.accumulate must be true or false", where));
+    b.shape.accumulate = it->get<bool>();
+  }
   b.precision = r.string(m, "precision");
   if (!r.ok())
     return r.status();
@@ -503,11 +512,12 @@ StepCompiler bundleCompiler(const Bundle &bundle) {
     if (step != bundle.step || want.batch != have.batch || want.seqLen != have.seqLen ||
         want.numPredict != have.numPredict || want.mlen != have.mlen ||
         want.reuseLen != have.reuseLen || want.permBits != have.permBits ||
-        want.precision != have.precision ||
+        want.precision != have.precision || want.accumulate != have.accumulate ||
         specFingerprint(spec, bundle.shape) != bundle.fingerprint) {
       error = fmt::format("xlnetc: error: bundle {} holds {}; this run needs {} (compile a "
                           "bundle for it with xlnetc compile --step ... --batch-size ... "
-                          "--seq-len ... --num-predict ... --mlen ... --precision ...)\n",
+                          "--seq-len ... --num-predict ... --mlen ... --precision ... "
+                          "--micro-batch ...)\n",
                           bundle.dir, shapeStr(bundle.step, bundle.shape), shapeStr(step, shape));
       return false;
     }

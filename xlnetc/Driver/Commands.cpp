@@ -80,8 +80,24 @@ int runCompile(const CompileArgs &args) {
                             "--batch-size, --seq-len and --num-predict");
   if (!checkShape(spec, shape, args.spec, error))
     return fail(error);
+  // Gradient accumulation: the step of one micro-batch.
+  const int64_t micro = args.microBatch > 0 ? args.microBatch : spec.microBatchSize;
+  const int64_t processRows = shape.batch;
+  if (micro > 0 && micro < shape.batch && *step != StepKind::Forward) {
+    if (shape.batch % micro != 0 || (spec.biData && micro % 2 != 0))
+      return fail(fmt::format("micro-batch {} does not divide the batch of {} rows into equal "
+                              "micro-batches{}",
+                              micro, shape.batch,
+                              spec.biData ? " of an even number of rows (bi_data)" : ""));
+    shape.batch = micro;
+    shape.accumulate = true;
+  } else if (micro > shape.batch) {
+    return fail(fmt::format("micro-batch {} is more than the batch of {} rows", micro,
+                            shape.batch));
+  }
 
   CompileOptions options;
+  options.processRows = processRows;
   options.emit = *emit;
   options.step = *step;
   options.printIrAfterAll = args.printIrAfterAll;

@@ -27,6 +27,8 @@ struct CompileArgs {
   bool printIrAfterAll = false;
   // Step shape overrides (0: take the spec's value).
   int64_t batchSize = 0, seqLen = 0, numPredict = 0, mlen = -1;
+  /// --micro-batch (0: the spec's micro_batch_size).
+  int64_t microBatch = 0;
   /// "bits": the step reads perm_bits (a perm_mask without ranks) instead
   /// of perm_rank.
   std::string permMask = "ranks";
@@ -48,6 +50,12 @@ struct MemoryCheckArgs {
   int sharers = 1;
   /// Data-parallel ranks: the step's batch is train_batch_size / ranks.
   int ranks = 1;
+  /// The rows of one process (0: the step's batch); with gradient
+  /// accumulation the step runs a micro-batch of them.
+  int64_t processRows = 0;
+  /// Memory kept beside the step's plan: every micro-batch's memory (the
+  /// Transformer-XL mems) set aside between their runs.
+  int64_t asideBytes = 0;
 };
 
 struct RunStepArgs {

@@ -131,7 +131,8 @@ bool compileStep(const ModelSpec &spec, const StepShape &shape,
   const xlnet::FuseKernelsPassOptions fuse;
   xlnet::buildLoweringPipeline(pm, stageFor(options), optimizerOptions(spec),
                                shape.precision == Precision::BF16,
-                               planned || options.emit == Emit::Fused ? &fuse : nullptr);
+                               planned || options.emit == Emit::Fused ? &fuse : nullptr,
+                               shape.accumulate);
   if (failed(pm.run(*module)))
     return false;
 
@@ -176,6 +177,18 @@ bool compileStep(const ModelSpec &spec, const StepShape &shape,
                     std::count_if(plan.buffers.begin(), plan.buffers.end(),
                                   [](const rt::Buffer &b) { return b.role == rt::Buffer::Temp; }))
      << rt::formatMemoryPlan(program.memory, shape.batch);
+  if (shape.accumulate && options.processRows > shape.batch) {
+    // Every micro-batch's memory waits beside the step between its runs.
+    const int64_t aside = spec.memLen * options.processRows * spec.dModel * spec.nLayer *
+                          int64_t(sizeof(float));
+    const int64_t total = program.memory.totalBytes() + aside;
+    os << fmt::format("gradient accumulation: {} micro-batches of {} rows ({} rows a step)\n",
+                      options.processRows / shape.batch, shape.batch, options.processRows)
+       << fmt::format("{:<44} {:>16} {:>12.2f}\n", "memory of every micro-batch, set aside",
+                      aside, double(aside) / 1048576.0)
+       << fmt::format("{:<44} {:>16} {:>12.2f}\n", "total with accumulation", total,
+                      double(total) / 1048576.0);
+  }
   return true;
 }
 

@@ -33,6 +33,9 @@ struct CompileOptions {
   bool printIrAfterAll = false; ///< print the IR after every pass to stderr
   /// The GPU the device program of `--emit=cuda` and `memory` is made for.
   rt::dev::GpuTarget target;
+  /// A micro-batch step (StepShape::accumulate): the rows of the whole
+  /// process batch, which `--emit=memory` reports beside the micro-batch's.
+  int64_t processRows = 0;
 };
 
 /// Compiles one step of `spec` with `shape` (the optimizer settings come

@@ -30,6 +30,7 @@ rt::StepMemory memoryOf(const rt::Executor &executor) {
 int64_t needAtBatch(const ModelSpec &spec, StepShape shape, StepKind step, int64_t batch,
                     rt::StepMemory where, bool keepsCopy, const StepCompiler &compile) {
   shape.batch = batch;
+  shape.accumulate = shape.accumulate && step != StepKind::Forward;
   rt::Plan plan;
   std::string ignored;
   // A device program made for any GPU: its memory does not depend on it.
@@ -41,11 +42,39 @@ int64_t needAtBatch(const ModelSpec &spec, StepShape shape, StepKind step, int64
   return rt::stepMemoryNeed(plan, where, keepsCopy).total();
 }
 
-/// The hint after "does not fit": the largest batch that fits, or which keys
-/// to reduce when none does.
+/// The largest micro-batch of gradient accumulation, at most `most` rows and
+/// dividing the process's `processRows` into equal micro-batches (of a
+/// multiple of `unit` rows), whose training step fits `limit` with every
+/// micro-batch's memory set aside beside it; 0 when none does (or none is
+/// tried: a few probes, from the largest).
+int64_t fittingMicroBatch(const ModelSpec &spec, StepShape shape, int64_t most, int64_t unit,
+                          int64_t limit, int64_t processRows, rt::StepMemory where,
+                          bool keepsCopy, const StepCompiler &compile) {
+  const int64_t aside =
+      spec.memLen * processRows * spec.dModel * spec.nLayer * int64_t(sizeof(float));
+  shape.accumulate = true;
+  int probes = 0;
+  for (int64_t m = std::min(most, processRows - 1) / unit * unit; m >= unit && probes < 8;
+       m -= unit) {
+    if (processRows % m != 0)
+      continue;
+    ++probes;
+    const int64_t n = needAtBatch(spec, shape, StepKind::Train, m, where, keepsCopy, compile);
+    if (n < 0)
+      return 0;
+    if (n + aside <= limit)
+      return m;
+  }
+  return 0;
+}
+
+/// The hint after "does not fit": the largest batch that fits (and, for a
+/// training step, the micro-batch that keeps the batch), or which keys to
+/// reduce when none does.
 std::string fitHint(const ModelSpec &spec, const StepShape &shape, StepKind step,
                     const rt::StepMemoryNeed &need, int64_t limit, rt::StepMemory where,
-                    bool keepsCopy, int ranks, const StepCompiler &compile) {
+                    bool keepsCopy, int ranks, int64_t processRows,
+                    const StepCompiler &compile) {
   const std::string modelKeys = "reduce n_token, d_model, d_inner or n_layer";
   if (need.stateBytes > limit)
     return fmt::format("the model's state alone ({}) does not fit: {}",
@@ -75,13 +104,24 @@ std::string fitHint(const ModelSpec &spec, const StepShape &shape, StepKind step
     (n <= limit ? lo : hi) = probe;
     probe = probes == 0 && n <= limit ? lo + unit : lo + (hi - lo) / 2;
   }
-  if (ranks > 1)
-    return fmt::format("the largest batch that fits is {} rows per process "
-                       "(train_batch_size {} over {} processes)",
-                       lo, lo * ranks, ranks);
-  return fmt::format("the largest batch that fits is {} (train_batch_size; --batch-size "
-                     "when compiling a bundle)",
-                     lo);
+  const std::string largest =
+      ranks > 1 ? fmt::format("the largest batch that fits is {} rows per process "
+                              "(train_batch_size {} over {} processes)",
+                              lo, lo * ranks, ranks)
+                : fmt::format("the largest batch that fits is {} (train_batch_size; "
+                              "--batch-size when compiling a bundle)",
+                              lo);
+  const int64_t m = step == StepKind::Train
+                        ? fittingMicroBatch(spec, shape, lo, unit, limit, processRows, where,
+                                            keepsCopy, compile)
+                        : 0;
+  if (m <= 0)
+    return largest;
+  return largest + fmt::format("; or keep train_batch_size {} with gradient accumulation: "
+                               "micro_batch_size = {} in [train] (or --micro-batch {}), {} "
+                               "micro-batches{}",
+                               spec.trainBatchSize, m, m, processRows / m,
+                               ranks > 1 ? " on each process" : "");
 }
 
 /// --memory-limit in bytes (0: not given); false, with `error`, when it is
@@ -120,7 +160,8 @@ bool checkStepFits(const ModelSpec &spec, const StepShape &shape, StepKind step,
     what += fmt::format(" (a share of {}: {} processes on this node)", rt::formatBytes(limit * args.sharers), args.sharers);
   }
   const rt::StepMemory where = memoryOf(executor);
-  const rt::StepMemoryNeed need = rt::stepMemoryNeed(plan, where, keepsCopy);
+  rt::StepMemoryNeed need = rt::stepMemoryNeed(plan, where, keepsCopy);
+  need.stepBytes += args.asideBytes; // the other micro-batches' memory
   if (need.total() <= limit)
     return true;
 
@@ -138,7 +179,8 @@ bool checkStepFits(const ModelSpec &spec, const StepShape &shape, StepKind step,
       rt::formatBytes(need.stateBytes), state, spec.nToken, spec.dModel, spec.dInner,
       spec.nLayer, rt::formatBytes(need.stepBytes), shape.batch, shape.seqLen, shape.mlen,
       shape.numPredict,
-      fitHint(spec, shape, step, need, limit, where, keepsCopy, args.ranks, compile));
+      fitHint(spec, shape, step, need, limit, where, keepsCopy, args.ranks,
+              args.processRows > 0 ? args.processRows : shape.batch, compile));
   return false;
 }
 

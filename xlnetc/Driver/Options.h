@@ -192,6 +192,12 @@ inline void addTrainOptions(CLI::App *cmd, TrainArgs &train, const std::string &
   addDeviceOptions(cmd, train.device, train.noKernelCache,
                    "the spec's [train] device, default host");
   addPrecisionOption(cmd, train.precision);
+  cmd->add_option("--micro-batch", train.microBatch,
+                  "Gradient accumulation: run each process's rows as micro-batches of this "
+                  "many rows, one after another, each with its own memory, and update once "
+                  "per step (the spec's micro_batch_size)")
+      ->check(CLI::PositiveNumber)
+      ->default_str("the spec's [train] micro_batch_size, default one batch");
   addMemoryCheckOptions(cmd, train.memory);
   cmd->add_flag("--data-parallel", train.dataParallel,
                 "Take the data-parallel path in one process too: gradient buckets, their "

@@ -296,6 +296,29 @@ private:
   /// Runs step `step` + 1 and reads its loss (the global batch's), gradient
   /// norm and learning rate; prefetches the next batch where it can.
   int runStep(double &loss, double &gnorm, double &lr);
+  /// Gradient accumulation (docs/Training.md): this process's rows in
+  /// micro-batches of `rows` (micro_batch_size; 0 or all of them: one
+  /// batch), the step compiled for one.
+  rt::Status splitIntoMicroBatches(int64_t rows);
+  /// The state's memory (this process's rows) split into the micro-batches'
+  /// starting values, and the first micro-batch's zero gradient sum bound.
+  rt::Status splitStartingState();
+  /// Micro-batch k's inputs bound: its rows of the step's batch, the step's
+  /// token count, its memory (set aside by the executor, or its start).
+  rt::Status bindMicroBatch(int k);
+  /// Runs the micro-batches that only accumulate (all but the last) of
+  /// step `step` + 1: forward and backward, the gradients summed on the
+  /// device, no update.
+  rt::Status runAccumulating();
+  /// After the step's last micro-batch (whose loss is `loss`): `loss`
+  /// becomes the process's (the micro-batches' weighted by their tokens),
+  /// and the gradient sum is zeroed for the next step.
+  rt::Status endMicroBatches(double &loss);
+  /// Micro-batch k's dropout seed of step `step` + 1.
+  uint64_t microSeed(int k) const;
+  /// Layer l's memory of all this process's rows (the micro-batches' put
+  /// together).
+  rt::Status processMems(int64_t l, rt::Tensor &out);
   /// After step `step`: metrics, the ranks' parameter check, progress, a
   /// periodic checkpoint.
   int afterStep(double loss, double gnorm, double lr);
@@ -350,6 +373,20 @@ private:
   // Per prepared step: every rank's predicted tokens (Σ target_mask), the
   // weights of its loss and gradient in the global batch's.
   std::vector<double> counts, nextCounts;
+  // Gradient accumulation: the process's rows as micro.size micro-batches
+  // (micro.size 1: one batch); what one that only accumulates carries (its
+  // memory and the gradients) and keeps (the parameters and moments it
+  // reads); the step's batch (this process's rows) and token count; each
+  // micro-batch's memory before its first run, its tokens and loss; the
+  // executor's kept memory is micro-batch liveSet's (-1: none yet).
+  rt::dist::RowSplit micro;
+  std::vector<std::pair<std::string, std::string>> microCarry;
+  std::vector<std::string> memNames, gradAccNames, keepNames;
+  rt::TensorMap processBatch;
+  double processCount = 0;
+  std::vector<rt::TensorMap> microStart;
+  std::vector<double> microCounts, microLosses;
+  int liveSet = -1;
   // The loop's clock and progress.
   int64_t firstStep = 0, lastCheckpointStep = -1, logEvery = 1, tokensPerStep = 0;
   Clock::time_point runStart, intervalStart;
@@ -378,6 +415,8 @@ int RankRun::resolveSpec() {
     spec.precision = args.precision; // checked by applyPrecision in openStep
   if (!args.device.empty())
     spec.device = args.device; // checked by openExecutor in openStep
+  if (args.microBatch > 0)
+    spec.microBatchSize = args.microBatch; // checked by splitIntoMicroBatches
   if (!args.overrides.empty() && !args.resume)
     return fail("--override takes a changed setting of the run a --resume continues: a "
                 "fresh run takes its spec as it is");
@@ -429,6 +468,11 @@ int RankRun::openStep(const StepCompiler &compile) {
   globalShape.precision = precisionShape.precision;
   shape = globalShape;
   shape.batch = split.localBatch;
+  if (rt::Status st = splitIntoMicroBatches(spec.microBatchSize); !st)
+    return fail(st.message());
+  if (micro.size > 1 && !args.dumpBatches.empty())
+    return fail("--dump-batches writes the batches of a plain run: run it without gradient "
+                "accumulation (micro_batch_size, --micro-batch)");
   if (!compile(spec, shape, StepKind::Train, plan, error, nullptr, deviceTarget(executor))) {
     std::cerr << error;
     return 1;
@@ -437,6 +481,10 @@ int RankRun::openStep(const StepCompiler &compile) {
   // moments while it is written.
   memoryCheck = args.memory;
   memoryCheck.ranks = world.size();
+  memoryCheck.processRows = split.localBatch;
+  if (micro.size > 1) // every micro-batch's memory, set aside beside the step
+    memoryCheck.asideBytes = spec.memLen * split.localBatch * spec.dModel * spec.nLayer *
+                             int64_t(sizeof(float));
   if (parallel && executor.kind() != rt::dev::DeviceKind::Cuda)
     memoryCheck.sharers = rt::dist::launcherLocalSize();
   if (!checkStepFits(spec, shape, StepKind::Train, plan, executor, /*keepsCopy=*/true,
@@ -725,8 +773,10 @@ int RankRun::loadState() {
     } else {
       params = rt::train::initialParameters(plan, spec.initRange, uint64_t(spec.seed));
     }
-    state->startFresh(std::move(params), {spec.memLen, shape.batch, spec.dModel});
+    state->startFresh(std::move(params), {spec.memLen, split.localBatch, spec.dModel});
   }
+  if (rt::Status st = splitStartingState(); !st)
+    return fail(st.message());
   if (!severalRanks)
     return 0;
   // The second exchange: the same batches and the same starting state
@@ -796,6 +846,10 @@ int RankRun::prepareLoop() {
                                     world.description(), split.localBatch, args.checkRanksEvery)
                       : fmt::format("  data parallel: {} (--data-parallel), {} rows\n",
                                     world.description(), split.localBatch));
+  if (micro.size > 1)
+    std::cout << fmt::format("  gradient accumulation: {} micro-batches of {} rows, each with "
+                             "its own memory, one update per step\n",
+                             micro.size, micro.localBatch);
   // The parameters, moments and memory go to the executor with the first
   // step and stay there (on the device for emu and cuda).
   executor.setCarry(state->carry());
@@ -862,8 +916,163 @@ rt::Status RankRun::prepareInputs(int64_t next) {
         (fs::path(args.dumpBatches) / fmt::format("step-{:06d}.safetensors", next + 1)).string();
     XLNETC_RETURN_IF_ERROR(rt::data::writeBatch(path, dumped, pipe));
   }
+  if (micro.size > 1) { // sliced into micro-batches as they run (bindMicroBatch)
+    processBatch.clear();
+    processCount = 0;
+    for (auto &[name, t] : batch.tensors)
+      if (!rt::train::names::hasPrefix(name, "raw."))
+        processBatch[name] = std::move(t);
+    const rt::Tensor &mask = processBatch.at("target_mask");
+    for (int64_t i = 0; i < mask.numel(); ++i)
+      processCount += mask.f32()[i];
+    batch.tensors.clear();
+  }
   state->bindInputs(std::move(batch.tensors), next);
   return faults.perturbInputs(*state, executor, world.rank(), next + 1, spec.nToken);
+}
+
+rt::Status RankRun::splitIntoMicroBatches(int64_t rows) {
+  const int64_t all = split.localBatch;
+  if (rows <= 0 || rows == all)
+    return rt::dist::RowSplit::make(0, 1, all, spec.biData, micro);
+  const std::string per = severalRanks ? " per process" : "";
+  if (rows > all)
+    return rt::Status::error(fmt::format(
+        "micro_batch_size {} is more than the {} rows{} of train_batch_size {}: a micro-batch "
+        "is a part of a process's rows",
+        rows, all, per, spec.trainBatchSize));
+  if (all % rows != 0 || (spec.biData && rows % 2 != 0))
+    return rt::Status::error(fmt::format(
+        "micro_batch_size {} does not divide the {} rows{} of train_batch_size {} into equal "
+        "micro-batches{}",
+        rows, all, per, spec.trainBatchSize,
+        spec.biData ? " of an even number of rows (bi_data: half forward, half backward)" : ""));
+  XLNETC_RETURN_IF_ERROR(
+      rt::dist::RowSplit::make(0, int(all / rows), all, spec.biData, micro));
+  shape.batch = rows;
+  shape.accumulate = true;
+  return rt::Status::ok();
+}
+
+rt::Status RankRun::splitStartingState() {
+  namespace names = rt::train::names;
+  if (micro.size <= 1)
+    return rt::Status::ok();
+  microStart.assign(size_t(micro.size), {});
+  microCounts.assign(size_t(micro.size), 0.0);
+  microLosses.assign(size_t(micro.size), 0.0);
+  memNames.clear();
+  microCarry.clear();
+  for (int64_t l = 0; state->hasMems() && l < spec.nLayer; ++l) {
+    const std::string name = names::mems(l);
+    memNames.push_back(name);
+    microCarry.emplace_back(names::newMems(l), name);
+    rt::Tensor whole = std::move(state->bindings().at(name));
+    state->bindings().erase(name);
+    for (int k = 0; k < micro.size; ++k) {
+      rt::dist::RowSplit part = micro;
+      part.rank = k;
+      XLNETC_RETURN_IF_ERROR(part.slice(whole, 1, microStart[size_t(k)][name]).withPrefix(name + ": "));
+    }
+  }
+  keepNames.clear();
+  gradAccNames.clear();
+  for (const auto &[param, paramShape] : state->shapes()) {
+    keepNames.insert(keepNames.end(), {param, names::adamM(param), names::adamV(param)});
+    gradAccNames.push_back(names::gradAcc(param));
+    microCarry.emplace_back(names::grad(param), names::gradAcc(param));
+    state->bind(names::gradAcc(param), rt::Tensor::zeros(rt::DType::F32, paramShape));
+  }
+  return rt::Status::ok();
+}
+
+rt::Status RankRun::bindMicroBatch(int k) {
+  rt::dist::RowSplit part = micro;
+  part.rank = k;
+  for (const auto &[name, t] : processBatch) {
+    rt::Tensor mine;
+    XLNETC_RETURN_IF_ERROR(part.slice(t, 0, mine).withPrefix(name + ": "));
+    if (name == "target_mask") {
+      double count = 0;
+      for (int64_t i = 0; i < mine.numel(); ++i)
+        count += mine.f32()[i];
+      microCounts[size_t(k)] = count;
+    }
+    state->bind(name, std::move(mine));
+  }
+  state->bind(std::string(rt::train::names::kLossCount),
+              rt::Tensor::fromF32({}, {float(processCount)}));
+  // Its memory: the executor sets the last micro-batch's aside and puts
+  // this one's in place; before its first run, its starting value.
+  if (liveSet >= 0 && liveSet != k)
+    XLNETC_RETURN_IF_ERROR(executor.switchKeptSet(memNames, liveSet, k));
+  liveSet = k;
+  for (auto &[name, t] : microStart[size_t(k)])
+    state->bind(name, std::move(t));
+  microStart[size_t(k)].clear();
+  return rt::Status::ok();
+}
+
+rt::Status RankRun::runAccumulating() {
+  // Forward and backward only: the loss and what is carried (the memory,
+  // the summed gradients); the parameters and moments stay where they are.
+  rt::ExecOptions o = exec;
+  o.observer = nullptr;
+  o.wanted = {"loss"};
+  o.keep = keepNames;
+  for (int k = 0; k + 1 < micro.size; ++k) {
+    XLNETC_RETURN_IF_ERROR(bindMicroBatch(k));
+    o.seed = microSeed(k);
+    XLNETC_RETURN_IF_ERROR(executor.start(plan, state->bindings(), o, &microCarry));
+    state->handedToExecutor();
+    for (const std::string &name : gradAccNames) // the sum lives in the executor now
+      state->bindings().erase(name);
+    rt::TensorMap outputs;
+    XLNETC_RETURN_IF_ERROR(executor.finish(outputs));
+    microLosses[size_t(k)] = outputs.at("loss").f32()[0];
+  }
+  return rt::Status::ok();
+}
+
+rt::Status RankRun::endMicroBatches(double &loss) {
+  microLosses.back() = loss;
+  double weighted = 0, tokens = 0;
+  for (size_t k = 0; k < microLosses.size(); ++k)
+    if (microCounts[k] > 0) {
+      weighted += microLosses[k] * microCounts[k];
+      tokens += microCounts[k];
+    }
+  loss = tokens > 0 ? weighted / tokens : std::nan("");
+  for (const std::string &name : gradAccNames)
+    XLNETC_RETURN_IF_ERROR(executor.zeroKept(name));
+  return rt::Status::ok();
+}
+
+uint64_t RankRun::microSeed(int k) const {
+  const uint64_t seed = rt::train::stepSeed(dropoutSeed, step);
+  if (micro.size > 1) // each micro-batch of each rank draws its own masks
+    return rt::train::rankSeed(seed, world.rank() * micro.size + k);
+  return severalRanks ? rt::train::rankSeed(seed, world.rank()) : seed;
+}
+
+rt::Status RankRun::processMems(int64_t l, rt::Tensor &out) {
+  const std::string name = rt::train::names::mems(l);
+  if (micro.size <= 1)
+    return state->get(executor, name, out);
+  out = rt::Tensor::zeros(rt::DType::F32, {spec.memLen, split.localBatch, spec.dModel});
+  for (int k = 0; k < micro.size; ++k) {
+    rt::Tensor part;
+    if (auto it = microStart[size_t(k)].find(name); it != microStart[size_t(k)].end())
+      part = it->second; // not run yet
+    else if (k == liveSet)
+      XLNETC_RETURN_IF_ERROR(state->get(executor, name, part));
+    else
+      XLNETC_RETURN_IF_ERROR(executor.fetchFromSet(name, k, part));
+    rt::dist::RowSplit at = micro;
+    at.rank = k;
+    XLNETC_RETURN_IF_ERROR(at.place(part, 1, out));
+  }
+  return rt::Status::ok();
 }
 
 rt::Status RankRun::saveCheckpoint(const std::string *position) {
@@ -872,12 +1081,14 @@ rt::Status RankRun::saveCheckpoint(const std::string *position) {
   if (!lead) { // its rows of the memory to rank 0, one layer at a time
     for (int64_t l = 0; hasMems && l < spec.nLayer; ++l) {
       rt::Tensor mine, global;
-      XLNETC_RETURN_IF_ERROR(state->get(executor, rt::train::names::mems(l), mine));
+      XLNETC_RETURN_IF_ERROR(processMems(l, mine));
       XLNETC_RETURN_IF_ERROR(split.gather(world, mine, 1, global));
     }
     return rt::Status::ok();
   }
   XLNETC_RETURN_IF_ERROR(state->snapshot(executor, snap));
+  for (int64_t l = 0; micro.size > 1 && hasMems && l < spec.nLayer; ++l)
+    XLNETC_RETURN_IF_ERROR(processMems(l, snap.mems.at(rt::train::names::mems(l))));
   // Every rank's rows of the memory, in the global order (in layer order,
   // as the other ranks send them).
   for (int64_t l = 0; parallel && hasMems && l < spec.nLayer; ++l) {
@@ -898,12 +1109,18 @@ int RankRun::runStep(double &loss, double &gnorm, double &lr) {
   if (!inputsReady)
     if (rt::Status st = prepareInputs(step); !st)
       return fail(fmt::format("step {}: {}", step + 1, st.message()));
+  // Gradient accumulation: all micro-batches but the last first, then the
+  // last one as the step (its update from the summed gradients).
+  if (micro.size > 1) {
+    if (rt::Status st = runAccumulating(); !st)
+      return fail(fmt::format("step {}: {}", step + 1, st.message()));
+    if (rt::Status st = bindMicroBatch(micro.size - 1); !st)
+      return fail(fmt::format("step {}: {}", step + 1, st.message()));
+  }
   // The device runs step + 1 while the host builds the next step's batch;
   // its loss and gradient norm come back when it ends (finish).
-  exec.seed = rt::train::stepSeed(dropoutSeed, step);
+  exec.seed = microSeed(micro.size - 1);
   if (parallel) {
-    if (severalRanks)
-      exec.seed = rt::train::rankSeed(exec.seed, world.rank());
     counts = nextCounts;
     reducer.setWeights(rt::train::rankWeights(counts, faults.reduceScale));
   }
@@ -933,6 +1150,9 @@ int RankRun::runStep(double &loss, double &gnorm, double &lr) {
     return fail(fmt::format("step {}: {}", step + 1, st.message()));
   waiting.reset();
   loss = outputs.at("loss").f32()[0];
+  if (micro.size > 1)
+    if (rt::Status st = endMicroBatches(loss); !st)
+      return fail(fmt::format("step {}: {}", step + 1, st.message()));
   if (parallel) { // the global batch's loss
     std::vector<double> losses;
     if (rt::Status st = rt::dist::gatherDoubles(world, Exchange::Loss, loss, losses); !st)

@@ -48,6 +48,9 @@ struct TrainArgs {
   std::string device;
   /// "fp32" or "bf16"; empty: the spec's `precision` key.
   std::string precision;
+  /// --micro-batch: the spec's micro_batch_size (gradient accumulation);
+  /// 0: the spec's.
+  int64_t microBatch = 0;
   bool noKernelCache = false;
   MemoryCheckArgs memory;
   /// Data parallel in one process too (--data-parallel): the gradient

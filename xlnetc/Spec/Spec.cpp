@@ -288,6 +288,15 @@ bool RuleChecker::trainRules() {
                          "true: half the batch reads forward, half backward",
                          s.trainBatchSize)))
     return false;
+  if (!nonNegative(s.microBatchSize, "micro_batch_size") ||
+      !check(s.microBatchSize <= s.trainBatchSize, "micro_batch_size",
+             fmt::format("micro_batch_size ({}) must not exceed train_batch_size ({})",
+                         s.microBatchSize, s.trainBatchSize)) ||
+      !check(!s.biData || s.microBatchSize % 2 == 0, "micro_batch_size",
+             fmt::format("micro_batch_size ({}) must be even when bi_data is true: each "
+                         "micro-batch reads half its rows forward, half backward",
+                         s.microBatchSize)))
+    return false;
   if (!positive(s.learningRate, "learning_rate") ||
       !nonNegative(s.warmupSteps, "warmup_steps") ||
       !nonNegative(s.trainSteps, "train_steps"))

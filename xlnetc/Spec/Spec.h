@@ -74,7 +74,11 @@ struct ModelSpec {
   bool keepAccents = false;
 
   //===--- [train] --------------------------------------------------------===//
-  int64_t trainBatchSize = 0; ///< train_batch_size: per-device batch.
+  int64_t trainBatchSize = 0; ///< train_batch_size: the global batch.
+  /// micro_batch_size: gradient accumulation, each process's rows run as
+  /// micro-batches of this many rows (0: one batch); --micro-batch
+  /// overrides it.
+  int64_t microBatchSize = 0;
   double learningRate = 1e-4; ///< learning_rate: peak learning rate.
   int64_t warmupSteps = 0;    ///< warmup_steps: linear warmup length.
   int64_t trainSteps = 0;     ///< train_steps: total steps (end of decay).

@@ -51,6 +51,11 @@ struct StepShape {
   /// What the plan stores activations in (not part of specFingerprint: the
   /// parameters and checkpoints are f32 whatever the precision).
   Precision precision = Precision::FP32;
+  /// grads and train steps: one micro-batch of gradient accumulation
+  /// (--xlnet-accumulate-gradients: inputs loss_count and grad_acc.<param>,
+  /// the accumulated grad.<param> returned; docs/Training.md "Gradient
+  /// accumulation").
+  bool accumulate = false;
 };
 
 /// Which step the plan computes.

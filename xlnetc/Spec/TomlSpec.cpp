@@ -118,6 +118,7 @@ const std::vector<KeyDesc> &keyTable() {
         floatKey("data", "mask_beta", &S::maskBeta, kDataPosition),
         boolKey("data", "keep_accents", &S::keepAccents, kTokens),
         intKey("train", "train_batch_size", &S::trainBatchSize, kBatchShape, true),
+        intKey("train", "micro_batch_size", &S::microBatchSize, kWhere),
         floatKey("train", "learning_rate", &S::learningRate, kSetting),
         intKey("train", "warmup_steps", &S::warmupSteps, kSetting),
         intKey("train", "train_steps", &S::trainSteps, kSetting),

@@ -154,12 +154,14 @@ XL_DEVICE void xl_lm_loss(const T_logits *XL_RESTRICT logits,
 // lm_loss_grad
 //===----------------------------------------------------------------------===//
 
-/// lm_loss_grad: logits [B,NP,V], target, target_mask -> dlogits [B,NP,V]
-/// (file comment). A row with a bad target is reported and left unwritten.
+/// lm_loss_grad: logits [B,NP,V], target, target_mask [, count] -> dlogits
+/// [B,NP,V] (file comment); `count` (null: Σ mask) divides instead of Σ mask.
+/// A row with a bad target is reported and left unwritten.
 template <xl_i64 B, xl_i64 NP, xl_i64 V, int BLOCK, typename T_logits, typename T_targetMask, typename T_dlogits>
 XL_DEVICE void xl_lm_loss_grad(const T_logits *XL_RESTRICT logits,
                                const xl_i64 *XL_RESTRICT target,
                                const T_targetMask *XL_RESTRICT targetMask,
+                               const float *XL_RESTRICT count,
                                T_dlogits *XL_RESTRICT dlogits, int *status,
                                unsigned long long seed) {
   (void)seed;
@@ -169,9 +171,13 @@ XL_DEVICE void xl_lm_loss_grad(const T_logits *XL_RESTRICT logits,
   if (static_cast<xl_i64>(blockIdx.x) >= kRows)
     return; // no rows for this block (uniform over the block)
   double den = 0.0;
-  for (xl_i64 row = threadIdx.x; row < kRows; row += BLOCK)
-    den += static_cast<double>(targetMask[row]);
-  den = xl_block_sum<BLOCK>(den, dscratch);
+  if (count) { // the micro-batches' count (gradient accumulation); uniform
+    den = static_cast<double>(*count);
+  } else {
+    for (xl_i64 row = threadIdx.x; row < kRows; row += BLOCK)
+      den += static_cast<double>(targetMask[row]);
+    den = xl_block_sum<BLOCK>(den, dscratch);
+  }
   for (xl_i64 row = blockIdx.x; row < kRows; row += gridDim.x) {
     const xl_i64 t = target[row];
     if (t < 0 || t >= V) {

@@ -6,7 +6,7 @@
   metrics.py same A B FIRST_STEP       the loss and grad_norm of every step >= FIRST_STEP
                                        are bit-identical in A and B
   metrics.py close A B RTOL            A and B have the same steps and every step's loss
-                                       agrees within RTOL relative
+                                       and gradient norm agree within RTOL relative
   metrics.py scaled A B STEP F         A's grad_norm at STEP is exactly F times B's
                                        (XLNETC_FAULT_REDUCE_SCALE, F a power of two)
   metrics.py tail A B RTOL             the mean loss of A's last 10% of steps is within
@@ -79,15 +79,16 @@ def main(argv):
               f"{rel:.2e} (max {argv[4]})")
         return 0 if rel <= float(argv[4]) else 1
     if cmd == "close":
-        a = {r["step"]: r["loss"] for r in load(argv[2])}
-        b = {r["step"]: r["loss"] for r in load(argv[3])}
+        a = {r["step"]: (r["loss"], r["grad_norm"]) for r in load(argv[2])}
+        b = {r["step"]: (r["loss"], r["grad_norm"]) for r in load(argv[3])}
         if sorted(a) != sorted(b) or not a:
             print(f"close: steps differ: {sorted(a)} vs {sorted(b)}")
             return 1
-        worst = max(abs(a[s] - b[s]) / abs(b[s]) for s in a)
-        print(f"close: {len(a)} steps, max relative loss difference {worst:.2e} "
-              f"(max {argv[4]})")
-        return 0 if worst <= float(argv[4]) else 1
+        worst = max(abs(a[s][0] - b[s][0]) / abs(b[s][0]) for s in a)
+        worst_norm = max(abs(a[s][1] - b[s][1]) / abs(b[s][1]) for s in a)
+        print(f"close: {len(a)} steps, max relative loss difference {worst:.2e}, "
+              f"gradient norm {worst_norm:.2e} (max {argv[4]})")
+        return 0 if max(worst, worst_norm) <= float(argv[4]) else 1
     print(__doc__)
     return 2
 
