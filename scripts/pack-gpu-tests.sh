@@ -18,6 +18,8 @@
 #   run.sh      scripts/gpu/run.sh: the staged, time-boxed runner
 #   prepared-data.sh   scripts/gpu/prepared-data.sh: training from prepared
 #               data on the GPU, after run.sh
+#   accumulate.sh      scripts/gpu/accumulate.sh: gradient accumulation on
+#               the GPU against one batch and the host, after run.sh
 # Usage: scripts/pack-gpu-tests.sh [DIR] (default .gpu/, ignored by git);
 # GPU_ARCH (sm_90; none), GPU_PACK_BENCH (below), BUILD_DIR and
 # XLNETC_GOLDEN_DIR change what it packs; GPU_PACK_NO_BUILD=1 packs the
@@ -76,6 +78,12 @@ specs=$(mktemp -d)
 sed -E -e 's/^(dropout|dropatt) *=.*/\1 = 0.0/' -e 's/^n_layer *=.*/n_layer = 2/' \
   -e 's/^n_token *=.*/n_token = 1000/' models/xlnet-small.toml > "$specs/xlnet-small-nodrop.toml"
 bundle tiny-train models/xlnet-tiny.toml
+# Gradient accumulation (accumulate.sh): the tiny step without dropout at a
+# batch of 4, in one batch and in micro-batches of 2, fp32 and bf16.
+bundle accum-plain test/Training/inputs/dp-tiny.toml
+bundle accum-micro2 test/Training/inputs/dp-tiny.toml --micro-batch 2
+bundle accum-plain-bf16 test/Training/inputs/dp-tiny.toml --precision bf16
+bundle accum-micro2-bf16 test/Training/inputs/dp-tiny.toml --precision bf16 --micro-batch 2
 bundle tiny-bf16-grads models/xlnet-tiny.toml --step grads --precision bf16
 bundle small-bf16-grads "$specs/xlnet-small-nodrop.toml" --step grads --precision bf16
 # The golden cases' shapes (../shared/golden/README.md): batch, seq_len,
@@ -120,7 +128,8 @@ rm -rf "$bench"
 cp scripts/hf_xlnet_bench.py scripts/bench_table.py test/Training/inputs/metrics.py "$out/"
 cp scripts/gpu/run.sh "$out/run.sh"
 cp scripts/gpu/prepared-data.sh "$out/prepared-data.sh"
-chmod +x "$out/run.sh" "$out/prepared-data.sh"
+cp scripts/gpu/accumulate.sh "$out/accumulate.sh"
+chmod +x "$out/run.sh" "$out/prepared-data.sh" "$out/accumulate.sh"
 
 size=$(du -sm "$out" | cut -f1)
 echo "pack: $out is ${size} MiB (a device call carries at most 64 MiB with the working tree)"

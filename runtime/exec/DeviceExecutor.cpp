@@ -237,6 +237,9 @@ struct DeviceExecutor::Prepared {
     /// buffer it writes is live.
     std::vector<int> writes;
     bool shared = false;
+    /// A table op's entries' outputs (`shared`): with its own step's
+    /// outputs, what it writes for sure.
+    std::vector<int> tableWrites;
   };
 
   const DeviceProgram *program = nullptr;
@@ -268,6 +271,7 @@ struct DeviceExecutor::Prepared {
   struct Choice {
     std::vector<char> skip;
     std::unique_ptr<dev::Graph> graph;
+    bool warm = false;
   };
   std::map<std::string, Choice> otherChoices;
 
@@ -304,11 +308,16 @@ struct DeviceExecutor::Prepared {
       if (liveStep[op.step])
         continue;
       bool writesLive = false;
-      for (int id : op.writes) {
+      if (op.shared) { // its entries' outputs and its own step's (not its reads)
+        for (int id : op.tableWrites)
+          writesLive = writesLive || live[size_t(id)];
+        for (int id : plan.steps[op.step].out)
+          writesLive = writesLive || live[size_t(id)];
+      }
+      for (int id : op.shared ? std::vector<int>{} : op.writes) {
         const int from = producer[size_t(id)];
-        const bool mayWrite = op.shared ||
-                              (from < 0 ? plan.buffers[size_t(id)].role == Buffer::Temp
-                                        : from >= int(op.step));
+        const bool mayWrite = from < 0 ? plan.buffers[size_t(id)].role == Buffer::Temp
+                                       : from >= int(op.step);
         writesLive = writesLive || (mayWrite && live[size_t(id)]);
       }
       skip[i] = !writesLive;
@@ -330,8 +339,16 @@ DeviceExecutor::DeviceExecutor(dev::Device &device)
     : device_(device), syncEachOp_(syncEachOpRequested()) {}
 DeviceExecutor::~DeviceExecutor() {
   prepared_.reset();
+  freeSets();
+}
+
+void DeviceExecutor::freeSets() {
   for (auto &[key, mem] : sets_)
-    device_.free(mem.first);
+    if (asideOnHost_)
+      device_.freeHost(reinterpret_cast<void *>(mem.first));
+    else
+      device_.free(mem.first);
+  sets_.clear();
 }
 
 /// The device addresses of GEMM launch `l`'s operands (C is D when absent).
@@ -638,7 +655,7 @@ Status DeviceExecutor::resolveWork(const Plan &plan, const DeviceProgram &progra
           const DeviceTable &table = program.tables[size_t(arg.index)];
           for (const DeviceTable::Entry &e : table.entries)
             for (size_t b = 4; table.kind == DeviceTable::Adam && b < e.buffers.size(); ++b)
-              op.writes.push_back(e.buffers[b]);
+              op.tableWrites.push_back(e.buffers[b]);
           break;
         }
         case KernelArg::Immediate:
@@ -732,9 +749,7 @@ size_t DeviceExecutor::skippedOps() const {
 void DeviceExecutor::dropKept() {
   if (prepared_)
     prepared_->kept.clear();
-  for (auto &[key, mem] : sets_)
-    device_.free(mem.first);
-  sets_.clear();
+  freeSets();
 }
 
 Status DeviceExecutor::inputBuffer(const std::string &name, int &id) const {
@@ -767,19 +782,28 @@ Status DeviceExecutor::switchKeptSet(const std::vector<std::string> &names, int 
     const dev::DevPtr live = prepared_->addr[size_t(id)];
     if (prepared_->kept.count(id)) {
       auto &aside = sets_[{from, name}];
-      if (!aside.first) {
-        XLNETC_RETURN_IF_ERROR(device_.alloc(bytes, aside.first).withPrefix(
-            fmt::format("the memory of micro-batch {} ('{}'): ", from, name)));
+      const std::string what = fmt::format("the memory of micro-batch {} ('{}'): ", from, name);
+      if (!aside.first && asideOnHost_) {
+        void *host = nullptr;
+        XLNETC_RETURN_IF_ERROR(device_.allocHost(bytes, host).withPrefix(what));
+        aside = {reinterpret_cast<dev::DevPtr>(host), bytes};
+      } else if (!aside.first) {
+        XLNETC_RETURN_IF_ERROR(device_.alloc(bytes, aside.first).withPrefix(what));
         aside.second = bytes;
       }
-      XLNETC_RETURN_IF_ERROR(device_.copy(aside.first, live, bytes));
+      XLNETC_RETURN_IF_ERROR(
+          asideOnHost_ ? device_.download(reinterpret_cast<void *>(aside.first), live, bytes)
+                       : device_.copy(aside.first, live, bytes));
     }
     auto it = sets_.find({to, name});
     if (it == sets_.end()) {
       prepared_->kept.erase(id);
       continue;
     }
-    XLNETC_RETURN_IF_ERROR(device_.copy(live, it->second.first, bytes));
+    XLNETC_RETURN_IF_ERROR(
+        asideOnHost_
+            ? device_.upload(live, reinterpret_cast<const void *>(it->second.first), bytes)
+            : device_.copy(live, it->second.first, bytes));
     prepared_->kept.insert(id);
   }
   return Status::ok();
@@ -794,7 +818,10 @@ Status DeviceExecutor::fetchFromSet(const std::string &name, int set, Tensor &ou
         fmt::format("no value of input '{}' was set aside as set {}", name, set));
   const Buffer &b = prepared_->buffers[size_t(id)];
   Tensor t = Tensor::zeros(b.dtype, b.shape);
-  XLNETC_RETURN_IF_ERROR(device_.download(t.storage.data(), it->second.first, t.nbytes()));
+  if (asideOnHost_)
+    std::memcpy(t.storage.data(), reinterpret_cast<const void *>(it->second.first), t.nbytes());
+  else
+    XLNETC_RETURN_IF_ERROR(device_.download(t.storage.data(), it->second.first, t.nbytes()));
   out = std::move(t);
   return Status::ok();
 }
@@ -884,16 +911,21 @@ void DeviceExecutor::chooseWanted(const Plan &plan, Prepared &p,
     Prepared::Choice &mine = p.otherChoices[p.wantedKey];
     mine.skip = std::move(p.skip);
     mine.graph = std::move(p.graph);
+    mine.warm = p.warm;
   }
   p.wantedKey = wantedKey;
   if (auto it = p.otherChoices.find(wantedKey); it != p.otherChoices.end()) {
     p.skip = std::move(it->second.skip);
     p.graph = std::move(it->second.graph);
+    p.warm = it->second.warm;
     p.otherChoices.erase(it);
     return;
   }
+  // A new set runs piece by piece once before its graph is recorded (its
+  // ops' lazy setup outside a capture).
   p.chooseOps(plan, needed);
   p.graph.reset();
+  p.warm = false;
 }
 
 /// The work, in plan order, without reading anything back: launched piece

@@ -80,6 +80,10 @@ public:
   Status switchKeptSet(const std::vector<std::string> &names, int from, int to);
   /// The value of input `name` set aside as set `set`, read back.
   Status fetchFromSet(const std::string &name, int set, Tensor &out);
+  /// Where switchKeptSet sets values aside: device memory (false), or
+  /// page-locked host memory (true: copies over the bus, for memory that
+  /// does not fit beside the step on a GPU). Before any set is made.
+  void setAsideOnHost(bool onHost) { asideOnHost_ = onHost; }
   /// How many ops of the last step were skipped because no output asked
   /// for (ExecOptions::wanted) depends on them.
   size_t skippedOps() const;
@@ -154,8 +158,12 @@ private:
   /// The last program run, ready for its next step. Declared after the
   /// modules: it goes first (its graph and memory before their kernels).
   std::unique_ptr<Prepared> prepared_;
-  /// switchKeptSet's sets: (set, input name) -> its device memory (bytes).
+  /// switchKeptSet's sets: (set, input name) -> its memory (bytes), on the
+  /// device, or on the host (asideOnHost_: the pointer's bits).
   std::map<std::pair<int, std::string>, std::pair<dev::DevPtr, size_t>> sets_;
+  bool asideOnHost_ = false;
+  /// Frees every set.
+  void freeSets();
   /// The input buffer of the prepared program named `name` (kept or not),
   /// or an error.
   Status inputBuffer(const std::string &name, int &id) const;

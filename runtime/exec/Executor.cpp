@@ -21,6 +21,8 @@ Status Executor::open(dev::DeviceKind kind, const dev::DeviceOptions &options,
   out.device_.reset();
   out.carry_.clear();
   out.kept_.clear();
+  out.keptSets_.clear();
+  out.asideOnHost_ = false;
   out.hostInFlight_ = false;
   out.hostWorkspace_.reset();
   out.hostOutputs_.clear();
@@ -43,6 +45,12 @@ void Executor::setCarry(std::vector<std::pair<std::string, std::string>> carry) 
   keptSets_.clear();
   if (deviceExecutor_)
     deviceExecutor_->dropKept();
+}
+
+void Executor::setAsideOnHost(bool onHost) {
+  asideOnHost_ = onHost;
+  if (deviceExecutor_)
+    deviceExecutor_->setAsideOnHost(onHost);
 }
 
 Status Executor::zeroKept(const std::string &name) {
@@ -134,8 +142,10 @@ Status Executor::start(const Plan &plan, const TensorMap &bindings, const ExecOp
         "internal error: --device {} needs the plan's device program (the "
         "driver emits it with the plan)",
         dev::deviceKindName(kind_)));
-  if (!deviceExecutor_)
+  if (!deviceExecutor_) {
     deviceExecutor_ = std::make_unique<DeviceExecutor>(*device_);
+    deviceExecutor_->setAsideOnHost(asideOnHost_);
+  }
   return deviceExecutor_->start(plan, *plan.device, bindings, opts, pairs);
 }
 

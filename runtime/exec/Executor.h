@@ -83,6 +83,10 @@ public:
   Status switchKeptSet(const std::vector<std::string> &names, int from, int to);
   /// The value of input `name` set aside as set `set`, read back.
   Status fetchFromSet(const std::string &name, int set, Tensor &out);
+  /// On a device: set the sets aside in page-locked host memory instead of
+  /// device memory (--micro-memory host); before the first step. The host
+  /// executor's sets are in host memory anyway.
+  void setAsideOnHost(bool onHost);
   /// Device executors: the ops of the last step skipped for want of a
   /// reader (ExecOptions::wanted); 0 on the host.
   size_t skippedOps() const;
@@ -103,6 +107,7 @@ private:
   TensorMap kept_;
   /// The host's sets of kept values set aside (switchKeptSet), by set.
   std::map<int, TensorMap> keptSets_;
+  bool asideOnHost_ = false; ///< setAsideOnHost, for the device executor made later
   /// The host's arena, kept across steps.
   std::unique_ptr<HostWorkspace> hostWorkspace_;
   /// The host's started step: its result, handed out by finish().

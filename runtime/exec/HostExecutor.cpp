@@ -435,10 +435,16 @@ struct HostRun {
       if (!b.outputs.empty()) {
         // Returned: a tensor of its own, or a donated input's storage when
         // the step may write over it and nothing reads it later.
+        // (A kernel that sums its init itself may also take the init's:
+        // gradient accumulation's sum, updated in place.)
         int src = -1;
+        bool overInit = false;
         if (const int from = inPlaceInput(s, k); from >= 0) {
           inIndex = size_t(from);
           src = s.in[inIndex];
+        } else if (k == 0 && opts.fuse && kernelTakesInit(s) && s.initOf(0) >= 0) {
+          src = s.initOf(0);
+          overInit = true;
         }
         if (src >= 0 && donor[src] && lastUse[src] == int(i) &&
             donor[src]->shape == b.shape && donor[src]->dtype == b.dtype &&
@@ -446,7 +452,8 @@ struct HostRun {
           temps[id] = std::move(*donor[src]);
           donor[src] = nullptr;
           bound[src] = &temps[id];
-          in[inIndex] = &temps[id];
+          if (!overInit)
+            in[inIndex] = &temps[id];
         } else {
           temps[id] = Tensor::zeros(b.dtype, b.shape);
         }

@@ -60,9 +60,9 @@ Status embeddingGrad(const Tensor &ids, const Tensor &dout, Tensor &out, const T
         return Status::error(fmt::format(
             "id {} at b={}, s={} is outside [0, {})", id[b * S + s], b, s, V));
   float *o = out.f32();
-  if (init)
+  if (init && init->f32() != o) // (the init may be out itself: updated in place)
     std::copy(init->f32(), init->f32() + V * D, o);
-  else
+  else if (!init)
     std::fill(o, o + V * D, 0.0f);
   // 2. Group the positions by id (stable: each group in position order), so
   //    every touched table row is owned by one task and summed in double.
@@ -170,9 +170,9 @@ void gemmWgrad(const Tensor &x, const Tensor &dy, int kRank, bool transposeW,
   if (Kx == 0 || Nw == 0)
     return;
   if (Mx == 0) {
-    if (init)
+    if (init && init->f32() != o)
       std::copy(init->f32(), init->f32() + Kx * Nw, o);
-    else
+    else if (!init)
       std::fill(o, o + Kx * Nw, 0.0f);
     return;
   }

@@ -192,9 +192,9 @@ void gemm(const Tensor &x, const Tensor &w, const Tensor *bias, int kRank,
   if (Mx == 0 || Nw == 0)
     return;
   if (Kx == 0) {
-    if (init)
+    if (init && init->f32() != y)
       std::copy(init->f32(), init->f32() + Mx * Nw, y);
-    else
+    else if (!init)
       std::fill(y, y + Mx * Nw, 0.0f);
     if (bias || act != Activation::None)
       vecKernels().biasActivation(y, Mx, Nw, Nw, bias ? bias->f32() : nullptr, act);
@@ -243,7 +243,7 @@ void blockedSgemm(bool transA, bool transB, int64_t M, int64_t N, int64_t K,
       c0 = init ? init + e0 : nullptr;
       n = e1 - e0;
     }
-    if (c0)
+    if (c0 && c0 != c) // (the init may be C itself: a sum updated in place)
       for (int64_t r = 0; r < m; ++r)
         std::memcpy(c + r * ldc, c0 + r * ldc, sizeof(float) * size_t(n));
     cblas_sgemm(CblasRowMajor, transA ? CblasTrans : CblasNoTrans,

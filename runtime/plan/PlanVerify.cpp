@@ -494,13 +494,11 @@ static Status verifyForwardOp(const Plan &plan, const Step &step) {
     return r.outputs({{F32, r.shape(0)}});
   }
   case OpKind::LmLoss: {
-    Rule r(plan, step, {"logits", "target", "target_mask", "count"});
+    Rule r(plan, step, {"logits", "target", "target_mask"});
     XLNETC_RETURN_IF_ERROR(r.operand(0, F32, 3));
     int64_t B = r.dim(0, 0), NP = r.dim(0, 1);
     XLNETC_RETURN_IF_ERROR(r.operandType(1, {I64, {B, NP}}));
     XLNETC_RETURN_IF_ERROR(r.operandType(2, {F32, {B, NP}}));
-    if (r.numIn() == 4)
-      XLNETC_RETURN_IF_ERROR(r.operandType(3, {F32, {}}));
     return r.f32Only().outputs({{F32, {}}, {F32, {B, NP}}},
                                "(losses are f32)");
   }

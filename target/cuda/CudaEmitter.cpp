@@ -476,6 +476,11 @@ Status Emitter::emitGemm() {
   dev::GemmStepCall call;
   XLNETC_RETURN_IF_ERROR(dev::lowerGemmStep(plan_, *step_, call));
   gemm(call);
+  // A GEMM summing an input (beta 1: C) that nothing reads after it writes
+  // over it (cuBLASLt's in-place C == D): gradient accumulation's sum.
+  if (const int init = step_->initOf(0);
+      init >= 0 && buf(init).role == Buffer::Input && canUpdateInPlace(init, out(0), index_))
+    prog_.inPlace.emplace_back(out(0), init);
   if (call.followUp != Activation::None) {
     int64_t n = numel(call.out);
     kernel("act", "xl_activation_inplace",

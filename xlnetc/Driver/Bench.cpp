@@ -346,6 +346,10 @@ static int benchBundle(const BenchArgs &args, const std::string &dir, const Benc
     return fail(fmt::format("bench: {} holds the {} step; bench times training steps "
                             "(compile with --step train, the default)",
                             dir, stepKindName(b.step)));
+  if (b.shape.accumulate)
+    return fail(fmt::format("bench: {} holds a micro-batch of gradient accumulation; bench "
+                            "times a whole training step (compile without --micro-batch)",
+                            dir));
   ModelSpec spec;
   if (!loadSpec(b.specPath, spec, error))
     return failDiagnostics(error);

@@ -91,7 +91,7 @@ int runCompile(const CompileArgs &args) {
                               spec.biData ? " of an even number of rows (bi_data)" : ""));
     shape.batch = micro;
     shape.accumulate = true;
-  } else if (micro > shape.batch) {
+  } else if (micro > shape.batch && *step != StepKind::Forward) {
     return fail(fmt::format("micro-batch {} is more than the batch of {} rows", micro,
                             shape.batch));
   }

@@ -187,7 +187,10 @@ bool compileStep(const ModelSpec &spec, const StepShape &shape,
        << fmt::format("{:<44} {:>16} {:>12.2f}\n", "memory of every micro-batch, set aside",
                       aside, double(aside) / 1048576.0)
        << fmt::format("{:<44} {:>16} {:>12.2f}\n", "total with accumulation", total,
-                      double(total) / 1048576.0);
+                      double(total) / 1048576.0)
+       << fmt::format("(train --micro-memory host keeps the memory set aside in host RAM: "
+                      "then the device holds the step's {:.2f} MiB)\n",
+                      double(program.memory.totalBytes()) / 1048576.0);
   }
   return true;
 }

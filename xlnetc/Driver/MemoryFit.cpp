@@ -184,6 +184,20 @@ bool checkStepFits(const ModelSpec &spec, const StepShape &shape, StepKind step,
   return false;
 }
 
+bool stepFits(const rt::Plan &plan, rt::Executor &executor, bool keepsCopy,
+              const MemoryCheckArgs &args, int64_t extraBytes) {
+  int64_t limit = 0;
+  std::string what, error;
+  if (args.skip || !memoryLimitArg(args, limit, error))
+    return true;
+  if (limit <= 0)
+    if (rt::Status st = rt::memoryAvailable(executor, limit, what); !st)
+      return true;
+  if (args.sharers > 1)
+    limit /= args.sharers;
+  return rt::stepMemoryNeed(plan, memoryOf(executor), keepsCopy).total() + extraBytes <= limit;
+}
+
 bool pipelineMemoryBudget(const rt::Plan &plan, rt::Executor &executor, bool keepsCopy,
                           const MemoryCheckArgs &args, int64_t &bytes, std::string &what,
                           std::string &error) {

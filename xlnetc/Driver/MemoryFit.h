@@ -31,6 +31,12 @@ bool checkStepFits(const ModelSpec &spec, const StepShape &shape, StepKind step,
                    const MemoryCheckArgs &args, const StepCompiler &compile,
                    std::string &error);
 
+/// Whether `plan` plus `extraBytes` fits the memory checkStepFits compares
+/// with (true under --no-memory-check, or when the limit cannot be read:
+/// checkStepFits says why); no hint is made.
+bool stepFits(const rt::Plan &plan, rt::Executor &executor, bool keepsCopy,
+              const MemoryCheckArgs &args, int64_t extraBytes);
+
 /// The host memory the data pipeline may hold (the corpus, read whole):
 /// what the memory check's limit leaves after the step where the step lives
 /// in host RAM (host, emu), the host's available RAM on a GPU; `what` says

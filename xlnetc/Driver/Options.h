@@ -198,6 +198,12 @@ inline void addTrainOptions(CLI::App *cmd, TrainArgs &train, const std::string &
                   "per step (the spec's micro_batch_size)")
       ->check(CLI::PositiveNumber)
       ->default_str("the spec's [train] micro_batch_size, default one batch");
+  cmd->add_option("--micro-memory", train.microMemory,
+                  "Gradient accumulation on a GPU: where each micro-batch's memory waits "
+                  "between its runs: device, host (page-locked RAM, copied over the bus) or "
+                  "auto (the device when it fits beside the step, else the host)")
+      ->check(CLI::IsMember({"auto", "device", "host"}))
+      ->capture_default_str();
   addMemoryCheckOptions(cmd, train.memory);
   cmd->add_flag("--data-parallel", train.dataParallel,
                 "Take the data-parallel path in one process too: gradient buckets, their "

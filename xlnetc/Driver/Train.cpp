@@ -11,6 +11,7 @@
 #include "runtime/train/AtomicFile.h"
 
 #include "runtime/exec/HostExecutor.h"
+#include "runtime/exec/MemoryCheck.h"
 #include "runtime/plan/Plan.h"
 #include "runtime/data/BatchStream.h"
 #include "runtime/data/Corpus.h"
@@ -300,6 +301,9 @@ private:
   /// micro-batches of `rows` (micro_batch_size; 0 or all of them: one
   /// batch), the step compiled for one.
   rt::Status splitIntoMicroBatches(int64_t rows);
+  /// Where every micro-batch's memory waits between its runs
+  /// (--micro-memory), and what the memory check counts of it.
+  int placeMicroBatchMemory();
   /// The state's memory (this process's rows) split into the micro-batches'
   /// starting values, and the first micro-batch's zero gradient sum bound.
   rt::Status splitStartingState();
@@ -376,17 +380,19 @@ private:
   // Gradient accumulation: the process's rows as micro.size micro-batches
   // (micro.size 1: one batch); what one that only accumulates carries (its
   // memory and the gradients) and keeps (the parameters and moments it
-  // reads); the step's batch (this process's rows) and token count; each
+  // reads), what the last carries (all the state, the sum too); the step's batch (this process's rows) and token count; each
   // micro-batch's memory before its first run, its tokens and loss; the
   // executor's kept memory is micro-batch liveSet's (-1: none yet).
   rt::dist::RowSplit micro;
-  std::vector<std::pair<std::string, std::string>> microCarry;
+  std::vector<std::pair<std::string, std::string>> microCarry, lastCarry;
   std::vector<std::string> memNames, gradAccNames, keepNames;
   rt::TensorMap processBatch;
   double processCount = 0;
   std::vector<rt::TensorMap> microStart;
   std::vector<double> microCounts, microLosses;
   int liveSet = -1;
+  int64_t asideBytes = 0;   // every micro-batch's memory
+  bool asideOnHost = false; // set aside in host RAM (a GPU's step needs its memory)
   // The loop's clock and progress.
   int64_t firstStep = 0, lastCheckpointStep = -1, logEvery = 1, tokensPerStep = 0;
   Clock::time_point runStart, intervalStart;
@@ -482,11 +488,10 @@ int RankRun::openStep(const StepCompiler &compile) {
   memoryCheck = args.memory;
   memoryCheck.ranks = world.size();
   memoryCheck.processRows = split.localBatch;
-  if (micro.size > 1) // every micro-batch's memory, set aside beside the step
-    memoryCheck.asideBytes = spec.memLen * split.localBatch * spec.dModel * spec.nLayer *
-                             int64_t(sizeof(float));
   if (parallel && executor.kind() != rt::dev::DeviceKind::Cuda)
     memoryCheck.sharers = rt::dist::launcherLocalSize();
+  if (int rc = placeMicroBatchMemory())
+    return rc;
   if (!checkStepFits(spec, shape, StepKind::Train, plan, executor, /*keepsCopy=*/true,
                      memoryCheck, compile, error))
     return fail(error);
@@ -848,8 +853,11 @@ int RankRun::prepareLoop() {
                                     world.description(), split.localBatch));
   if (micro.size > 1)
     std::cout << fmt::format("  gradient accumulation: {} micro-batches of {} rows, each with "
-                             "its own memory, one update per step\n",
-                             micro.size, micro.localBatch);
+                             "its own memory, one update per step{}\n",
+                             micro.size, micro.localBatch,
+                             asideOnHost ? fmt::format(" (the memory waits in host RAM, {})",
+                                                       rt::formatBytes(asideBytes))
+                                         : "");
   // The parameters, moments and memory go to the executor with the first
   // step and stay there (on the device for emu and cuda).
   executor.setCarry(state->carry());
@@ -916,19 +924,27 @@ rt::Status RankRun::prepareInputs(int64_t next) {
         (fs::path(args.dumpBatches) / fmt::format("step-{:06d}.safetensors", next + 1)).string();
     XLNETC_RETURN_IF_ERROR(rt::data::writeBatch(path, dumped, pipe));
   }
-  if (micro.size > 1) { // sliced into micro-batches as they run (bindMicroBatch)
-    processBatch.clear();
-    processCount = 0;
-    for (auto &[name, t] : batch.tensors)
-      if (!rt::train::names::hasPrefix(name, "raw."))
-        processBatch[name] = std::move(t);
-    const rt::Tensor &mask = processBatch.at("target_mask");
-    for (int64_t i = 0; i < mask.numel(); ++i)
-      processCount += mask.f32()[i];
-    batch.tensors.clear();
-  }
+  std::vector<std::string> names;
+  for (const auto &[name, t] : batch.tensors)
+    if (!rt::train::names::hasPrefix(name, "raw."))
+      names.push_back(name);
   state->bindInputs(std::move(batch.tensors), next);
-  return faults.perturbInputs(*state, executor, world.rank(), next + 1, spec.nToken);
+  XLNETC_RETURN_IF_ERROR(
+      faults.perturbInputs(*state, executor, world.rank(), next + 1, spec.nToken));
+  if (micro.size <= 1)
+    return rt::Status::ok();
+  // Gradient accumulation: the batch (as the fault hooks left it) is sliced
+  // into micro-batches as they run (bindMicroBatch).
+  processBatch.clear();
+  processCount = 0;
+  for (const std::string &name : names) {
+    processBatch[name] = std::move(state->bindings().at(name));
+    state->bindings().erase(name);
+  }
+  const rt::Tensor &mask = processBatch.at("target_mask");
+  for (int64_t i = 0; i < mask.numel(); ++i)
+    processCount += mask.f32()[i];
+  return rt::Status::ok();
 }
 
 rt::Status RankRun::splitIntoMicroBatches(int64_t rows) {
@@ -952,6 +968,32 @@ rt::Status RankRun::splitIntoMicroBatches(int64_t rows) {
   shape.batch = rows;
   shape.accumulate = true;
   return rt::Status::ok();
+}
+
+int RankRun::placeMicroBatchMemory() {
+  if (micro.size <= 1)
+    return 0;
+  // Every micro-batch's memory, set aside beside the step: in device memory,
+  // or on a GPU in host RAM when asked or when it does not fit there.
+  asideBytes = spec.memLen * split.localBatch * spec.dModel * spec.nLayer *
+               int64_t(sizeof(float));
+  // (On emu, whose device memory is host RAM too, "host" takes the same
+  // path as on a GPU: copies to and from page-locked memory.)
+  const bool device = executor.kind() != rt::dev::DeviceKind::Host;
+  asideOnHost = device && (args.microMemory == "host" ||
+                        (args.microMemory == "auto" &&
+                         !stepFits(plan, executor, /*keepsCopy=*/true, memoryCheck, asideBytes)));
+  memoryCheck.asideBytes = asideOnHost ? 0 : asideBytes;
+  if (!asideOnHost)
+    return 0;
+  int64_t ram = 0;
+  if (rt::Status st = rt::hostMemoryAvailable(ram); st && !memoryCheck.skip && ram < asideBytes)
+    return fail(fmt::format("the memory of every micro-batch ({}) does not fit the available "
+                            "RAM ({}) to wait in between its runs: use more processes or a "
+                            "smaller mem_len; --no-memory-check skips this check",
+                            rt::formatBytes(asideBytes), rt::formatBytes(ram)));
+  executor.setAsideOnHost(true);
+  return 0;
 }
 
 rt::Status RankRun::splitStartingState() {
@@ -983,6 +1025,11 @@ rt::Status RankRun::splitStartingState() {
     microCarry.emplace_back(names::grad(param), names::gradAcc(param));
     state->bind(names::gradAcc(param), rt::Tensor::zeros(rt::DType::F32, paramShape));
   }
+  // The last micro-batch carries the whole state, and the sum too (zeroed
+  // after it, the next step's start: it may have been summed in place).
+  lastCarry = state->carry();
+  for (const auto &[param, paramShape] : state->shapes())
+    lastCarry.emplace_back(names::grad(param), names::gradAcc(param));
   return rt::Status::ok();
 }
 
@@ -1130,7 +1177,9 @@ int RankRun::runStep(double &loss, double &gnorm, double &lr) {
   std::optional<rt::dist::WaitingForRanks> waiting;
   if (nccl)
     waiting.emplace(world, "a GPU step (its NCCL all-reduces)");
-  if (rt::Status st = executor.start(plan, state->bindings(), exec); !st)
+  if (rt::Status st = executor.start(plan, state->bindings(), exec,
+                                     micro.size > 1 ? &lastCarry : nullptr);
+      !st)
     return fail(fmt::format("step {}: {}", step + 1, st.message()));
   // The step's results are the state of the next step: the executor keeps
   // them (on the device), so they are bound no more.

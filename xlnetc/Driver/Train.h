@@ -51,6 +51,10 @@ struct TrainArgs {
   /// --micro-batch: the spec's micro_batch_size (gradient accumulation);
   /// 0: the spec's.
   int64_t microBatch = 0;
+  /// --micro-memory: where the micro-batches' memory waits between their
+  /// runs on a GPU: device, host (page-locked RAM) or auto (the device
+  /// when it fits beside the step, else the host).
+  std::string microMemory = "auto";
   bool noKernelCache = false;
   MemoryCheckArgs memory;
   /// Data parallel in one process too (--data-parallel): the gradient
