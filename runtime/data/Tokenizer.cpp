@@ -171,13 +171,15 @@ Status Tokenizer::load(const std::string &path, Tokenizer &out) {
     return Status::error(
         fmt::format("{}: not a SentencePiece model (no pieces)", path));
   XLNETC_RETURN_IF_ERROR(checkSpecialIds(*sp, path));
-  // The pieces encode_pieces re-encodes: a digit, then a comma at the end.
-  out.digitComma_.assign(size_t(sp->GetPieceSize()), 0);
+  // The pieces whose ids alone do not do: encode_pieces re-encodes a digit
+  // then a comma at the end, and an unknown piece's text is not its id's.
+  out.needsPieces_.assign(size_t(sp->GetPieceSize()), 0);
   for (int id = 0; id < sp->GetPieceSize(); ++id) {
     const std::string &piece = sp->IdToPiece(id);
     const size_t n = piece.size();
-    out.digitComma_[size_t(id)] =
-        n > 1 && piece[n - 1] == ',' && piece[n - 2] >= '0' && piece[n - 2] <= '9';
+    out.needsPieces_[size_t(id)] =
+        (n > 1 && piece[n - 1] == ',' && piece[n - 2] >= '0' && piece[n - 2] <= '9') ||
+        sp->IsUnknown(id);
   }
   out.sp_ = std::move(sp);
   out.path_ = path;
@@ -224,8 +226,7 @@ Status Tokenizer::encode(std::string_view line, std::vector<int64_t> &ids,
       return Status::error(fmt::format("{}: encoding failed: {}", path_, s.ToString()));
     bool plain = true;
     for (int id : direct)
-      plain = plain && id >= 0 && size_t(id) < digitComma_.size() && !digitComma_[size_t(id)] &&
-              !sp_->IsUnknown(id);
+      plain = plain && id >= 0 && size_t(id) < needsPieces_.size() && !needsPieces_[size_t(id)];
     if (plain) {
       ids.insert(ids.end(), direct.begin(), direct.end());
       return Status::ok();

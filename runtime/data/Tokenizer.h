@@ -84,8 +84,9 @@ public:
 private:
   std::unique_ptr<sentencepiece::SentencePieceProcessor> sp_;
   std::string path_;
-  /// Per id: the piece ends in a digit and a comma (encode_pieces' case).
-  std::vector<uint8_t> digitComma_;
+  /// Per id: its piece is needed, not just its id (one ending in a digit
+  /// and a comma, encode_pieces' case, or the unknown piece).
+  std::vector<uint8_t> needsPieces_;
 };
 
 /// The largest vocabulary trainTokenizer trains: SentencePiece's default

@@ -313,12 +313,13 @@ struct DeviceExecutor::Prepared {
           writesLive = writesLive || live[size_t(id)];
         for (int id : plan.steps[op.step].out)
           writesLive = writesLive || live[size_t(id)];
-      }
-      for (int id : op.shared ? std::vector<int>{} : op.writes) {
-        const int from = producer[size_t(id)];
-        const bool mayWrite = from < 0 ? plan.buffers[size_t(id)].role == Buffer::Temp
-                                       : from >= int(op.step);
-        writesLive = writesLive || (mayWrite && live[size_t(id)]);
+      } else {
+        for (int id : op.writes) {
+          const int from = producer[size_t(id)];
+          const bool mayWrite = from < 0 ? plan.buffers[size_t(id)].role == Buffer::Temp
+                                         : from >= int(op.step);
+          writesLive = writesLive || (mayWrite && live[size_t(id)]);
+        }
       }
       skip[i] = !writesLive;
     }
@@ -345,9 +346,9 @@ DeviceExecutor::~DeviceExecutor() {
 void DeviceExecutor::freeSets() {
   for (auto &[key, mem] : sets_)
     if (asideOnHost_)
-      device_.freeHost(reinterpret_cast<void *>(mem.first));
+      device_.freeHost(reinterpret_cast<void *>(mem));
     else
-      device_.free(mem.first);
+      device_.free(mem);
   sets_.clear();
 }
 
@@ -654,7 +655,8 @@ Status DeviceExecutor::resolveWork(const Plan &plan, const DeviceProgram &progra
           // and v_out (the norm's entries are read only).
           const DeviceTable &table = program.tables[size_t(arg.index)];
           for (const DeviceTable::Entry &e : table.entries)
-            for (size_t b = 4; table.kind == DeviceTable::Adam && b < e.buffers.size(); ++b)
+            for (size_t b = DeviceTable::kAdamFirstOutput;
+                 table.kind == DeviceTable::Adam && b < e.buffers.size(); ++b)
               op.tableWrites.push_back(e.buffers[b]);
           break;
         }
@@ -783,17 +785,16 @@ Status DeviceExecutor::switchKeptSet(const std::vector<std::string> &names, int 
     if (prepared_->kept.count(id)) {
       auto &aside = sets_[{from, name}];
       const std::string what = fmt::format("the memory of micro-batch {} ('{}'): ", from, name);
-      if (!aside.first && asideOnHost_) {
+      if (!aside && asideOnHost_) {
         void *host = nullptr;
         XLNETC_RETURN_IF_ERROR(device_.allocHost(bytes, host).withPrefix(what));
-        aside = {reinterpret_cast<dev::DevPtr>(host), bytes};
-      } else if (!aside.first) {
-        XLNETC_RETURN_IF_ERROR(device_.alloc(bytes, aside.first).withPrefix(what));
-        aside.second = bytes;
+        aside = reinterpret_cast<dev::DevPtr>(host);
+      } else if (!aside) {
+        XLNETC_RETURN_IF_ERROR(device_.alloc(bytes, aside).withPrefix(what));
       }
       XLNETC_RETURN_IF_ERROR(
-          asideOnHost_ ? device_.download(reinterpret_cast<void *>(aside.first), live, bytes)
-                       : device_.copy(aside.first, live, bytes));
+          asideOnHost_ ? device_.download(reinterpret_cast<void *>(aside), live, bytes)
+                       : device_.copy(aside, live, bytes));
     }
     auto it = sets_.find({to, name});
     if (it == sets_.end()) {
@@ -802,8 +803,8 @@ Status DeviceExecutor::switchKeptSet(const std::vector<std::string> &names, int 
     }
     XLNETC_RETURN_IF_ERROR(
         asideOnHost_
-            ? device_.upload(live, reinterpret_cast<const void *>(it->second.first), bytes)
-            : device_.copy(live, it->second.first, bytes));
+            ? device_.upload(live, reinterpret_cast<const void *>(it->second), bytes)
+            : device_.copy(live, it->second, bytes));
     prepared_->kept.insert(id);
   }
   return Status::ok();
@@ -819,9 +820,9 @@ Status DeviceExecutor::fetchFromSet(const std::string &name, int set, Tensor &ou
   const Buffer &b = prepared_->buffers[size_t(id)];
   Tensor t = Tensor::zeros(b.dtype, b.shape);
   if (asideOnHost_)
-    std::memcpy(t.storage.data(), reinterpret_cast<const void *>(it->second.first), t.nbytes());
+    std::memcpy(t.storage.data(), reinterpret_cast<const void *>(it->second), t.nbytes());
   else
-    XLNETC_RETURN_IF_ERROR(device_.download(t.storage.data(), it->second.first, t.nbytes()));
+    XLNETC_RETURN_IF_ERROR(device_.download(t.storage.data(), it->second, t.nbytes()));
   out = std::move(t);
   return Status::ok();
 }

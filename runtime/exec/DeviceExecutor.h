@@ -74,9 +74,10 @@ public:
   Status zeroKept(const std::string &name);
   /// Several sets of kept values of the inputs `names` (gradient
   /// accumulation: each micro-batch's memory): the kept values are set
-  /// aside on the device as set `from`, and set `to`'s, when one was set
-  /// aside, take their place; otherwise those inputs are no longer kept
-  /// (the next start binds them). Device-to-device copies in stream order.
+  /// aside as set `from`, and set `to`'s, when one was set aside, take
+  /// their place; otherwise those inputs are no longer kept (the next start
+  /// binds them). Device-to-device copies in stream order, or over the bus
+  /// (setAsideOnHost).
   Status switchKeptSet(const std::vector<std::string> &names, int from, int to);
   /// The value of input `name` set aside as set `set`, read back.
   Status fetchFromSet(const std::string &name, int set, Tensor &out);
@@ -158,9 +159,9 @@ private:
   /// The last program run, ready for its next step. Declared after the
   /// modules: it goes first (its graph and memory before their kernels).
   std::unique_ptr<Prepared> prepared_;
-  /// switchKeptSet's sets: (set, input name) -> its memory (bytes), on the
-  /// device, or on the host (asideOnHost_: the pointer's bits).
-  std::map<std::pair<int, std::string>, std::pair<dev::DevPtr, size_t>> sets_;
+  /// switchKeptSet's sets: (set, input name) -> its memory, on the device,
+  /// or on the host (asideOnHost_: the pointer's bits).
+  std::map<std::pair<int, std::string>, dev::DevPtr> sets_;
   bool asideOnHost_ = false;
   /// Frees every set.
   void freeSets();

@@ -77,7 +77,8 @@ public:
   /// micro-batch.
   Status zeroKept(const std::string &name);
   /// Several sets of kept values of the inputs `names` (gradient
-  /// accumulation: each micro-batch's memory, on the device): the kept
+  /// accumulation: each micro-batch's memory; on a device in its memory or
+  /// in host RAM, setAsideOnHost): the kept
   /// values are set aside as set `from` and set `to`'s take their place;
   /// a set never set aside leaves those inputs unkept, to be bound.
   Status switchKeptSet(const std::vector<std::string> &names, int from, int to);

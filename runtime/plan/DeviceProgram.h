@@ -55,6 +55,8 @@ struct DeviceTable {
     Norm, ///< buffers: {data}
     Adam, ///< buffers: {param, grad, m, v, param_out, m_out, v_out}
   };
+  /// An Adam entry's first output buffer (param_out; m_out, v_out follow).
+  static constexpr size_t kAdamFirstOutput = 4;
   struct Entry {
     std::vector<int> buffers;
     int64_t count = 0;      ///< elements

@@ -48,6 +48,13 @@ TensorMap initialParameters(const Plan &plan, double initRange, uint64_t seed) {
   return params;
 }
 
+double predictedTokens(const Tensor &targetMask) {
+  double count = 0;
+  for (int64_t i = 0; i < targetMask.numel(); ++i)
+    count += targetMask.f32()[i];
+  return count;
+}
+
 std::vector<double> rankWeights(const std::vector<double> &counts, double scale) {
   double total = 0;
   for (double c : counts)

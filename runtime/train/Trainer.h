@@ -42,6 +42,9 @@ uint64_t rankSeed(uint64_t seed, int rank);
 /// N(0, initRange), drawn in name order from `seed`.
 TensorMap initialParameters(const Plan &plan, double initRange, uint64_t seed);
 
+/// The tokens a batch predicts: Σ target_mask (its loss's denominator).
+double predictedTokens(const Tensor &targetMask);
+
 /// Data parallel: each rank's weight in the global batch, from the number
 /// of tokens each predicts (Σ target_mask): count / Σ counts (equal weights
 /// when no rank predicts any), times `scale` (a test hook, FaultHooks).

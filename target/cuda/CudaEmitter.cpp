@@ -215,11 +215,11 @@ private:
                              int64_t N, int64_t H, int64_t K, int64_t P,
                              int64_t R);
   void emitAdamRun();
-  /// Whether output `out` of adam_update step `own`, done by the launch at
-  /// the current step, may take input `in`'s memory: `in` is a parameter or
-  /// an input of the same type and size, and no step reads it after the
-  /// launch but `own` (whose element-wise update reads each element before
-  /// writing it).
+  /// Whether output `out` of step `own`, done by the launch at the current
+  /// step, may take input `in`'s memory: `in` is a parameter or an input of
+  /// the same type and size, and no step reads it after the launch but
+  /// `own`, which reads each element before writing it (adam_update's
+  /// element-wise update; a GEMM summing `in` as its C, cuBLASLt's C == D).
   bool canUpdateInPlace(int in, int out, size_t own) const {
     const Buffer &bi = buf(in), &bo = buf(out);
     if ((bi.role != Buffer::Param && bi.role != Buffer::Input) || bo.role != Buffer::Temp ||

@@ -179,8 +179,7 @@ bool compileStep(const ModelSpec &spec, const StepShape &shape,
      << rt::formatMemoryPlan(program.memory, shape.batch);
   if (shape.accumulate && options.processRows > shape.batch) {
     // Every micro-batch's memory waits beside the step between its runs.
-    const int64_t aside = spec.memLen * options.processRows * spec.dModel * spec.nLayer *
-                          int64_t(sizeof(float));
+    const int64_t aside = memoryBytesOfRows(spec, options.processRows);
     const int64_t total = program.memory.totalBytes() + aside;
     os << fmt::format("gradient accumulation: {} micro-batches of {} rows ({} rows a step)\n",
                       options.processRows / shape.batch, shape.batch, options.processRows)

@@ -50,8 +50,7 @@ int64_t needAtBatch(const ModelSpec &spec, StepShape shape, StepKind step, int64
 int64_t fittingMicroBatch(const ModelSpec &spec, StepShape shape, int64_t most, int64_t unit,
                           int64_t limit, int64_t processRows, rt::StepMemory where,
                           bool keepsCopy, const StepCompiler &compile) {
-  const int64_t aside =
-      spec.memLen * processRows * spec.dModel * spec.nLayer * int64_t(sizeof(float));
+  const int64_t aside = memoryBytesOfRows(spec, processRows);
   shape.accumulate = true;
   int probes = 0;
   for (int64_t m = std::min(most, processRows - 1) / unit * unit; m >= unit && probes < 8;
@@ -137,16 +136,11 @@ bool memoryLimitArg(const MemoryCheckArgs &args, int64_t &limit, std::string &er
   return true;
 }
 
-} // namespace
-
-bool checkStepFits(const ModelSpec &spec, const StepShape &shape, StepKind step,
-                   const rt::Plan &plan, rt::Executor &executor, bool keepsCopy,
-                   const MemoryCheckArgs &args, const StepCompiler &compile,
-                   std::string &error) {
-  if (args.skip)
-    return true;
-  int64_t limit = 0;
-  std::string what;
+/// The memory a step may use (`what` says whose): --memory-limit or what
+/// the executor's memory has, this process's share of it; false, with
+/// `error`, when it cannot be read.
+bool stepLimit(const MemoryCheckArgs &args, rt::Executor &executor, int64_t &limit,
+               std::string &what, std::string &error) {
   if (!memoryLimitArg(args, limit, error))
     return false;
   if (limit > 0) {
@@ -157,8 +151,24 @@ bool checkStepFits(const ModelSpec &spec, const StepShape &shape, StepKind step,
   }
   if (args.sharers > 1) { // ranks on one node share its RAM
     limit /= args.sharers;
-    what += fmt::format(" (a share of {}: {} processes on this node)", rt::formatBytes(limit * args.sharers), args.sharers);
+    what += fmt::format(" (a share of {}: {} processes on this node)",
+                        rt::formatBytes(limit * args.sharers), args.sharers);
   }
+  return true;
+}
+
+} // namespace
+
+bool checkStepFits(const ModelSpec &spec, const StepShape &shape, StepKind step,
+                   const rt::Plan &plan, rt::Executor &executor, bool keepsCopy,
+                   const MemoryCheckArgs &args, const StepCompiler &compile,
+                   std::string &error) {
+  if (args.skip)
+    return true;
+  int64_t limit = 0;
+  std::string what;
+  if (!stepLimit(args, executor, limit, what, error))
+    return false;
   const rt::StepMemory where = memoryOf(executor);
   rt::StepMemoryNeed need = rt::stepMemoryNeed(plan, where, keepsCopy);
   need.stepBytes += args.asideBytes; // the other micro-batches' memory
@@ -188,13 +198,8 @@ bool stepFits(const rt::Plan &plan, rt::Executor &executor, bool keepsCopy,
               const MemoryCheckArgs &args, int64_t extraBytes) {
   int64_t limit = 0;
   std::string what, error;
-  if (args.skip || !memoryLimitArg(args, limit, error))
+  if (args.skip || !stepLimit(args, executor, limit, what, error))
     return true;
-  if (limit <= 0)
-    if (rt::Status st = rt::memoryAvailable(executor, limit, what); !st)
-      return true;
-  if (args.sharers > 1)
-    limit /= args.sharers;
   return rt::stepMemoryNeed(plan, memoryOf(executor), keepsCopy).total() + extraBytes <= limit;
 }
 

@@ -2,6 +2,8 @@
 
 #include "xlnetc/Driver/PrepareData.h"
 
+#include "runtime/train/Metrics.h"
+
 #include "xlnetc/Driver/Support.h"
 #include "xlnetc/Spec/Spec.h"
 
@@ -64,13 +66,6 @@ std::string count(int64_t n) {
                             : fmt::format("{:.2f}G", double(n) / 1e9);
 }
 
-std::string duration(double s) {
-  const int64_t t = int64_t(s + 0.5);
-  return t >= 3600 ? fmt::format("{}h{:02d}m", t / 3600, t / 60 % 60)
-         : t >= 60 ? fmt::format("{}m{:02d}s", t / 60, t % 60)
-                   : fmt::format("{}s", t);
-}
-
 } // namespace
 
 int runPrepareData(const PrepareDataArgs &a) {
@@ -126,7 +121,7 @@ int runPrepareData(const PrepareDataArgs &a) {
                              p.bytesTotal ? 100.0 * double(p.bytesDone) / double(p.bytesTotal)
                                           : 100.0,
                              p.unitsDone, p.unitsTotal, count(p.tokens), rate / 1e6,
-                             duration(eta), tty ? "\x1b[K" : "\n");
+                             rt::train::formatDuration(eta), tty ? "\x1b[K" : "\n");
     drawn = tty;
   };
   o.note = [&](const std::string &text) { std::cout << text << "\n" << std::flush; };
@@ -143,7 +138,7 @@ int runPrepareData(const PrepareDataArgs &a) {
       "prepared {} tokens ({} lines, {} documents) from {} of input into {}: {} shard{} of "
       "uint{} tokens, in {} ({:.1f} MB/s)\n",
       counts.tokens, counts.lines, counts.documents, mib(counts.inputBytes), a.out,
-      counts.shards, counts.shards == 1 ? "" : "s", 8 * counts.tokenBytes, duration(secs),
+      counts.shards, counts.shards == 1 ? "" : "s", 8 * counts.tokenBytes, rt::train::formatDuration(secs),
       secs > 0 ? double(ranBytes >= 0 ? ranBytes : counts.inputBytes) / secs / 1e6 : 0.0);
   return 0;
 }

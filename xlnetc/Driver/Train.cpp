@@ -862,8 +862,9 @@ int RankRun::prepareLoop() {
   // step and stay there (on the device for emu and cuda).
   executor.setCarry(state->carry());
   exec.threads = args.threads;
-  // The step's outputs the loop reads; the device executors skip the rest
-  // (a bf16 step's f32 logits and hidden) and copy back nothing else.
+  // The step's outputs the loop reads; the executors skip the rest (a bf16
+  // step's f32 logits and hidden) and the device ones copy back nothing
+  // else.
   exec.wanted = {"loss", "grad_norm", "lr"};
   // From here on every wait for the other ranks is part of training: a rank
   // that waits too long ends the job (the setup above, rank 0's tokenizer
@@ -907,10 +908,7 @@ rt::Status RankRun::prepareInputs(int64_t next) {
         XLNETC_RETURN_IF_ERROR(split.slice(t, 0, mine).withPrefix(name + ": "));
         t = std::move(mine);
       }
-    const rt::Tensor &mask = batch.tensors.at("target_mask");
-    double count = 0;
-    for (int64_t i = 0; i < mask.numel(); ++i)
-      count += mask.f32()[i];
+    const double count = rt::train::predictedTokens(batch.tensors.at("target_mask"));
     XLNETC_RETURN_IF_ERROR(
         rt::dist::gatherDoubles(world, Exchange::TokenCounts, count, nextCounts));
   }
@@ -936,14 +934,11 @@ rt::Status RankRun::prepareInputs(int64_t next) {
   // Gradient accumulation: the batch (as the fault hooks left it) is sliced
   // into micro-batches as they run (bindMicroBatch).
   processBatch.clear();
-  processCount = 0;
   for (const std::string &name : names) {
     processBatch[name] = std::move(state->bindings().at(name));
     state->bindings().erase(name);
   }
-  const rt::Tensor &mask = processBatch.at("target_mask");
-  for (int64_t i = 0; i < mask.numel(); ++i)
-    processCount += mask.f32()[i];
+  processCount = rt::train::predictedTokens(processBatch.at("target_mask"));
   return rt::Status::ok();
 }
 
@@ -975,8 +970,7 @@ int RankRun::placeMicroBatchMemory() {
     return 0;
   // Every micro-batch's memory, set aside beside the step: in device memory,
   // or on a GPU in host RAM when asked or when it does not fit there.
-  asideBytes = spec.memLen * split.localBatch * spec.dModel * spec.nLayer *
-               int64_t(sizeof(float));
+  asideBytes = memoryBytesOfRows(spec, split.localBatch);
   // (On emu, whose device memory is host RAM too, "host" takes the same
   // path as on a GPU: copies to and from page-locked memory.)
   const bool device = executor.kind() != rt::dev::DeviceKind::Host;
@@ -1003,33 +997,36 @@ rt::Status RankRun::splitStartingState() {
   microStart.assign(size_t(micro.size), {});
   microCounts.assign(size_t(micro.size), 0.0);
   microLosses.assign(size_t(micro.size), 0.0);
+  // From the state's carry: the memory moves on from micro-batch to
+  // micro-batch, the parameters and moments stay (kept); the gradient sum
+  // moves on too, in the last one as well (zeroed after it, the next
+  // step's start: it may have been summed in place).
   memNames.clear();
   microCarry.clear();
-  for (int64_t l = 0; state->hasMems() && l < spec.nLayer; ++l) {
-    const std::string name = names::mems(l);
-    memNames.push_back(name);
-    microCarry.emplace_back(names::newMems(l), name);
-    rt::Tensor whole = std::move(state->bindings().at(name));
-    state->bindings().erase(name);
+  keepNames.clear();
+  for (const auto &[out, in] : state->carry()) {
+    if (!names::hasPrefix(in, names::kMems)) {
+      keepNames.push_back(in);
+      continue;
+    }
+    memNames.push_back(in);
+    microCarry.emplace_back(out, in);
+    rt::Tensor whole = std::move(state->bindings().at(in));
+    state->bindings().erase(in);
     for (int k = 0; k < micro.size; ++k) {
       rt::dist::RowSplit part = micro;
       part.rank = k;
-      XLNETC_RETURN_IF_ERROR(part.slice(whole, 1, microStart[size_t(k)][name]).withPrefix(name + ": "));
+      XLNETC_RETURN_IF_ERROR(part.slice(whole, 1, microStart[size_t(k)][in]).withPrefix(in + ": "));
     }
   }
-  keepNames.clear();
+  lastCarry = state->carry();
   gradAccNames.clear();
   for (const auto &[param, paramShape] : state->shapes()) {
-    keepNames.insert(keepNames.end(), {param, names::adamM(param), names::adamV(param)});
     gradAccNames.push_back(names::gradAcc(param));
-    microCarry.emplace_back(names::grad(param), names::gradAcc(param));
-    state->bind(names::gradAcc(param), rt::Tensor::zeros(rt::DType::F32, paramShape));
+    for (auto *pairs : {&microCarry, &lastCarry})
+      pairs->emplace_back(names::grad(param), gradAccNames.back());
+    state->bind(gradAccNames.back(), rt::Tensor::zeros(rt::DType::F32, paramShape));
   }
-  // The last micro-batch carries the whole state, and the sum too (zeroed
-  // after it, the next step's start: it may have been summed in place).
-  lastCarry = state->carry();
-  for (const auto &[param, paramShape] : state->shapes())
-    lastCarry.emplace_back(names::grad(param), names::gradAcc(param));
   return rt::Status::ok();
 }
 
@@ -1039,12 +1036,8 @@ rt::Status RankRun::bindMicroBatch(int k) {
   for (const auto &[name, t] : processBatch) {
     rt::Tensor mine;
     XLNETC_RETURN_IF_ERROR(part.slice(t, 0, mine).withPrefix(name + ": "));
-    if (name == "target_mask") {
-      double count = 0;
-      for (int64_t i = 0; i < mine.numel(); ++i)
-        count += mine.f32()[i];
-      microCounts[size_t(k)] = count;
-    }
+    if (name == "target_mask")
+      microCounts[size_t(k)] = rt::train::predictedTokens(mine);
     state->bind(name, std::move(mine));
   }
   state->bind(std::string(rt::train::names::kLossCount),

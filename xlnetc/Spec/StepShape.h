@@ -94,6 +94,13 @@ inline StepShape stepShapeFromSpec(const ModelSpec &spec) {
   return s;
 }
 
+/// Bytes of the Transformer-XL memory of `rows` rows (mem_len × rows ×
+/// d_model × n_layer, f32): what gradient accumulation sets aside between
+/// the micro-batches' runs.
+inline int64_t memoryBytesOfRows(const ModelSpec &spec, int64_t rows) {
+  return spec.memLen * rows * spec.dModel * spec.nLayer * int64_t(sizeof(float));
+}
+
 /// What a checkpoint or a bundle must match: the model and the step shapes
 /// (the compiled plan's buffers depend on exactly these), as one line.
 std::string specFingerprint(const ModelSpec &spec, const StepShape &shape);
