@@ -688,9 +688,16 @@ public:
   Status planInputs();
   /// 2. The directory, the tokenizer, the plan (or the earlier run's).
   /// `finished`: the directory already holds these inputs prepared.
-  Status openDirectory(bool &finished, PreparedCounts &counts);
-  /// 3. The units an earlier run finished; the rest to do.
-  void findUnitsDone();
+  /// `join` (the other ranks of an MPI job): rank 0 opened it and holds its
+  /// lock; only read what it wrote and check it is this rank's plan too.
+  Status openDirectory(bool join, bool &finished, PreparedCounts &counts);
+  /// 3. The units an earlier run finished; the rest to do. `say`: note a
+  /// resumption.
+  void findUnitsDone(bool say);
+  /// Of the rest, only this rank's share.
+  void keepShare(int rank, int ranks);
+  /// An error when units are left to do.
+  Status checkAllDone() const;
   /// 4. The units to do, on every core, with progress.
   Status runUnits();
   /// 5. The manifest, last; the plan and the units' files go.
@@ -708,7 +715,7 @@ private:
   json plan;
   std::vector<UnitResult> results;
   std::vector<size_t> todo;
-  int64_t bytesResumed = 0;
+  int64_t bytesResumed = 0, unitsResumed = 0; // done before this run
 };
 
 Status Preparation::planInputs() {
@@ -746,13 +753,28 @@ Status Preparation::planInputs() {
   return Status::ok();
 }
 
-Status Preparation::openDirectory(bool &finished, PreparedCounts &counts) {
+Status Preparation::openDirectory(bool join, bool &finished, PreparedCounts &counts) {
   finished = false;
   bool hasManifest = false;
-  XLNETC_RETURN_IF_ERROR(openOutputDir(o.outDir, dir.fd, hasPlan, hasManifest));
   std::string model;
   bool copyModel = false;
-  XLNETC_RETURN_IF_ERROR(chooseTokenizer(o, dir.fd, files, model, copyModel));
+  if (!join) {
+    XLNETC_RETURN_IF_ERROR(openOutputDir(o.outDir, dir.fd, hasPlan, hasManifest));
+    XLNETC_RETURN_IF_ERROR(chooseTokenizer(o, dir.fd, files, model, copyModel));
+  } else {
+    dir.fd = ::open(o.outDir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (dir.fd < 0)
+      return Status::error(fmt::format("{}: {} (rank 0 opened it: does this rank see the same "
+                                       "file system?)",
+                                       o.outDir, errnoText()));
+    hasPlan = existsIn(dir.fd, kPreparedPlan);
+    hasManifest = existsIn(dir.fd, kPreparedManifest);
+    if (!hasPlan && !hasManifest)
+      return Status::error(fmt::format("{}: holds no {} after rank 0 wrote it: does this rank "
+                                       "see the same file system?",
+                                       o.outDir, kPreparedPlan));
+    XLNETC_RETURN_IF_ERROR(readFileInside(o.outDir, kPreparedTokenizer, model));
+  }
   XLNETC_RETURN_IF_ERROR(Tokenizer::load(
       copyModel ? o.tokenizer : (fs::path(o.outDir) / kPreparedTokenizer).string(), tokenizer));
   vocab = tokenizer.vocabSize();
@@ -775,6 +797,10 @@ Status Preparation::openDirectory(bool &finished, PreparedCounts &counts) {
     } catch (const std::exception &) {
       why = fmt::format("its {} is damaged", kept);
     }
+    if (!why.empty() && join)
+      return Status::error(fmt::format("{}: rank {}'s inputs or options differ from rank 0's: "
+                                       "{}",
+                                       o.outDir, o.rank, why));
     if (!why.empty())
       return Status::error(fmt::format(
           "{}: holds {} that differs from this one: {}; prepare into another --out (or "
@@ -784,13 +810,15 @@ Status Preparation::openDirectory(bool &finished, PreparedCounts &counts) {
     if (kept == kPreparedManifest) {
       PreparedData done;
       XLNETC_RETURN_IF_ERROR(openPreparedData(o.outDir, done));
-      if (o.note)
+      if (o.note && !join)
         o.note(fmt::format("{} already holds these inputs prepared: nothing to do", o.outDir));
       counts = done.counts;
       finished = true;
       return Status::ok();
     }
   }
+  if (join)
+    return Status::ok();
   if (copyModel)
     XLNETC_RETURN_IF_ERROR(writeSmallFile(dir.fd, o.outDir, kPreparedTokenizer, model));
   if (!hasPlan)
@@ -798,8 +826,10 @@ Status Preparation::openDirectory(bool &finished, PreparedCounts &counts) {
   return Status::ok();
 }
 
-void Preparation::findUnitsDone() {
+void Preparation::findUnitsDone(bool say) {
   results.assign(units.size(), UnitResult());
+  todo.clear();
+  bytesResumed = 0;
   for (size_t u = 0; u < units.size(); ++u) {
     std::string text;
     const std::string name = shardName(u);
@@ -819,9 +849,16 @@ void Preparation::findUnitsDone() {
     results[u] = UnitResult();
     todo.push_back(u);
   }
-  if (hasPlan && o.note)
-    o.note(fmt::format("resuming: {} of {} units done before", units.size() - todo.size(),
-                       units.size()));
+  unitsResumed = int64_t(units.size() - todo.size());
+  if (say && hasPlan && o.note)
+    o.note(fmt::format("resuming: {} of {} units done before", unitsResumed, units.size()));
+}
+
+void Preparation::keepShare(int rank, int ranks) {
+  std::vector<size_t> mine;
+  for (size_t k = size_t(rank); k < todo.size(); k += size_t(ranks))
+    mine.push_back(todo[k]);
+  todo = std::move(mine);
 }
 
 Status Preparation::runUnits() {
@@ -864,9 +901,10 @@ Status Preparation::runUnits() {
     }
   };
   const auto start = std::chrono::steady_clock::now();
-  int64_t totalBytes = 0;
-  for (const InputFileInfo &f : files)
-    totalBytes += f.size;
+  // This rank's share: the units done before and the ones it does.
+  int64_t totalBytes = bytesResumed;
+  for (size_t u : todo)
+    totalBytes += units[u].end - units[u].begin;
   auto report = [&] {
     if (!o.progress)
       return;
@@ -875,9 +913,9 @@ Status Preparation::runUnits() {
     p.bytesResumed = bytesResumed;
     p.bytesTotal = totalBytes;
     p.tokens = tokensDone;
-    p.unitsResumed = int64_t(units.size() - todo.size());
+    p.unitsResumed = unitsResumed;
     p.unitsDone = p.unitsResumed + unitsDone;
-    p.unitsTotal = int64_t(units.size());
+    p.unitsTotal = unitsResumed + int64_t(todo.size());
     p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     o.progress(p);
   };
@@ -901,6 +939,15 @@ Status Preparation::runUnits() {
   return firstError;
 }
 
+Status Preparation::checkAllDone() const {
+  if (todo.empty())
+    return Status::ok();
+  return Status::error(fmt::format("{}: {} of the ranks' units are not there once they "
+                                   "finished ({} first): do the ranks see the same file "
+                                   "system?",
+                                   o.outDir, todo.size(), shardName(todo.front())));
+}
+
 Status Preparation::writeManifest(PreparedCounts &counts) {
   StreamDigest digest;
   const json manifest = manifestJson(plan, files, units, results, counts, digest);
@@ -918,16 +965,58 @@ Status Preparation::writeManifest(PreparedCounts &counts) {
 
 } // namespace
 
+namespace {
+
+/// With several ranks, whether every rank got this far: `st` itself when it
+/// failed, an error naming the others when only they did.
+Status agree(const PrepareOptions &o, Status st, const char *what) {
+  if (o.ranks <= 1)
+    return st;
+  const bool all = o.allOk(bool(st));
+  if (!st || all)
+    return st;
+  return Status::error(fmt::format("{}: another rank failed {} (its error is in its output); "
+                                   "rank {} stops",
+                                   o.outDir, what, o.rank));
+}
+
+} // namespace
+
 Status prepareData(const PrepareOptions &o, PreparedCounts &counts) {
+  if (o.ranks > 1 && (!o.allOk || o.rank < 0 || o.rank >= o.ranks))
+    return Status::error("prepare-data: a rank without its world (an internal error)");
+  // Every rank calls agree() at the same four points, whatever failed.
+  const bool lead = o.rank == 0;
   Preparation p(o);
-  XLNETC_RETURN_IF_ERROR(p.planInputs());
   bool finished = false;
-  XLNETC_RETURN_IF_ERROR(p.openDirectory(finished, counts));
-  if (finished)
+  Status st = p.planInputs();
+  if (st && lead)
+    st = p.openDirectory(/*join=*/false, finished, counts);
+  XLNETC_RETURN_IF_ERROR(agree(o, std::move(st), "to plan its inputs or open the directory"));
+  st = lead ? Status::ok() : p.openDirectory(/*join=*/true, finished, counts);
+  XLNETC_RETURN_IF_ERROR(agree(o, std::move(st), "to join the directory rank 0 opened"));
+  if (finished) // every rank: rank 0 found the manifest before the others looked
     return Status::ok();
-  p.findUnitsDone();
-  XLNETC_RETURN_IF_ERROR(p.runUnits());
-  return p.writeManifest(counts);
+  p.findUnitsDone(/*say=*/lead);
+  if (o.ranks > 1)
+    p.keepShare(o.rank, o.ranks);
+  XLNETC_RETURN_IF_ERROR(agree(o, p.runUnits(), "tokenizing its units"));
+  Status written = Status::ok();
+  if (lead) {
+    if (o.ranks > 1) { // every rank's units, read back from their files
+      p.findUnitsDone(/*say=*/false);
+      written = p.checkAllDone();
+    }
+    if (written)
+      written = p.writeManifest(counts);
+  }
+  XLNETC_RETURN_IF_ERROR(agree(o, std::move(written), "writing the manifest"));
+  if (lead)
+    return Status::ok();
+  PreparedData done;
+  XLNETC_RETURN_IF_ERROR(openPreparedData(o.outDir, done));
+  counts = done.counts;
+  return Status::ok();
 }
 
 namespace {

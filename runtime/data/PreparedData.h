@@ -79,6 +79,15 @@ struct PrepareOptions {
   /// A test hook (XLNETC_FAULT_PREPARE_UNITS): stop with an error once this
   /// many units are done, as an interruption would; -1: never.
   int64_t stopAfterUnits = -1;
+  /// Under mpirun: this process's rank among `ranks`, every rank with the
+  /// same options and a view of the same files. Rank 0 opens the directory
+  /// (its lock, the tokenizer, the plan) and writes the manifest; the others
+  /// join it once the plan is there, and every rank tokenizes every
+  /// ranks-th unit left to do. Progress counts this rank's share.
+  int rank = 0, ranks = 1;
+  /// With ranks > 1: a collective every rank calls at the same points,
+  /// true on every rank when every rank passed true.
+  std::function<bool(bool ok)> allOk;
 };
 
 /// What a preparation made (the manifest's counts).

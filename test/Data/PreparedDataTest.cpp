@@ -4,7 +4,9 @@
 // flag for flag: one file cut into many units (units starting inside and
 // outside documents, a long line), several files joined by the official
 // create_data rule, gzip and zstd inputs; resumed after an interruption it
-// is the same; bad directories are one clear error each.
+// is the same; shared by ranks (threads here, mpirun in
+// prepare-data-mpi.test) it is the same, and a rank that sees other inputs
+// stops every rank; bad directories are one clear error each.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,7 +17,10 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <condition_variable>
 #include <filesystem>
+#include <mutex>
+#include <thread>
 
 using namespace xlnetc::rt;
 using namespace xlnetc::rt::data;
@@ -127,6 +132,36 @@ std::string awkwardText(int seed) {
   return text;
 }
 
+/// The allOk collective of `ranks` threads: each call waits for every
+/// rank's and returns whether all passed true.
+class ThreadRanks {
+public:
+  explicit ThreadRanks(int ranks) : ranks_(ranks) {}
+  bool allOk(bool ok) {
+    std::unique_lock<std::mutex> lock(m_);
+    const int64_t round = round_;
+    allOk_ = allOk_ && ok;
+    if (++arrived_ == ranks_) {
+      result_ = allOk_;
+      arrived_ = 0;
+      allOk_ = true;
+      ++round_;
+      cv_.notify_all();
+      return result_;
+    }
+    cv_.wait(lock, [&] { return round_ != round; });
+    return result_;
+  }
+
+private:
+  const int ranks_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  int arrived_ = 0;
+  int64_t round_ = 0;
+  bool allOk_ = true, result_ = true;
+};
+
 } // namespace
 
 TEST_F(PreparedDataTest, OneFileInManyUnitsIsTheCorpusInMemory) {
@@ -210,6 +245,73 @@ TEST_F(PreparedDataTest, AnInterruptedPreparationResumesToTheSameData) {
   EXPECT_NE(st.message().find("a.txt changed since it was prepared from"), std::string::npos)
       << st.message();
   EXPECT_TRUE(std::filesystem::exists(d.file("cut2/shard-00000.tok")));
+}
+
+TEST_F(PreparedDataTest, RanksShareTheUnitsAndStopTogether) {
+  TempDir d;
+  const std::string text = d.file("a.txt");
+  writeText(text, awkwardText(3));
+  writeText(d.file("b.txt"), awkwardText(4));
+  PreparedCounts whole;
+  ASSERT_TRUE(prepare({text}, d.file("whole"), 2048, whole, /*threads=*/1));
+  // Three ranks; `inputsOf(r)` their inputs.
+  auto run = [&](const std::string &out, auto inputsOf, std::vector<Status> &status,
+                 std::vector<PreparedCounts> &counts, std::vector<int64_t> &unitsRun) {
+    ThreadRanks world(3);
+    status.assign(3, Status::ok());
+    counts.assign(3, PreparedCounts());
+    unitsRun.assign(3, 0);
+    std::vector<std::thread> ranks;
+    for (int r = 0; r < 3; ++r)
+      ranks.emplace_back([&, r] {
+        PrepareOptions o;
+        o.inputs = inputsOf(r);
+        o.outDir = out;
+        o.tokenizer = model();
+        o.unitBytes = 2048;
+        o.threads = 1;
+        o.rank = r;
+        o.ranks = 3;
+        o.allOk = [&world](bool ok) { return world.allOk(ok); };
+        o.progress = [&, r](const PrepareProgress &p) { unitsRun[size_t(r)] = p.unitsDone; };
+        status[size_t(r)] = prepareData(o, counts[size_t(r)]);
+      });
+    for (std::thread &t : ranks)
+      t.join();
+  };
+  std::vector<Status> st;
+  std::vector<PreparedCounts> counts;
+  std::vector<int64_t> unitsRun;
+  run(d.file("shared"), [&](int) { return std::vector<std::string>{text}; }, st, counts,
+      unitsRun);
+  for (int r = 0; r < 3; ++r) {
+    ASSERT_TRUE(st[size_t(r)]) << "rank " << r << ": " << st[size_t(r)].message();
+    EXPECT_EQ(counts[size_t(r)].tokens, whole.tokens) << "rank " << r;
+    // Dealt out in turn: rank r runs units r, r+3, ...
+    EXPECT_EQ(unitsRun[size_t(r)], (whole.shards - r + 2) / 3) << "rank " << r;
+  }
+  EXPECT_EQ(readText(d.file("shared/manifest.json")), readText(d.file("whole/manifest.json")));
+  expectSame(d.file("shared"), joined({text}));
+  // Rank 2 sees another input: it says how its plan differs, the others
+  // name the stage, and no manifest is written.
+  run(d.file("differ"),
+      [&](int r) {
+        return r == 2 ? std::vector<std::string>{text, d.file("b.txt")}
+                      : std::vector<std::string>{text};
+      },
+      st, counts, unitsRun);
+  ASSERT_FALSE(st[2]);
+  EXPECT_NE(st[2].message().find("rank 2's inputs or options differ from rank 0's"),
+            std::string::npos)
+      << st[2].message();
+  for (int r : {0, 1}) {
+    ASSERT_FALSE(st[size_t(r)]);
+    EXPECT_NE(st[size_t(r)].message().find("another rank failed to join the directory rank 0 "
+                                           "opened"),
+              std::string::npos)
+        << st[size_t(r)].message();
+  }
+  EXPECT_FALSE(std::filesystem::exists(d.file("differ/manifest.json")));
 }
 
 TEST_F(PreparedDataTest, BadDirectoriesAreOneClearError) {

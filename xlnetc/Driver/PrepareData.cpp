@@ -8,10 +8,14 @@
 #include "xlnetc/Spec/Spec.h"
 
 #include "runtime/data/PreparedData.h"
+#include "runtime/dist/Transport.h"
+
+#include "xlnetc/Driver/Guard.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
@@ -21,8 +25,9 @@ namespace xlnetc {
 
 CLI::App *addPrepareDataCommand(CLI::App &app, PrepareDataArgs &a) {
   CLI::App *cmd = app.add_subcommand(
-      "prepare-data", "Tokenize text corpora once, on every core, into a directory that "
-                      "train --data memory-maps (docs/DataPipeline.md \"Prepared data\")");
+      "prepare-data", "Tokenize text corpora once, on every core (and every rank under "
+                      "mpirun), into a directory that train --data memory-maps "
+                      "(docs/DataPipeline.md \"Prepared data\")");
   cmd->add_option("inputs", a.inputs,
                   "Text files (plain, .gz or .zst, told by their content) or directories "
                   "(their files, sorted by path)")
@@ -68,7 +73,9 @@ std::string count(int64_t n) {
 
 } // namespace
 
-int runPrepareData(const PrepareDataArgs &a) {
+namespace {
+
+int prepareOnRank(const PrepareDataArgs &a, rt::dist::Transport &world) {
   if (a.verify) {
     if (rt::Status st = rt::data::verifyPreparedData(a.out); !st)
       return fail(st.message());
@@ -98,6 +105,23 @@ int runPrepareData(const PrepareDataArgs &a) {
                             "got {} and {}",
                             a.unitMib, a.sampleMib));
   o.threads = a.threads;
+  const bool lead = world.rank() == 0;
+  if (world.size() > 1) {
+    o.rank = world.rank();
+    o.ranks = world.size();
+    o.allOk = [&world](bool ok) {
+      std::vector<char> all(size_t(world.size()));
+      const char mine = ok ? 1 : 0;
+      if (!world.allGatherBytes(&mine, 1, all.data()))
+        return false;
+      return std::all_of(all.begin(), all.end(), [](char c) { return c != 0; });
+    };
+    if (lead)
+      std::cout << fmt::format("prepare-data: {}: the units dealt out in turn, each rank "
+                               "on its cores; the progress is rank 0's share\n",
+                               world.description())
+                << std::flush;
+  }
   if (const char *hook = std::getenv("XLNETC_FAULT_PREPARE_UNITS"))
     o.stopAfterUnits = std::atoll(hook); // a test hook: an interruption
   o.unitBytes = std::max<int64_t>(1, int64_t(a.unitMib * (1 << 20)));
@@ -107,9 +131,11 @@ int runPrepareData(const PrepareDataArgs &a) {
   double lastLine = -10;
   bool drawn = false;
   int64_t ranBytes = -1; // input bytes this run tokenized (its last report)
+  int64_t resumedBytes = 0; // input bytes tokenized before this run
   o.progress = [&](const rt::data::PrepareProgress &p) {
+    resumedBytes = p.bytesResumed;
     ranBytes = p.bytesDone - p.bytesResumed;
-    if (!tty && p.seconds - lastLine < 10 && p.unitsDone < p.unitsTotal)
+    if (!lead || (!tty && p.seconds - lastLine < 10 && p.unitsDone < p.unitsTotal))
       return;
     lastLine = p.seconds;
     // This run's rate: units done before it took none of its time.
@@ -124,7 +150,10 @@ int runPrepareData(const PrepareDataArgs &a) {
                              rt::train::formatDuration(eta), tty ? "\x1b[K" : "\n");
     drawn = tty;
   };
-  o.note = [&](const std::string &text) { std::cout << text << "\n" << std::flush; };
+  o.note = [&](const std::string &text) {
+    if (lead)
+      std::cout << text << "\n" << std::flush;
+  };
   const auto start = std::chrono::steady_clock::now();
   rt::data::PreparedCounts counts;
   rt::Status st = rt::data::prepareData(o, counts);
@@ -132,6 +161,11 @@ int runPrepareData(const PrepareDataArgs &a) {
     std::cerr << "\n";
   if (!st)
     return fail(st.message());
+  if (!lead)
+    return 0;
+  // Under mpirun every rank's units count: all but those done before.
+  if (world.size() > 1 && ranBytes >= 0)
+    ranBytes = counts.inputBytes - resumedBytes;
   const double secs =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::cout << fmt::format(
@@ -141,6 +175,27 @@ int runPrepareData(const PrepareDataArgs &a) {
       counts.shards, counts.shards == 1 ? "" : "s", 8 * counts.tokenBytes, rt::train::formatDuration(secs),
       secs > 0 ? double(ranBytes >= 0 ? ranBytes : counts.inputBytes) / secs / 1e6 : 0.0);
   return 0;
+}
+
+} // namespace
+
+int runPrepareData(const PrepareDataArgs &a) {
+  std::unique_ptr<rt::dist::Transport> world;
+  if (rt::Status st = rt::dist::openTransport(world); !st)
+    return fail(st.message());
+  if (world->size() == 1)
+    return prepareOnRank(a, *world);
+  // Every rank fails together (prepareData agrees at each stage); only an
+  // exception, which the others cannot know of, ends the job.
+  bool thrown = true;
+  const int rc = runGuarded("xlnetc", [&] {
+    const int r = prepareOnRank(a, *world);
+    thrown = false;
+    return r;
+  });
+  if (thrown)
+    world->abort(rc);
+  return rc;
 }
 
 } // namespace xlnetc
