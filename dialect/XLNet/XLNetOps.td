@@ -541,12 +541,19 @@ def XLNet_DropoutOp : XLNet_Op<"dropout", [SameOperandsAndResultType]> {
     and gives the backward dropout the site of its forward, so both use the
     same mask; the plan emitter numbers dropouts without one.
 
+    The element index counts rows of the global batch: the outer dimension
+    of `x` is the batch, and a step that runs some of its rows (a rank's, a
+    micro-batch's) draws the mask those rows have in the whole batch. With
+    `batch_shared`, `x` has no batch dimension (the relative positions) and
+    every row, however the batch is split, sees one mask.
+
     ```mlir
     %y = xlnet.dropout %x rate = 1.000000e-01 : tensor<2x16x32xf32>
+    %p = xlnet.dropout %pos rate = 1.000000e-01 {batch_shared} : tensor<1x48x32xf32>
     ```
   }];
   let arguments = (ins XLNet_FloatTensor:$x, F64Attr:$rate,
-                       OptionalAttr<I64Attr>:$site);
+                       OptionalAttr<I64Attr>:$site, UnitAttr:$batch_shared);
   let results = (outs XLNet_FloatTensor:$result);
   let assemblyFormat = "$x `rate` `=` $rate attr-dict `:` type($result)";
 }

@@ -176,7 +176,8 @@ private:
         .Case([&](DropoutOp o) {
           accumulate(o.getX(), b.create<DropoutOp>(loc, o.getType(),
                                                    grads.lookup(o.getResult()),
-                                                   o.getRateAttr(), o.getSiteAttr()));
+                                                   o.getRateAttr(), o.getSiteAttr(),
+                                                   o.getBatchSharedAttr()));
           return success();
         })
         .Case([&](AddLayerNormOp o) {

@@ -186,7 +186,8 @@ private:
   void fuseLayerNormInputDropout(Block &body) {
     for (DropoutOp drop : llvm::make_early_inc_range(body.getOps<DropoutOp>())) {
       Value y = drop.getResult();
-      bool forward = false, ok = !y.use_empty();
+      // A LayerNorm's x has the batch as its outer dimension.
+      bool forward = false, ok = !y.use_empty() && !drop.getBatchShared();
       for (OpOperand &use : y.getUses()) {
         Operation *user = use.getOwner();
         if (auto ln = dyn_cast<AddLayerNormOp>(user);

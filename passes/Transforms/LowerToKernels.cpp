@@ -36,7 +36,8 @@ static Value gemm(OpBuilder &b, Location loc, Type type, Value x, Value w,
 static Value maybeDropout(OpBuilder &b, Location loc, Value x, FloatAttr rate) {
   if (rate.getValueAsDouble() == 0.0)
     return x;
-  return b.create<DropoutOp>(loc, x.getType(), x, rate, /*site=*/IntegerAttr());
+  return b.create<DropoutOp>(loc, x.getType(), x, rate, /*site=*/IntegerAttr(),
+                             /*batch_shared=*/UnitAttr());
 }
 
 static void lower(HeadProjOp op) {

@@ -27,6 +27,17 @@ int64_t RowSplit::globalRow(int64_t j) const {
   return j < half ? rank * half + j : globalBatch / 2 + rank * half + (j - half);
 }
 
+rt::host::DropoutRows dropoutRows(const RowSplit &rank, const RowSplit &part) {
+  auto global = [&](int64_t j) { return rank.globalRow(part.globalRow(j)); };
+  rt::host::DropoutRows rows;
+  rows.base0 = global(0);
+  if (part.biData) { // a forward half and its backward copy, each contiguous
+    rows.half = part.localBatch / 2;
+    rows.base1 = global(rows.half);
+  }
+  return rows;
+}
+
 namespace {
 
 /// Bytes of one row of `t` along `dim`, and how many blocks precede it.

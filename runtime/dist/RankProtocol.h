@@ -20,6 +20,7 @@
 
 #include "runtime/Tensor.h"
 #include "runtime/dist/Transport.h"
+#include "runtime/host/DropoutHash.h"
 
 #include <cstdint>
 #include <string>
@@ -55,6 +56,13 @@ private:
   void copyRows(const uint8_t *from, uint8_t *to, int64_t outer, int64_t rowBytes,
                 bool toGlobal) const;
 };
+
+/// The dropout masks' map (host/DropoutHash.h) of a step that runs `part`
+/// of `rank`'s rows: `part` splits rank.localBatch (its rank k: micro-batch
+/// k; a split of size 1: all of them), and the step's local row j is global
+/// row rank.globalRow(part.globalRow(j)). So a rank or micro-batch draws the
+/// masks its rows have in the whole batch, however the batch is split.
+rt::host::DropoutRows dropoutRows(const RowSplit &rank, const RowSplit &part);
 
 /// The small exchanges of a data-parallel run, by what they are for. Each
 /// carries its kind and a running count, so ranks that have fallen out of

@@ -209,7 +209,7 @@ Status DeviceExecutor::launchKernel(LoadedModule &mod, const DeviceLaunch &l,
 
 /// A program made ready to run step after step: its device memory (every
 /// input and parameter buffer, one arena for the temps, the workspace, the
-/// status words, the seed word, the tables, all at fixed addresses) and its
+/// status words, the step's seed and rows, the tables, all at fixed addresses) and its
 /// work (the temps' zeroing, the GEMMs, the launches with every argument
 /// resolved), plus the graph recorded from that work.
 struct DeviceExecutor::Prepared {
@@ -414,7 +414,7 @@ Status DeviceExecutor::prepare(const Plan &plan, const DeviceProgram &program,
 
 /// 1. Device memory: every input and parameter, one arena for the temps
 ///    (the program's memory plan), the largest step workspace, the status
-///    words of the reporting steps, the seed word, the tables.
+///    words of the reporting steps, the step's seed and rows, the tables.
 Status DeviceExecutor::allocateMemory(const Plan &plan, const DeviceProgram &program,
                                       Prepared &prepared, Layout &layout) {
   Prepared *p = &prepared;
@@ -456,7 +456,7 @@ Status DeviceExecutor::allocateMemory(const Plan &plan, const DeviceProgram &pro
   p->statusBytes = size_t(p->statusSteps) * kStatusWords * sizeof(int);
   if (p->statusSteps > 0)
     XLNETC_RETURN_IF_ERROR(allocs.alloc(p->statusBytes, p->status));
-  XLNETC_RETURN_IF_ERROR(allocs.alloc(sizeof(uint64_t), p->seed));
+  XLNETC_RETURN_IF_ERROR(allocs.alloc(sizeof(host::StepRandomRecord), p->seed));
   std::vector<dev::DevPtr> &tables = layout.tables;
   tables.assign(program.tables.size(), 0);
   for (size_t t = 0; t < program.tables.size(); ++t) {
@@ -1025,8 +1025,8 @@ Status DeviceExecutor::start(const Plan &plan, const DeviceProgram &program,
           static_cast<size_t>(numelOf(b.shape)) * dtypeSize(b.dtype)));
       p.kept.erase(b.id);
     }
-  const uint64_t seed = opts.seed;
-  XLNETC_RETURN_IF_ERROR(device_.upload(p.seed, &seed, sizeof seed));
+  const host::StepRandomRecord rnd = host::stepRandomRecord(opts.seed, opts.rows);
+  XLNETC_RETURN_IF_ERROR(device_.upload(p.seed, &rnd, sizeof rnd));
   if (p.statusSteps > 0)
     XLNETC_RETURN_IF_ERROR(device_.memset(p.status, 0, p.statusBytes));
 

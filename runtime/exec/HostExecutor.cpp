@@ -83,14 +83,15 @@ void runGemm(const Step &s, const std::vector<const Tensor *> &in, std::vector<T
 /// x, or, where the step drops its x itself (the fused LayerNorm dropout,
 /// docs/Plan.md "Fused forms"), dropout(x) as the dropout step computed it,
 /// in `scratch` (a thread's buffer reused from step to step).
-const Tensor &layerNormInput(const Tensor &x, const StepAttrs &a, uint64_t seed) {
+const Tensor &layerNormInput(const Tensor &x, const StepAttrs &a, const ExecOptions &opts) {
   if (!a.xDropout)
     return x;
   static thread_local std::vector<float> storage;
   static thread_local Tensor scratch;
   storage.resize(size_t(x.numel()));
   scratch = Tensor::view(x.dtype, x.shape, storage.data());
-  host::dropout(x, a.xDropoutRate, a.xDropoutSite, seed, scratch);
+  host::dropout(x, a.xDropoutRate, a.xDropoutSite, opts.seed, opts.rows,
+                host::batchRowElems(x), scratch);
   return scratch;
 }
 
@@ -101,7 +102,7 @@ const Tensor &layerNormInput(const Tensor &x, const StepAttrs &a, uint64_t seed)
 /// the kept probabilities (HostFusion.h).
 /// The forward ops.
 static Status runForwardStep(const Step &s, const std::vector<const Tensor *> &in,
-                             std::vector<Tensor *> &out, uint64_t seed, const Tensor *init,
+                             std::vector<Tensor *> &out, const ExecOptions &opts, const Tensor *init,
                              float *probs) {
   const StepAttrs &a = s.attrs;
   switch (s.kind) {
@@ -138,15 +139,17 @@ static Status runForwardStep(const Step &s, const std::vector<const Tensor *> &i
     args.scale = a.scale;
     args.dropatt = a.dropatt;
     args.dropoutSite = a.dropoutSite;
-    args.seed = seed;
+    args.seed = opts.seed;
+    args.dropRows = opts.rows;
     return host::relAttention(args, *out[0], probs);
   }
   case OpKind::AddLayerNorm:
-    host::addLayerNorm(layerNormInput(*in[0], a, seed), *in[1], *in[2], *in[3], a.eps,
+    host::addLayerNorm(layerNormInput(*in[0], a, opts), *in[1], *in[2], *in[3], a.eps,
                        *out[0]);
     return Status::ok();
   case OpKind::Dropout:
-    host::dropout(*in[0], a.rate, a.dropoutSite, seed, *out[0]);
+    host::dropout(*in[0], a.rate, a.dropoutSite, opts.seed, opts.rows,
+                  a.batchShared ? 0 : host::batchRowElems(*in[0]), *out[0]);
     return Status::ok();
   case OpKind::LmLoss:
     return host::lmLoss(*in[0], *in[1], *in[2], *out[0], *out[1]);
@@ -158,7 +161,7 @@ static Status runForwardStep(const Step &s, const std::vector<const Tensor *> &i
 
 /// The backward ops.
 static Status runBackwardStep(const Step &s, const std::vector<const Tensor *> &in,
-                              std::vector<Tensor *> &out, uint64_t seed, const Tensor *init,
+                              std::vector<Tensor *> &out, const ExecOptions &opts, const Tensor *init,
                               float *probs) {
   const StepAttrs &a = s.attrs;
   switch (s.kind) {
@@ -190,16 +193,18 @@ static Status runBackwardStep(const Step &s, const std::vector<const Tensor *> &
     args.scale = a.scale;
     args.dropatt = a.dropatt;
     args.dropoutSite = a.dropoutSite;
-    args.seed = seed;
+    args.seed = opts.seed;
+    args.dropRows = opts.rows;
     host::RelAttentionGrads grads{out[0], out[1], out[2], out[3],
                                   out[4], out[5], out[6], out[7]};
     return host::relAttentionGrad(*in[0], args, grads, probs);
   }
   case OpKind::AddLayerNormGrad:
-    host::addLayerNormGrad(*in[0], layerNormInput(*in[1], a, seed), *in[2], *in[3], a.eps,
+    host::addLayerNormGrad(*in[0], layerNormInput(*in[1], a, opts), *in[2], *in[3], a.eps,
                            *out[0], *out[1], *out[2]);
     if (a.dsumDropout) // output 3: the dropout of dsum
-      host::dropout(*out[0], a.dsumDropoutRate, a.dsumDropoutSite, seed, *out[3]);
+      host::dropout(*out[0], a.dsumDropoutRate, a.dsumDropoutSite, opts.seed, opts.rows,
+                    host::batchRowElems(*out[0]), *out[3]);
     return Status::ok();
   case OpKind::LmLossGrad:
     return host::lmLossGrad(*in[0], *in[1], *in[2], *out[0], in.size() > 3 ? in[3] : nullptr);
@@ -249,7 +254,7 @@ static Status runOptimizerStep(const Step &s, const std::vector<const Tensor *> 
 }
 
 Status runStep(const Step &s, const std::vector<const Tensor *> &in,
-               std::vector<Tensor *> &out, uint64_t seed, const Tensor *init,
+               std::vector<Tensor *> &out, const ExecOptions &opts, const Tensor *init,
                float *probs) {
   // By family; the switch names every kind (-Werror=switch).
   switch (s.kind) {
@@ -266,7 +271,7 @@ Status runStep(const Step &s, const std::vector<const Tensor *> &in,
   case OpKind::AddLayerNorm:
   case OpKind::Dropout:
   case OpKind::LmLoss:
-    return runForwardStep(s, in, out, seed, init, probs);
+    return runForwardStep(s, in, out, opts, init, probs);
   case OpKind::EmbeddingGrad:
   case OpKind::MaskEmbeddingGrad:
   case OpKind::MemConcatGrad:
@@ -278,7 +283,7 @@ Status runStep(const Step &s, const std::vector<const Tensor *> &in,
   case OpKind::AddLayerNormGrad:
   case OpKind::LmLossGrad:
   case OpKind::Add:
-    return runBackwardStep(s, in, out, seed, init, probs);
+    return runBackwardStep(s, in, out, opts, init, probs);
   case OpKind::Cast:
   case OpKind::LrSchedule:
   case OpKind::GlobalNorm:
@@ -482,7 +487,7 @@ struct HostRun {
     // Inits: summed by the kernel where it can (kernelTakesInit, unless
     // opts.fuse is off), otherwise added after it, as the add would.
     const bool kernelInit = opts.fuse && kernelTakesInit(s) && s.initOf(0) >= 0;
-    XLNETC_RETURN_IF_ERROR(runStep(s, in, out, opts.seed,
+    XLNETC_RETURN_IF_ERROR(runStep(s, in, out, opts,
                                    kernelInit ? bound[s.initOf(0)] : nullptr,
                                    probs >= 0 ? ws.keptProbs(probs) : nullptr)
                                .withPrefix(where));

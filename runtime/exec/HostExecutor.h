@@ -13,6 +13,7 @@
 #include "runtime/plan/Plan.h"
 #include "runtime/Status.h"
 #include "runtime/Tensor.h"
+#include "runtime/host/DropoutHash.h"
 #include "runtime/host/HostFusion.h"
 
 #include <cstdint>
@@ -30,6 +31,9 @@ class StepObserver;
 struct ExecOptions {
   /// Step seed for dropout and dropatt (docs/Plan.md "Step seed").
   uint64_t seed = 0;
+  /// Which rows of the global batch the step's rows are, for the masks'
+  /// element index (host/DropoutHash.h); the default: the whole batch.
+  host::DropoutRows rows;
   /// OpenMP / OpenBLAS threads; 0 = all cores.
   int threads = 0;
   /// emu and cuda: run the step as one recorded graph (a CUDA graph on a

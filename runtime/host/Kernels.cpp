@@ -269,7 +269,7 @@ void addLayerNorm(const Tensor &x, const Tensor &residual,
 }
 
 void dropout(const Tensor &x, double rate, int64_t site, uint64_t seed,
-             Tensor &out) {
+             const DropoutRows &rows, int64_t rowElems, Tensor &out) {
   int64_t n = x.numel();
   if (rate == 0.0) {
     std::memcpy(out.f32(), x.f32(), sizeof(float) * size_t(n));
@@ -280,8 +280,13 @@ void dropout(const Tensor &x, double rate, int64_t site, uint64_t seed,
   const float *xs = x.f32();
   float *o = out.f32();
   const VecKernels &vec = vecKernels();
+  // The index runs on within a batch row; a chunk is cut where rows end.
   forEachChunk(n, [&](int64_t c, int64_t len) {
-    vec.dropout(xs + c, o + c, len, key, uint64_t(c), r, scale);
+    for (int64_t i = c, end = c + len; i < end;) {
+      const int64_t stop = rowElems > 0 ? std::min(end, (i / rowElems + 1) * rowElems) : end;
+      vec.dropout(xs + i, o + i, stop - i, key, globalIndex(rows, i, rowElems), r, scale);
+      i = stop;
+    }
   });
 }
 

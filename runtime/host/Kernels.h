@@ -131,11 +131,12 @@ struct RelAttentionArgs {
   double dropatt = 0.0;
   int64_t dropoutSite = 0;
   uint64_t seed = 0;
+  DropoutRows dropRows; // the dropatt index's batch row is global (DropoutHash.h)
 };
 
 /// Two-term relative attention with XLNet's rel_shift (bd uses
 /// k_r[p, S - i + j]). Dropatt index of prob[b,t,n,j] is
-/// ((b*T + t)*N + n)*K + j. A rows entry outside [-1, S) is an error.
+/// ((b*T + t)*N + n)*K + j, b the global row (args.dropRows). A rows entry outside [-1, S) is an error.
 /// `keepProbs` (may be null; B·N·T·K floats): also writes the softmax
 /// probabilities before dropatt there, at ((b*N + n)*T + t)*K + j (0 for a
 /// padding row), for relAttentionGrad.
@@ -146,9 +147,16 @@ void addLayerNorm(const Tensor &x, const Tensor &residual,
                   const Tensor &gamma, const Tensor &beta, double eps,
                   Tensor &out);
 
-/// Inverted dropout; rate 0 is an exact copy. Element index = flat index.
+/// Inverted dropout; rate 0 is an exact copy. Element index = flat index,
+/// its batch row made global by `rows` (DropoutHash.h globalIndex);
+/// `rowElems` the elements of a batch row, 0 for a tensor without a batch
+/// dimension.
 void dropout(const Tensor &x, double rate, int64_t site, uint64_t seed,
-             Tensor &out);
+             const DropoutRows &rows, int64_t rowElems, Tensor &out);
+/// The rowElems of a tensor whose outer dimension is the batch.
+inline int64_t batchRowElems(const Tensor &x) {
+  return x.shape.empty() || x.shape[0] == 0 ? 0 : x.numel() / x.shape[0];
+}
 
 /// ptl = logsumexp(logits) - logits[target]; loss = Σ ptl·mask / Σ mask
 /// (0/0 = NaN when the mask is all zero, as the formula says). A target

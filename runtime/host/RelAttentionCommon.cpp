@@ -28,7 +28,7 @@ Operands::Operands(const RelAttentionArgs &a)
       W(permBitsWords(S)),
       rows(a.rows ? a.rows->i64() : nullptr),
       scale(a.scale), drop(a.dropatt > 0.0),
-      dropKey(dropoutKey(a.seed, a.dropoutSite)), dropRate(float(a.dropatt)),
+      dropKey(dropoutKey(a.seed, a.dropoutSite)), dropRows(a.dropRows), dropRate(float(a.dropatt)),
       dropScale(a.dropatt > 0.0 ? 1.0 / (1.0 - double(float(a.dropatt)))
                                 : 1.0) {}
 

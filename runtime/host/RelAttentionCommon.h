@@ -46,6 +46,7 @@ struct Operands {
   double scale;
   bool drop;
   uint64_t dropKey;
+  DropoutRows dropRows;
   float dropRate;
   double dropScale; // 1 / (1 - dropatt), 1 without dropatt
 
@@ -71,9 +72,10 @@ struct Operands {
   int64_t copy(int64_t b) const { return b / (B / P); }
 
   /// The dropatt element index of prob[b,t,n,0] (prob[b,t,n,j] is this + j):
-  /// ((b*T + t)*N + n)*K. Its factor is 0 (dropped) or 1 / (1 - dropatt).
+  /// ((b*T + t)*N + n)*K, b the global batch row. Its factor is 0
+  /// (dropped) or 1 / (1 - dropatt).
   uint64_t dropIndex(int64_t b, int64_t t, int64_t n) const {
-    return uint64_t(((b * T + t) * N + n) * K);
+    return uint64_t(((globalRow(dropRows, b) * T + t) * N + n) * K);
   }
 };
 

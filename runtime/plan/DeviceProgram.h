@@ -32,8 +32,9 @@ struct KernelArg {
     Null,      ///< a null pointer (an absent optional operand)
     Workspace, ///< the step's workspace + `offset` bytes
     Status,    ///< the step's status words (XL_STATUS_WORDS ints)
-    Seed,      ///< the address of the step seed (an unsigned long long in
-               ///< device memory, written before every step)
+    Seed,      ///< the address of the step's seed and rows (an XlStepRandom,
+               ///< host StepRandomRecord, in device memory, written before
+               ///< every step)
     Table,     ///< the device copy of table `index` of the program
     Immediate, ///< the 64-bit integer `value` (a dropout site)
   };

@@ -81,6 +81,10 @@ struct StepAttrs {
   double dropatt = 0.0;
   // dropout
   double rate = 0.0;
+  // dropout: x has no batch dimension (the relative positions): one mask
+  // for every row; otherwise its outer dimension is the batch and the
+  // mask's index counts global rows (docs/Plan.md "Step seed").
+  bool batchShared = false;
   // dropout, rel_attention, rel_attention_grad
   int64_t dropoutSite = 0;
   // add_layer_norm, add_layer_norm_grad

@@ -19,9 +19,6 @@ uint64_t stepSeed(uint64_t runSeed, int64_t step) {
   return host::splitmix64(runSeed ^ host::splitmix64(uint64_t(step)));
 }
 
-uint64_t rankSeed(uint64_t seed, int rank) {
-  return host::splitmix64(seed ^ uint64_t(rank + 1));
-}
 
 static bool endsWith(const std::string &s, const std::string &suffix) {
   return s.size() >= suffix.size() &&

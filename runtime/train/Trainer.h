@@ -33,9 +33,6 @@ namespace xlnetc::rt::train {
 /// hash of both, so a resumed run draws the same masks as an uninterrupted
 /// one.
 uint64_t stepSeed(uint64_t runSeed, int64_t step);
-/// Rank `rank`'s seed of a data-parallel step seeded `seed`: each rank
-/// draws its own dropout masks.
-uint64_t rankSeed(uint64_t seed, int rank);
 
 /// The parameters `plan` binds as XLNet initialises them: LayerNorm weights
 /// 1, biases 0 (the r_{w,r,s}_bias are drawn), everything else

@@ -90,7 +90,8 @@ std::string attrsText(const Step &step) {
   const StepAttrs &a = step.attrs;
   switch (step.kind) {
   case OpKind::Dropout:
-    return fmt::format("rate {}, site {}", a.rate, a.dropoutSite);
+    return fmt::format("rate {}, site {}{}", a.rate, a.dropoutSite,
+                       a.batchShared ? ", shared by every batch row" : "");
   case OpKind::RelAttention:
   case OpKind::RelAttentionGrad:
     return fmt::format("scale {}, dropatt {}, site {}", a.scale, a.dropatt,
@@ -173,10 +174,17 @@ private:
   static Param site(int64_t value) {
     return {{KernelArg::Immediate, -1, value}, "xl_i64", "site"};
   }
-  /// The step seed, read from device memory: every launch's arguments stay
-  /// the same from step to step (the step's CUDA graph is recorded once).
+  /// The step's XlStepRandom (its seed and rows), read from device memory:
+  /// every launch's arguments stay the same from step to step (the step's
+  /// CUDA graph is recorded once).
   static Param seed() {
-    return {{KernelArg::Seed, -1, 0}, "const unsigned long long *", "seed", "*"};
+    return {{KernelArg::Seed, -1, 0}, "const XlStepRandom *", "rnd", "*"};
+  }
+  /// The elements of a batch row of buffer `id` (its outer dimension the
+  /// batch): a dropout's index map (xl_drop_key).
+  std::string rowElems(int id) const {
+    const std::vector<int64_t> &shape = shapeOf(id);
+    return std::to_string(shape.empty() || shape[0] == 0 ? 0 : numel(id) / shape[0]);
   }
   Param table(int index) const {
     bool adam = prog_.tables[index].kind == DeviceTable::Adam;
@@ -916,7 +924,7 @@ Status Emitter::emitAddLayerNorm() {
   if (a.xDropout) {
     kernel("dropout_add_layer_norm", "xl_dropout_add_layer_norm",
            {s(rows), s(D), f64Arg(a.eps), s(block), f32Arg(a.xDropoutRate),
-            buf(in(0)).dtype == DType::BF16 ? "1" : "0"},
+            buf(in(0)).dtype == DType::BF16 ? "1" : "0", rowElems(in(0))},
            {inP(0), inP(1), inP(2), inP(3), outP(0), site(a.xDropoutSite), seed()},
            gridFor(rows), block);
     return Status::ok();
@@ -953,7 +961,7 @@ Status Emitter::emitAddLayerNormGrad() {
              {s(rows), s(D), f64Arg(a.eps), s(kRowsPerPart), s(phase), s(block),
               a.xDropout ? "1" : "0", f32Arg(a.xDropoutRate),
               buf(in(1)).dtype == DType::BF16 ? "1" : "0", a.dsumDropout ? "1" : "0",
-              f32Arg(a.dsumDropoutRate)},
+              f32Arg(a.dsumDropoutRate), rowElems(in(1))},
              params, phase == 0 ? gridFor(parts) : gridFor(ceilDiv(D, block)), block);
     return Status::ok();
   }
@@ -990,7 +998,7 @@ Status Emitter::emitComputeStep() {
     return emitAddLayerNormGrad();
   case OpKind::Dropout:
     kernel("dropout", "xl_dropout",
-           {s(numel(in(0))), f32Arg(a.rate), eb},
+           {s(numel(in(0))), f32Arg(a.rate), eb, a.batchShared ? "0" : rowElems(in(0))},
            {inP(0), outP(0), site(a.dropoutSite), seed()},
            elems(numel(in(0))), kElemBlock);
     return Status::ok();

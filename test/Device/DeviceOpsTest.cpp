@@ -67,19 +67,36 @@ XL_EXPORT(add_335)
   // Dropout: two rates and two sites, plus rate 0 (a copy).
   s += fmt::format(R"(
 XL_KERNEL void dropout_1000(const float *x, float *o, u64 seed) {{
-  xl_dropout<1000, {}u, 128>(x, o, 7, seed);
+  xl_dropout<1000, {}u, 128, 100>(x, o, 7, seed);
 }}
 XL_EXPORT(dropout_1000)
 XL_KERNEL void dropout_335(const float *x, float *o, u64 seed) {{
-  xl_dropout<335, {}u, 64>(x, o, 3, seed);
+  xl_dropout<335, {}u, 64, 335>(x, o, 3, seed);
 }}
 XL_EXPORT(dropout_335)
 XL_KERNEL void dropout_0(const float *x, float *o, u64 seed) {{
-  xl_dropout<335, 0u, 64>(x, o, 3, seed);
+  xl_dropout<335, 0u, 64, 335>(x, o, 3, seed);
 }}
 XL_EXPORT(dropout_0)
+XL_KERNEL void dropout_rows(const float *x, float *o, u64 seed) {{
+  XlStepRandom r(seed); // local rows 0..1 -> global 2, 3; rows 2.. -> 9, ...
+  r.base0 = 2;
+  r.base1 = 9;
+  r.half = 2;
+  xl_dropout<1000, {}u, 128, 100>(x, o, 7, r);
+}}
+XL_EXPORT(dropout_rows)
+XL_KERNEL void dropout_shared(const float *x, float *o, u64 seed) {{
+  XlStepRandom r(seed);
+  r.base0 = 2;
+  r.base1 = 9;
+  r.half = 2;
+  xl_dropout<1000, {}u, 128, 0>(x, o, 7, r);
+}}
+XL_EXPORT(dropout_shared)
 )",
-                   floatBits(kDropRate), floatBits(kDropRateHalf));
+                   floatBits(kDropRate), floatBits(kDropRateHalf), floatBits(kDropRate),
+                   floatBits(kDropRate));
   for (int act = 0; act < 4; ++act)
     s += fmt::format(R"(
 XL_KERNEL void act{0}_1000(const float *x, float *o, u64 seed) {{
@@ -182,15 +199,15 @@ XL_EXPORT(ln_c)
   // 6 (the gradient's); y stored as f32 or bf16.
   s += fmt::format(R"(
 XL_KERNEL void lnf_drop(const float *x, float *y, u64 seed) {{
-  xl_dropout<70 * 67, {1}u, 64>(x, y, 5, seed);
+  xl_dropout<70 * 67, {1}u, 64, 670>(x, y, 5, seed);
 }}
 XL_EXPORT(lnf_drop)
 XL_KERNEL void lnf_drop_h(const float *x, xl_bf16 *y, u64 seed) {{
-  xl_dropout<70 * 67, {1}u, 64>(x, y, 5, seed);
+  xl_dropout<70 * 67, {1}u, 64, 670>(x, y, 5, seed);
 }}
 XL_EXPORT(lnf_drop_h)
 XL_KERNEL void lnf_dgrad(const float *ds, float *dd, u64 seed) {{
-  xl_dropout<70 * 67, {1}u, 64>(ds, dd, 6, seed);
+  xl_dropout<70 * 67, {1}u, 64, 670>(ds, dd, 6, seed);
 }}
 XL_EXPORT(lnf_dgrad)
 XL_KERNEL void lnf_plain(const float *y, const float *r, const float *g, const float *b, float *o, u64 seed) {{
@@ -202,11 +219,11 @@ XL_KERNEL void lnf_plain_h(const xl_bf16 *y, const float *r, const float *g, con
 }}
 XL_EXPORT(lnf_plain_h)
 XL_KERNEL void lnf_fused(const float *x, const float *r, const float *g, const float *b, float *o, u64 seed) {{
-  xl_dropout_add_layer_norm<70, 67, {0}ull, 64, {1}u, 0>(x, r, g, b, o, 5, seed);
+  xl_dropout_add_layer_norm<70, 67, {0}ull, 64, {1}u, 0, 670>(x, r, g, b, o, 5, seed);
 }}
 XL_EXPORT(lnf_fused)
 XL_KERNEL void lnf_fused_h(const float *x, const float *r, const float *g, const float *b, float *o, u64 seed) {{
-  xl_dropout_add_layer_norm<70, 67, {0}ull, 64, {1}u, 1>(x, r, g, b, o, 5, seed);
+  xl_dropout_add_layer_norm<70, 67, {0}ull, 64, {1}u, 1, 670>(x, r, g, b, o, 5, seed);
 }}
 XL_EXPORT(lnf_fused_h)
 )",
@@ -238,19 +255,19 @@ XL_KERNEL void biasgrad_b{0}(const float *dy, float *o, double *ws, u64 seed) {{
 XL_EXPORT(biasgrad_b{0})
 XL_KERNEL void lnfgrad{0}(const float *dy, const float *x, const float *r, const float *g,
     float *ds, float *dd, float *dg, float *db, double *ws, u64 seed) {{
-  xl_add_layer_norm_grad_fused<70, 67, {1}ull, 32, {0}, 64, 1, {3}u, 0, 1, {3}u>(
+  xl_add_layer_norm_grad_fused<70, 67, {1}ull, 32, {0}, 64, 1, {3}u, 0, 1, {3}u, 670>(
       dy, x, r, g, (const float *)0, (const float *)0, ds, dd, dg, db, ws, 5, 6, seed);
 }}
 XL_EXPORT(lnfgrad{0})
 XL_KERNEL void lnfgrad_h{0}(const float *dy, const float *x, const float *r, const float *g,
     float *ds, float *dd, float *dg, float *db, double *ws, u64 seed) {{
-  xl_add_layer_norm_grad_fused<70, 67, {1}ull, 32, {0}, 64, 1, {3}u, 1, 0, 0u>(
+  xl_add_layer_norm_grad_fused<70, 67, {1}ull, 32, {0}, 64, 1, {3}u, 1, 0, 0u, 670>(
       dy, x, r, g, (const float *)0, (const float *)0, ds, (float *)0, dg, db, ws, 5, 6, seed);
 }}
 XL_EXPORT(lnfgrad_h{0})
 XL_KERNEL void lngrad_i{0}(const float *dy, const float *x, const float *r, const float *g,
     const float *gi, const float *bi, float *ds, float *dg, float *db, double *ws, u64 seed) {{
-  xl_add_layer_norm_grad_fused<70, 67, {1}ull, 32, {0}, 64, 0, 0u, 0, 0, 0u>(
+  xl_add_layer_norm_grad_fused<70, 67, {1}ull, 32, {0}, 64, 0, 0u, 0, 0, 0u, 0>(
       dy, x, r, g, gi, bi, ds, (float *)0, dg, db, ws, 0, 0, seed);
 }}
 XL_EXPORT(lngrad_i{0})
@@ -352,6 +369,22 @@ TEST_F(DeviceOps, Add) {
   }
 }
 
+// A step of some rows of the batch (a rank's, a micro-batch's) draws the
+// host's mask for those global rows; without a batch dimension, the rows
+// change nothing.
+TEST_F(DeviceOps, DropoutOfSomeRowsMatchesTheHost) {
+  Tensor x = randomF32({10, 100}, 5);
+  const host::DropoutRows rows{2, 9, 2};
+  for (bool shared : {false, true}) {
+    Tensor ref = Tensor::zeros(DType::F32, {10, 100});
+    host::dropout(x, kDropRate, 7, kSeed, rows, shared ? 0 : 100, ref);
+    DevPtr dx = put(x);
+    DevPtr o = zerosF32(1000);
+    launch(shared ? "dropout_shared" : "dropout_rows", 3, 128, {dx, o}, kSeed);
+    expectBitEqual(ref, get<float>(o, 1000), shared ? "dropout_shared" : "dropout_rows");
+  }
+}
+
 TEST_F(DeviceOps, DropoutMasksMatchTheHost) {
   struct Case {
     const char *kernel;
@@ -366,7 +399,7 @@ TEST_F(DeviceOps, DropoutMasksMatchTheHost) {
     Tensor x = randomF32({c.n}, 3);
     for (uint64_t seed : {kSeed, uint64_t(42)}) {
       Tensor ref = Tensor::zeros(DType::F32, {c.n});
-      host::dropout(x, c.rate, c.site, seed, ref);
+      host::dropout(x, c.rate, c.site, seed, {}, c.n, ref);
       DevPtr dx = put(x);
       for (unsigned grid : gridsFor(c.n, c.block)) {
         DevPtr o = zerosF32(c.n);
@@ -857,7 +890,7 @@ TEST(DeviceOpsSm90, TestModuleCompilesWithoutSpills) {
     EXPECT_EQ(u.spillStores + u.spillLoads, 0) << u.kernel;
     EXPECT_LE(u.smemBytes, 48 * 1024) << u.kernel;
   }
-  EXPECT_EQ(entries, 66) << out.log; // every wrapper of moduleText()
+  EXPECT_EQ(entries, 68) << out.log; // every wrapper of moduleText()
 }
 
 } // namespace

@@ -508,6 +508,15 @@ func.func @dropout_site(%x: tensor<2x16x32xf32>) -> tensor<2x16x32xf32> {
   return %1 : tensor<2x16x32xf32>
 }
 
+// `batch_shared`: x has no batch dimension (the relative positions, one
+// copy or two with bi_data): one mask for every batch row.
+// CHECK-LABEL: func.func @dropout_batch_shared(
+// CHECK:         xlnet.dropout %{{.+}} rate = 1.000000e-01 {batch_shared, site = 2 : i64} : tensor<2x48x32xf32>
+func.func @dropout_batch_shared(%pos: tensor<2x48x32xf32>) -> tensor<2x48x32xf32> {
+  %0 = xlnet.dropout %pos rate = 0.1 {batch_shared, site = 2 : i64} : tensor<2x48x32xf32>
+  return %0 : tensor<2x48x32xf32>
+}
+
 //===----------------------------------------------------------------------===//
 // Backward
 //===----------------------------------------------------------------------===//

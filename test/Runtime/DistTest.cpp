@@ -10,6 +10,7 @@
 #include "runtime/plan/DeviceProgram.h"
 #include "runtime/dist/GradReducer.h"
 #include "runtime/dist/NcclComm.h"
+#include "runtime/dist/RankProtocol.h"
 #include "runtime/dist/Transport.h"
 
 #include <gtest/gtest.h>
@@ -249,6 +250,34 @@ const cuda::Nccl &table() {
 } // namespace fake_nccl
 
 } // namespace
+
+// Every rank's micro-batch maps its local rows to the global rows its
+// RowSplits give them (the dropout masks' index, host/DropoutHash.h), with
+// bi_data too; one process's whole batch is the identity.
+TEST(RowSplit, DropoutRowsAreTheRowsGlobalPlaces) {
+  using xlnetc::rt::dist::RowSplit;
+  for (bool biData : {false, true})
+    for (int ranks : {1, 2, 4})
+      for (int parts : {1, 2, 4}) {
+        const int64_t global = 32;
+        for (int r = 0; r < ranks; ++r) {
+          RowSplit rank, part;
+          ASSERT_TRUE(RowSplit::make(r, ranks, global, biData, rank));
+          ASSERT_TRUE(RowSplit::make(0, parts, rank.localBatch, biData, part));
+          for (int k = 0; k < parts; ++k) {
+            part.rank = k;
+            const xlnetc::rt::host::DropoutRows rows = xlnetc::rt::dist::dropoutRows(rank, part);
+            for (int64_t j = 0; j < part.localBatch; ++j)
+              ASSERT_EQ(xlnetc::rt::host::globalRow(rows, j), rank.globalRow(part.globalRow(j)))
+                  << "bi_data " << biData << ", rank " << r << " of " << ranks
+                  << ", micro-batch " << k << " of " << parts << ", row " << j;
+            if (ranks == 1 && parts == 1)
+              for (int64_t j = 0; j < global; ++j)
+                EXPECT_EQ(xlnetc::rt::host::globalRow(rows, j), j);
+          }
+        }
+      }
+}
 
 TEST(Dist, ReduceIsTheWeightedSumInRankOrderOnEveryRank) {
   Transport &w = world();

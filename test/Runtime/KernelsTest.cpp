@@ -208,15 +208,15 @@ TEST(KernelsTest, DropoutIsDeterministicInvertedAndExactAtRateZero) {
     xs[k] = float(k % 7) - 3.0f + 0.125f;
   Tensor x = Tensor::fromF32({100, 100}, xs);
   Tensor a = Tensor::zeros(DType::F32, {100, 100});
-  dropout(x, 0.0, /*site=*/1, /*seed=*/7, a);
+  dropout(x, 0.0, /*site=*/1, /*seed=*/7, {}, 100, a);
   EXPECT_EQ(values(a), xs);
 
   Tensor b = Tensor::zeros(DType::F32, {100, 100});
   Tensor c = Tensor::zeros(DType::F32, {100, 100});
   Tensor d = Tensor::zeros(DType::F32, {100, 100});
-  dropout(x, 0.25, 1, 7, b);
-  dropout(x, 0.25, 1, 7, c);
-  dropout(x, 0.25, 1, 8, d);
+  dropout(x, 0.25, 1, 7, {}, 100, b);
+  dropout(x, 0.25, 1, 7, {}, 100, c);
+  dropout(x, 0.25, 1, 8, {}, 100, d);
   EXPECT_EQ(values(b), values(c));
   EXPECT_NE(values(b), values(d));
   int kept = 0;
@@ -229,6 +229,42 @@ TEST(KernelsTest, DropoutIsDeterministicInvertedAndExactAtRateZero) {
     }
   }
   EXPECT_NEAR(kept / 10000.0, 0.75, 0.02);
+}
+
+// A part of the batch (a rank's rows, a micro-batch) draws the global
+// batch's mask for its rows (DropoutRows); a tensor without a batch
+// dimension (rowElems 0) draws one mask for every split.
+TEST(KernelsTest, DropoutOfSomeRowsIsTheirMaskInTheWholeBatch) {
+  const int64_t B = 8, T = 5, D = 7;
+  std::vector<float> xs(size_t(B * T * D));
+  for (size_t k = 0; k < xs.size(); ++k)
+    xs[k] = 1.0f + float(k % 13);
+  Tensor x = Tensor::fromF32({B, T, D}, xs);
+  Tensor whole = Tensor::zeros(DType::F32, {B, T, D});
+  dropout(x, 0.5, 3, 11, {}, T * D, whole);
+  // Local rows -> global rows: plain {2, 3}; bi_data halves {1 | 5}, {2, 3 | 6, 7}.
+  struct Split {
+    DropoutRows rows;
+    std::vector<int64_t> global;
+  };
+  for (const Split &sp : {Split{{2, 0, INT64_MAX}, {2, 3}}, Split{{1, 5, 1}, {1, 5}},
+                          Split{{2, 6, 2}, {2, 3, 6, 7}}}) {
+    const int64_t n = int64_t(sp.global.size());
+    std::vector<float> part;
+    for (int64_t g : sp.global)
+      part.insert(part.end(), xs.begin() + g * T * D, xs.begin() + (g + 1) * T * D);
+    Tensor px = Tensor::fromF32({n, T, D}, part);
+    Tensor out = Tensor::zeros(DType::F32, {n, T, D});
+    dropout(px, 0.5, 3, 11, sp.rows, T * D, out);
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t e = 0; e < T * D; ++e)
+        ASSERT_EQ(out.f32()[b * T * D + e], whole.f32()[sp.global[size_t(b)] * T * D + e])
+            << "local row " << b << " element " << e;
+  }
+  // rowElems 0: the rows map changes nothing.
+  Tensor shared = Tensor::zeros(DType::F32, {B, T, D});
+  dropout(x, 0.5, 3, 11, {3, 9, 1}, 0, shared);
+  EXPECT_EQ(values(shared), values(whole));
 }
 
 } // namespace

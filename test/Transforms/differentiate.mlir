@@ -27,6 +27,23 @@ func.func @ffn_loss(%x: tensor<2x3x4xf32> {xlnet.input = "x"}, %w: tensor<6x4xf3
 
 // -----
 
+// The backward of a batch_shared dropout (x without a batch dimension) is
+// batch_shared too: the same mask.
+// CHECK-LABEL: func.func @shared_dropout
+// CHECK: xlnet.dropout %{{.+}} rate = 1.000000e-01 {batch_shared, site = 0 : i64}
+// CHECK: %[[DD:.+]] = xlnet.dropout %{{.+}} rate = 1.000000e-01 {batch_shared, site = 0 : i64}
+// CHECK: xlnet.gemm_wgrad %{{.+}}, %[[DD]]
+func.func @shared_dropout(%x: tensor<2x3x4xf32> {xlnet.input = "x"}, %w: tensor<6x4xf32> {xlnet.param = "w"},
+    %t: tensor<2x3xi64> {xlnet.input = "target"},
+    %m: tensor<2x3xf32> {xlnet.input = "target_mask"}) -> (tensor<f32> {xlnet.output = "loss"}) {
+  %y = xlnet.gemm %x, %w {transpose_w} : (tensor<2x3x4xf32>, tensor<6x4xf32>) -> tensor<2x3x6xf32>
+  %d = xlnet.dropout %y rate = 1.000000e-01 {batch_shared} : tensor<2x3x6xf32>
+  %loss, %ptl = xlnet.lm_loss %d, %t, %m : (tensor<2x3x6xf32>, tensor<2x3xi64>, tensor<2x3xf32>) -> (tensor<f32>, tensor<2x3xf32>)
+  return %loss : tensor<f32>
+}
+
+// -----
+
 // The tied embedding gets one gradient: the output use (gemm_wgrad of the
 // head) plus the input use (embedding_grad), summed. A weight used twice is
 // summed the same way. mem_concat passes gradient to h only (memory is

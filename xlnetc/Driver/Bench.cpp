@@ -625,7 +625,7 @@ struct AttentionBuffers {
     int64_t workspaceBytes = 0;
     for (const rt::DeviceStep &ds : program.steps)
       workspaceBytes = std::max(workspaceBytes, ds.workspaceBytes);
-    const unsigned long long seedValue = 5;
+    const rt::host::StepRandomRecord seedValue = rt::host::stepRandomRecord(5, {});
     workspace = put(nullptr, size_t(workspaceBytes));
     status = put(nullptr, rt::kStatusWords * 4);
     seed = put(&seedValue, sizeof seedValue);

@@ -23,7 +23,7 @@
 namespace xlnetc {
 
 inline constexpr const char *kBundleFormat = "xlnetc-bundle";
-inline constexpr int kBundleVersion = 2;
+inline constexpr int kBundleVersion = 3;
 
 /// A bundle as read back (the plan and program still as text).
 struct Bundle {

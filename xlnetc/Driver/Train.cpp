@@ -318,8 +318,11 @@ private:
   /// becomes the process's (the micro-batches' weighted by their tokens),
   /// and the gradient sum is zeroed for the next step.
   rt::Status endMicroBatches(double &loss);
-  /// Micro-batch k's dropout seed of step `step` + 1.
-  uint64_t microSeed(int k) const;
+  /// Micro-batch k's dropout draws of step `step` + 1: the step's seed,
+  /// the same for every rank and micro-batch, and the global rows of the
+  /// micro-batch's rows, so the masks are the whole batch's however it is
+  /// split (docs/Training.md "One run, however it is split").
+  void setDraws(int k, rt::ExecOptions &o) const;
   /// Layer l's memory of all this process's rows (the micro-batches' put
   /// together).
   rt::Status processMems(int64_t l, rt::Tensor &out);
@@ -1062,7 +1065,7 @@ rt::Status RankRun::runAccumulating() {
   o.keep = keepNames;
   for (int k = 0; k + 1 < micro.size; ++k) {
     XLNETC_RETURN_IF_ERROR(bindMicroBatch(k));
-    o.seed = microSeed(k);
+    setDraws(k, o);
     XLNETC_RETURN_IF_ERROR(executor.start(plan, state->bindings(), o, &microCarry));
     state->handedToExecutor();
     for (const std::string &name : gradAccNames) // the sum lives in the executor now
@@ -1088,11 +1091,11 @@ rt::Status RankRun::endMicroBatches(double &loss) {
   return rt::Status::ok();
 }
 
-uint64_t RankRun::microSeed(int k) const {
-  const uint64_t seed = rt::train::stepSeed(dropoutSeed, step);
-  if (micro.size > 1) // each micro-batch of each rank draws its own masks
-    return rt::train::rankSeed(seed, world.rank() * micro.size + k);
-  return severalRanks ? rt::train::rankSeed(seed, world.rank()) : seed;
+void RankRun::setDraws(int k, rt::ExecOptions &o) const {
+  o.seed = rt::train::stepSeed(dropoutSeed, step);
+  rt::dist::RowSplit part = micro;
+  part.rank = k;
+  o.rows = rt::dist::dropoutRows(split, part);
 }
 
 rt::Status RankRun::processMems(int64_t l, rt::Tensor &out) {
@@ -1159,7 +1162,7 @@ int RankRun::runStep(double &loss, double &gnorm, double &lr) {
   }
   // The device runs step + 1 while the host builds the next step's batch;
   // its loss and gradient norm come back when it ends (finish).
-  exec.seed = microSeed(micro.size - 1);
+  setDraws(micro.size - 1, exec);
   if (parallel) {
     counts = nextCounts;
     reducer.setWeights(rt::train::rankWeights(counts, faults.reduceScale));

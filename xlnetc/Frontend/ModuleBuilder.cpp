@@ -172,12 +172,14 @@ struct ForwardEmitter {
   RankedTensorType tensor(ArrayRef<int64_t> s, Type t = Type()) const {
     return RankedTensorType::get(s, t ? t : f32);
   }
-  /// `x` through dropout at `rate` (none at 0).
-  Value dropout(Value x, double rate) const {
+  /// `x` through dropout at `rate` (none at 0); `batchShared`: x has no
+  /// batch dimension.
+  Value dropout(Value x, double rate, bool batchShared = false) const {
     if (rate == 0.0)
       return x;
     return b.create<DropoutOp>(loc, x.getType(), x, b.getF64FloatAttr(rate),
-                               /*site=*/IntegerAttr());
+                               /*site=*/IntegerAttr(),
+                               batchShared ? b.getUnitAttr() : UnitAttr());
   }
 };
 
@@ -207,7 +209,7 @@ static LayerInputs buildLayerInputs(const ForwardEmitter &e, const ModelSpec &sp
   Value pos = b.create<RelPosEncodingOp>(
       loc, e.tensor({copies, K + S, D}), b.getI64IntegerAttr(K), b.getI64IntegerAttr(S),
       b.getI64IntegerAttr(spec.clampLen), spec.biData ? b.getUnitAttr() : UnitAttr());
-  in.pos = e.dropout(pos, spec.dropout);
+  in.pos = e.dropout(pos, spec.dropout, /*batchShared=*/true);
   in.segMat = b.create<RelSegmentOp>(loc, e.tensor({B, S, K}, i1), e.arg(a.segId),
                                      b.getI64IntegerAttr(M));
   auto mask = [&](Stream stream) -> Value {

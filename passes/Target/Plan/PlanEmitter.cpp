@@ -181,8 +181,11 @@ std::optional<json::Object> stepAttrs(Operation *op, int64_t &site) {
         return attrs;
       })
       .Case([&](DropoutOp o) {
-        return json::Object{{PLAN_KEY(Dropout, "rate"), o.getRate().convertToDouble()},
-                            {PLAN_KEY(Dropout, "dropout_site"), siteOf(o.getSiteAttr(), site)}};
+        json::Object attrs{{PLAN_KEY(Dropout, "rate"), o.getRate().convertToDouble()},
+                           {PLAN_KEY(Dropout, "dropout_site"), siteOf(o.getSiteAttr(), site)}};
+        if (o.getBatchShared())
+          attrs[PLAN_KEY(Dropout, "batch_shared")] = true;
+        return attrs;
       })
       .Case([](LRScheduleOp o) {
         return json::Object{

@@ -89,8 +89,8 @@
 template <xl_i64 B, xl_i64 S, xl_i64 MLEN, int BLOCK>
 XL_DEVICE void xl_rel_segment(const xl_i64 *XL_RESTRICT segId,
                               unsigned char *XL_RESTRICT out,
-                              unsigned long long seed) {
-  (void)seed;
+                              XlStepRandom rnd) {
+  (void)rnd;
   constexpr xl_i64 K = MLEN + S, kTotal = B * S * K;
   for (xl_i64 e = static_cast<xl_i64>(blockIdx.x) * BLOCK + threadIdx.x;
        e < kTotal; e += static_cast<xl_i64>(gridDim.x) * BLOCK) {
@@ -106,8 +106,8 @@ XL_DEVICE void xl_rel_segment(const xl_i64 *XL_RESTRICT segId,
 template <xl_i64 B, xl_i64 S, xl_i64 MLEN, int CONTENT, int BLOCK, typename T_permMask>
 XL_DEVICE void xl_attn_mask(const T_permMask *XL_RESTRICT permMask,
                             unsigned char *XL_RESTRICT out,
-                            unsigned long long seed) {
-  (void)seed;
+                            XlStepRandom rnd) {
+  (void)rnd;
   constexpr xl_i64 K = MLEN + S, kTotal = B * S * K;
   for (xl_i64 e = static_cast<xl_i64>(blockIdx.x) * BLOCK + threadIdx.x;
        e < kTotal; e += static_cast<xl_i64>(gridDim.x) * BLOCK) {
@@ -147,16 +147,18 @@ XL_DEVICE xl_i64 xl_attn_position(const xl_i64 *rows, xl_i64 b, xl_i64 t,
   }
 }
 
-/// The dropatt factor of prob[b,t,n,j] (host Operands::dropFactor).
+/// The dropatt factor of prob[b,t,n,j] at flat index `index` (host
+/// Operands::dropIndex): `key` maps b to its global row (xl_drop_key with
+/// T·N·K elements a batch row).
 template <unsigned DROP_BITS>
-XL_DEVICE double xl_attn_drop_factor(xl_u64 key, xl_u64 index) {
+XL_DEVICE double xl_attn_drop_factor(const XlDropKey &key, xl_u64 index) {
   if constexpr (DROP_BITS == 0u) {
     (void)key, (void)index;
     return 1.0;
   } else {
     const float rate = __uint_as_float(DROP_BITS);
     const double scale = 1.0 / (1.0 - static_cast<double>(rate));
-    return xl_dropout_keep(key, index, rate) ? scale : 0.0;
+    return xl_drop_keep(key, static_cast<xl_i64>(index), rate) ? scale : 0.0;
   }
 }
 
@@ -241,7 +243,7 @@ XL_DEVICE void xl_rel_attention(
     const unsigned char *XL_RESTRICT segMat,
     const unsigned char *XL_RESTRICT mask, const xl_i64 *XL_RESTRICT rows,
     T_out *XL_RESTRICT out, int *status, xl_i64 site,
-    unsigned long long seed) {
+    XlStepRandom rnd) {
   static_assert(B > 0 && P > 0 && B % P == 0, "rel_attention: P divides B");
   static_assert(R == K + S, "rel_attention: R = K + S");
   static_assert(BLOCK % 32 == 0 && BLOCK <= 1024, "BLOCK: multiple of 32");
@@ -252,7 +254,7 @@ XL_DEVICE void xl_rel_attention(
   XL_SHARED double qs[H];
   XL_SHARED double scratch[BLOCK / 32 > 0 ? BLOCK / 32 : 1];
   XL_DYN_SMEM(double, prob); // [K]
-  const xl_u64 key = xl_dropout_key(seed, site);
+  const XlDropKey key = xl_drop_key(rnd, site, T * N * K);
   for (xl_i64 row = blockIdx.x; row < kRows; row += gridDim.x) {
     const int n = static_cast<int>(row % N);
     const xl_i64 bt = row / N, t = bt % T, b = bt / T;
@@ -306,7 +308,7 @@ XL_DEVICE void xl_rel_attention_grad(
     T_dkR *XL_RESTRICT dkR, T_dsegEmb *XL_RESTRICT dsegEmb,
     T_drw *XL_RESTRICT drw, T_drr *XL_RESTRICT drr, T_drs *XL_RESTRICT drs,
     double *XL_RESTRICT workspace, int *status, xl_i64 site,
-    unsigned long long seed) {
+    XlStepRandom rnd) {
   static_assert(PHASE == 0 || PHASE == 1, "PHASE is 0 or 1");
   static_assert(B > 0 && P > 0 && B % P == 0, "rel_attention: P divides B");
   static_assert(R == K + S, "rel_attention: R = K + S");
@@ -325,7 +327,7 @@ XL_DEVICE void xl_rel_attention_grad(
     XL_SHARED double scratch[BLOCK / 32 > 0 ? BLOCK / 32 : 1];
     XL_DYN_SMEM(double, smem); // prob [K], then dP' / c [K]
     double *prob = smem, *dp = smem + K;
-    const xl_u64 key = xl_dropout_key(seed, site);
+    const XlDropKey key = xl_drop_key(rnd, site, T * N * K);
     const double scale =
         __longlong_as_double(static_cast<long long>(SCALE_BITS));
     for (xl_i64 row = blockIdx.x; row < kRows; row += gridDim.x) {
@@ -407,7 +409,7 @@ XL_DEVICE void xl_rel_attention_grad(
       }
     }
   } else {
-    (void)seed, (void)status, (void)k, (void)v, (void)segMat, (void)mask;
+    (void)rnd, (void)status, (void)k, (void)v, (void)segMat, (void)mask;
     constexpr xl_i64 kDkv = B * K * NH;    // dk, dv elements
     constexpr xl_i64 kDkr = P * R * NH;    // dk_r elements
     constexpr xl_i64 kTotal = kDkv + kDkr + NH; // + bias / seg_embed columns

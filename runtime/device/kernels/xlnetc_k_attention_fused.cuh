@@ -132,7 +132,7 @@ XL_DEVICE void xl_rel_attention_fused(
     const xl_i64 *XL_RESTRICT segId, const xl_i64 *XL_RESTRICT permMask,
     const xl_i64 *XL_RESTRICT rows, T_out *XL_RESTRICT out,
     T_lse *XL_RESTRICT lse, int *status, xl_i64 site,
-    unsigned long long seed) {
+    XlStepRandom rnd) {
   static_assert(BK == 32, "one warp lane per key of a tile");
   static_assert(BLOCK % 32 == 0 && BLOCK <= 1024, "BLOCK: multiple of 32");
   static_assert(B % P == 0 && R == K + S && K >= S, "bad shapes");
@@ -142,7 +142,7 @@ XL_DEVICE void xl_rel_attention_fused(
   const double scale = __longlong_as_double(static_cast<long long>(SCALE_BITS));
   const double kNegInf = -__longlong_as_double(0x7ff0000000000000ll);
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  const xl_u64 key = xl_dropout_key(seed, site);
+  const XlDropKey key = xl_drop_key(rnd, site, T * N * K);
 
   XL_DYN_SMEM(double, smem);
   double *o = smem;                 // [BQ][H]
@@ -363,7 +363,7 @@ template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int P,
 XL_DEVICE XlAttnGradEntry xl_attn_grad_entry(
     const XlAttnGradRows<BQ, H> &g, int r, xl_i64 b, int n, xl_i64 t,
     xl_i64 j, const T_kj *kj, const T_vj *vj, const T_kR *kR,
-    const xl_i64 *segId, const xl_i64 *permMask, xl_u64 key) {
+    const xl_i64 *segId, const xl_i64 *permMask, const XlDropKey &key) {
   XlAttnGradEntry e{false, false, 0.0, 0.0, 0.0, 0.0};
   const xl_i64 i = g.pos[r];
   if (i < 0 || j < 0 || j >= K)
@@ -476,7 +476,7 @@ struct XlAttnFusedGrad {
   T_drr *XL_RESTRICT drr;
   T_drs *XL_RESTRICT drs;
   double *XL_RESTRICT workspace;
-  xl_u64 key; // xl_dropout_key(seed, site)
+  XlDropKey key; // xl_drop_key(rnd, site, T * N * K)
   // The block's shared memory every phase uses: the staged query rows, and
   // the entries of a tile, each (row, key) computed once per phase by one
   // thread, then summed in order by the threads that own output elements.
@@ -804,7 +804,7 @@ XL_DEVICE void xl_rel_attention_fused_grad(
     T_dkR *XL_RESTRICT dkR, T_dsegEmb *XL_RESTRICT dsegEmb,
     T_drw *XL_RESTRICT drw, T_drr *XL_RESTRICT drr, T_drs *XL_RESTRICT drs,
     double *XL_RESTRICT workspace, int *status, xl_i64 site,
-    unsigned long long seed) {
+    XlStepRandom rnd) {
   static_assert(PHASE >= 0 && PHASE <= 4, "PHASE is 0..4");
   static_assert(B % P == 0 && R == K + S && K >= S, "bad shapes");
   static_assert(BLOCK % 32 == 0 && BLOCK <= 1024, "BLOCK: multiple of 32");
@@ -819,7 +819,7 @@ XL_DEVICE void xl_rel_attention_fused_grad(
   XL_SHARED unsigned char ed[BQ][Grad::kBK];
   Grad grad{dout, q,   k,   v,   kR,      segEmb, rw,  rr,  rs,  segId,     permMask,
             rows, dq,  dk,  dv,  dkR,     dsegEmb, drw, drr, drs, workspace,
-            xl_dropout_key(seed, site), g, ec, ea, ed};
+            xl_drop_key(rnd, site, T * N * K), g, ec, ea, ed};
   if constexpr (PHASE == 0)
     grad.rowStatistics();
   else if constexpr (PHASE == 1)

@@ -629,7 +629,7 @@ XL_DEVICE void xl_rel_attention_tc(
     const xl_i64 *XL_RESTRICT segId, const xl_i64 *XL_RESTRICT permMask,
     const xl_i64 *XL_RESTRICT rows, T_out *XL_RESTRICT out,
     T_lse *XL_RESTRICT lse, int *status, xl_i64 site,
-    unsigned long long seed) {
+    XlStepRandom rnd) {
   using C = XlAttnTc<WARPS>;
   static_assert(H % 16 == 0 && H <= 128, "H: a multiple of 16, at most 128");
   static_assert(B % P == 0 && R == K + S && K >= S, "bad shapes");
@@ -641,7 +641,11 @@ XL_DEVICE void xl_rel_attention_tc(
   const float kNegInf = -__uint_as_float(0x7f800000u);
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int g = lane >> 2, tq = lane & 3; // accumulator row, column pair
-  const xl_u64 key = xl_dropout_key(seed, site);
+  // The dropatt key in shared memory, not in registers this kernel needs.
+  XL_SHARED XlDropKey key;
+  if (threadIdx.x == 0)
+    key = xl_drop_key(rnd, site, T * N * K);
+  __syncthreads();
   XL_DYN_SMEM(unsigned char, smem);
   const XlAttnTcShared<H, false, WARPS> sh(smem, warp);
 
@@ -742,7 +746,7 @@ template <int BK, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int HAS_ROWS,
 XL_DEVICE void xl_attn_tc_grad_entries(float (*s)[4], float (*dp)[4],
                                        const XlAttnTcShared<H, GRAD, WARPS> &sh,
                                        xl_i64 b, int n, xl_i64 t0, xl_i64 j0,
-                                       const xl_i64 *permMask, xl_u64 key,
+                                       const xl_i64 *permMask, const XlDropKey &key,
                                        float scale, float (*cs)[2]) {
   constexpr int KT = BK / 8;
   const float kNegInf = -__uint_as_float(0x7f800000u);
@@ -831,7 +835,7 @@ struct XlAttnTcGrad {
   T_drr *XL_RESTRICT drr;
   T_drs *XL_RESTRICT drs;
   double *XL_RESTRICT workspace;
-  xl_u64 key; // xl_dropout_key(seed, site)
+  const XlDropKey &key; // xl_drop_key(rnd, site, T * N * K), in shared memory
   float scale, kNegInf;
   // This thread: its lane and warp, the lane's row group g and quad tq.
   int lane, warp, g, tq;
@@ -1183,7 +1187,7 @@ XL_DEVICE void xl_rel_attention_tc_grad(
     T_dkR *XL_RESTRICT dkR, T_dsegEmb *XL_RESTRICT dsegEmb,
     T_drw *XL_RESTRICT drw, T_drr *XL_RESTRICT drr, T_drs *XL_RESTRICT drs,
     double *XL_RESTRICT workspace, int *status, xl_i64 site,
-    unsigned long long seed) {
+    XlStepRandom rnd) {
   static_assert(PHASE >= 0 && PHASE <= 4, "PHASE is 0..4");
   static_assert(H % 16 == 0 && H <= 128, "H: a multiple of 16, at most 128");
   static_assert(B % P == 0 && R == K + S && K >= S, "bad shapes");
@@ -1195,10 +1199,15 @@ XL_DEVICE void xl_rel_attention_tc_grad(
                             T_dsegEmb, T_drw, T_drr, T_drs>;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   XL_DYN_SMEM(unsigned char, smem);
+  // The dropatt key in shared memory: the phases use every register.
+  XL_SHARED XlDropKey key;
+  if (threadIdx.x == 0)
+    key = xl_drop_key(rnd, site, T * N * K);
+  __syncthreads();
   const Grad grad{dout, q, k, v, kR, segEmb, rw, rr, rs, segId, permMask, rows,
                   dkInit, dvInit, dkRInit, dsegEmbInit, drwInit, drrInit, drsInit,
                   dq, dk, dv, dkR, dsegEmb, drw, drr, drs, workspace,
-                  xl_dropout_key(seed, site),
+                  key,
                   static_cast<float>(__longlong_as_double(static_cast<long long>(SCALE_BITS))),
                   -__uint_as_float(0x7f800000u),
                   lane, warp, lane >> 2, lane & 3,

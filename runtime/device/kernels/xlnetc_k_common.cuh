@@ -4,7 +4,8 @@
 //
 //  - the dropout hash, a bit-exact port of runtime/host/Kernels.h
 //    (splitmix64, dropoutKey, dropoutKeep), so every executor draws the same
-//    keep mask for the same (step seed, site, flat element index);
+//    keep mask for the same (step seed, site, flat element index), the
+//    index's batch row made global (XlStepRandom, host DropoutRows);
 //  - the activation codes and formulas (host activate / activateGrad);
 //  - deterministic block reductions (fixed shuffle tree + shared memory);
 //  - the data-error status protocol.
@@ -21,7 +22,7 @@
 //  - arguments: the inputs in plan order, the outputs, then (where an op
 //    needs them) a workspace pointer, `int *status` and the dropout site
 //    (xl_i64: a run-time value, so layers of the same shapes share one
-//    kernel), then the step seed;
+//    kernel), then the step's XlStepRandom (its seed and rows);
 //  - every thread of a 1-D launch calls it; the result does not depend on
 //    gridDim.x (>= 1): elementwise ops use grid-stride loops over elements,
 //    row-wise ops take rows in a grid-stride loop over blockIdx.x;
@@ -102,6 +103,50 @@ XL_DEVICE bool xl_dropout_keep(xl_u64 key, xl_u64 index, float rate) {
   xl_u64 h = xl_splitmix64(key ^ index);
   float u = static_cast<float>(h >> 40) * (1.0f / 16777216.0f);
   return u >= rate;
+}
+
+/// The step's draws (host ExecOptions seed and rows, DropoutHash.h): the
+/// seed, and which rows of the global batch the step's batch rows are —
+/// local row b < half is global row base0 + b, the others base1 + (b -
+/// half) — so a rank or micro-batch draws its rows' masks of the whole
+/// batch. The executor keeps one in device memory (the launches' arguments
+/// stay the same from step to step); a bare seed is the whole batch.
+struct XlStepRandom {
+  xl_u64 seed;
+  xl_i64 base0, base1, half;
+  XL_DEVICE XlStepRandom(xl_u64 s = 0)
+      : seed(s), base0(0), base1(0), half(0x7fffffffffffffffll) {}
+};
+
+/// A dropout site's key in one step, and its index map: flat index i of a
+/// tensor whose outer dimension is the batch (ROW_ELEMS a row) is hashed as
+/// i + off0 below `split` (the first half's rows), i + off1 from it.
+struct XlDropKey {
+  xl_u64 key;
+  xl_i64 split, off0, off1;
+};
+
+/// The key of `site` for a tensor of `rowElems` elements a batch row (0: no
+/// batch dimension, every row one mask).
+XL_DEVICE XlDropKey xl_drop_key(const XlStepRandom &r, xl_i64 site, xl_i64 rowElems) {
+  XlDropKey k;
+  k.key = xl_dropout_key(r.seed, site);
+  k.split = 0x7fffffffffffffffll;
+  k.off0 = k.off1 = 0;
+  if (rowElems > 0) {
+    k.off0 = r.base0 * rowElems;
+    if (r.half < k.split / rowElems) {
+      k.split = r.half * rowElems;
+      k.off1 = (r.base1 - r.half) * rowElems;
+    }
+  }
+  return k;
+}
+
+/// Whether flat element `i` is kept (host dropout with DropoutRows).
+XL_DEVICE bool xl_drop_keep(const XlDropKey &k, xl_i64 i, float rate) {
+  return xl_dropout_keep(k.key, static_cast<xl_u64>(i + (i < k.split ? k.off0 : k.off1)),
+                         rate);
 }
 
 //===----------------------------------------------------------------------===//

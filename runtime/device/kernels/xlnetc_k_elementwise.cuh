@@ -29,8 +29,8 @@ template <int BLOCK> XL_DEVICE xl_i64 xl_grid_step() {
 /// add: out = a + b, N elements (host add).
 template <xl_i64 N, int BLOCK, typename T_a, typename T_b, typename T_out>
 XL_DEVICE void xl_add(const T_a *XL_RESTRICT a, const T_b *XL_RESTRICT b,
-                      T_out *XL_RESTRICT out, unsigned long long seed) {
-  (void)seed;
+                      T_out *XL_RESTRICT out, XlStepRandom rnd) {
+  (void)rnd;
   for (xl_i64 i = xl_grid_first<BLOCK>(); i < N; i += xl_grid_step<BLOCK>())
     out[i] = a[i] + b[i];
 }
@@ -39,30 +39,32 @@ XL_DEVICE void xl_add(const T_a *XL_RESTRICT a, const T_b *XL_RESTRICT b,
 /// even, xl_bf16 to float is exact).
 template <xl_i64 N, int BLOCK, typename T_x, typename T_out>
 XL_DEVICE void xl_cast(const T_x *XL_RESTRICT x, T_out *XL_RESTRICT out,
-                       unsigned long long seed) {
-  (void)seed;
+                       XlStepRandom rnd) {
+  (void)rnd;
   for (xl_i64 i = xl_grid_first<BLOCK>(); i < N; i += xl_grid_step<BLOCK>())
     out[i] = static_cast<float>(x[i]);
 }
 
 /// dropout: inverted dropout of N elements (host dropout). RATE_BITS are
 /// the bits of float(rate) (C++17 has no float template parameters); the
-/// element index of the hash is the flat index. Rate 0 is an exact copy.
-template <xl_i64 N, unsigned RATE_BITS, int BLOCK, typename T_x, typename T_out>
+/// element index of the hash is the flat index, its batch row made global
+/// (ROW_ELEMS elements a row; 0: x has no batch dimension). Rate 0 is an
+/// exact copy.
+template <xl_i64 N, unsigned RATE_BITS, int BLOCK, xl_i64 ROW_ELEMS, typename T_x,
+          typename T_out>
 XL_DEVICE void xl_dropout(const T_x *XL_RESTRICT x, T_out *XL_RESTRICT out,
-                          xl_i64 site, unsigned long long seed) {
+                          xl_i64 site, XlStepRandom rnd) {
   if constexpr (RATE_BITS == 0u) {
     (void)site;
-    (void)seed;
+    (void)rnd;
     for (xl_i64 i = xl_grid_first<BLOCK>(); i < N; i += xl_grid_step<BLOCK>())
       out[i] = x[i];
   } else {
     const float rate = __uint_as_float(RATE_BITS);
     const float scale = 1.0f / (1.0f - rate);
-    const xl_u64 key = xl_dropout_key(seed, site);
+    const XlDropKey key = xl_drop_key(rnd, site, ROW_ELEMS);
     for (xl_i64 i = xl_grid_first<BLOCK>(); i < N; i += xl_grid_step<BLOCK>())
-      out[i] = xl_dropout_keep(key, static_cast<xl_u64>(i), rate) ? x[i] * scale
-                                                                  : 0.0f;
+      out[i] = xl_drop_keep(key, i, rate) ? x[i] * scale : 0.0f;
   }
 }
 
@@ -70,8 +72,8 @@ XL_DEVICE void xl_dropout(const T_x *XL_RESTRICT x, T_out *XL_RESTRICT out,
 /// XL_ACT_* code.
 template <xl_i64 N, int ACT, int BLOCK, typename T_x, typename T_out>
 XL_DEVICE void xl_activation(const T_x *XL_RESTRICT x, T_out *XL_RESTRICT out,
-                             unsigned long long seed) {
-  (void)seed;
+                             XlStepRandom rnd) {
+  (void)rnd;
   for (xl_i64 i = xl_grid_first<BLOCK>(); i < N; i += xl_grid_step<BLOCK>())
     out[i] = xl_activate<ACT>(x[i]);
 }
@@ -79,8 +81,8 @@ XL_DEVICE void xl_activation(const T_x *XL_RESTRICT x, T_out *XL_RESTRICT out,
 /// activation in place: y = act(y), the epilogue of a GEMM whose activation
 /// cuBLASLt cannot apply (gelu_erf; relu or gelu_tanh without a bias).
 template <xl_i64 N, int ACT, int BLOCK, typename T_y>
-XL_DEVICE void xl_activation_inplace(T_y *y, unsigned long long seed) {
-  (void)seed;
+XL_DEVICE void xl_activation_inplace(T_y *y, XlStepRandom rnd) {
+  (void)rnd;
   for (xl_i64 i = xl_grid_first<BLOCK>(); i < N; i += xl_grid_step<BLOCK>())
     y[i] = xl_activate<ACT>(y[i]);
 }
@@ -90,8 +92,8 @@ XL_DEVICE void xl_activation_inplace(T_y *y, unsigned long long seed) {
 template <xl_i64 N, int ACT, int BLOCK, typename T_dy, typename T_x, typename T_out>
 XL_DEVICE void
 xl_activation_grad(const T_dy *XL_RESTRICT dy, const T_x *XL_RESTRICT x,
-                   T_out *XL_RESTRICT out, unsigned long long seed) {
-  (void)seed;
+                   T_out *XL_RESTRICT out, XlStepRandom rnd) {
+  (void)rnd;
   for (xl_i64 i = xl_grid_first<BLOCK>(); i < N; i += xl_grid_step<BLOCK>())
     out[i] = static_cast<float>(static_cast<double>(dy[i]) *
                                 xl_activate_grad<ACT>(x[i]));

@@ -25,8 +25,8 @@
 template <xl_i64 B, xl_i64 S, xl_i64 V, xl_i64 D, int BLOCK, typename T_table, typename T_out>
 XL_DEVICE void
 xl_embedding(const xl_i64 *XL_RESTRICT ids, const T_table *XL_RESTRICT table,
-             T_out *XL_RESTRICT out, int *status, unsigned long long seed) {
-  (void)seed;
+             T_out *XL_RESTRICT out, int *status, XlStepRandom rnd) {
+  (void)rnd;
   constexpr xl_i64 kN = B * S * D;
   const xl_i64 step = static_cast<xl_i64>(gridDim.x) * BLOCK;
   for (xl_i64 i = static_cast<xl_i64>(blockIdx.x) * BLOCK + threadIdx.x; i < kN;
@@ -50,8 +50,8 @@ xl_embedding(const xl_i64 *XL_RESTRICT ids, const T_table *XL_RESTRICT table,
 template <xl_i64 ROWS, xl_i64 D, int BLOCK, typename T_maskEmb, typename T_out>
 XL_DEVICE void xl_mask_embedding(const T_maskEmb *XL_RESTRICT maskEmb,
                                  T_out *XL_RESTRICT out,
-                                 unsigned long long seed) {
-  (void)seed;
+                                 XlStepRandom rnd) {
+  (void)rnd;
   constexpr xl_i64 kN = ROWS * D;
   const xl_i64 step = static_cast<xl_i64>(gridDim.x) * BLOCK;
   for (xl_i64 i = static_cast<xl_i64>(blockIdx.x) * BLOCK + threadIdx.x; i < kN;
@@ -64,8 +64,8 @@ XL_DEVICE void xl_mask_embedding(const T_maskEmb *XL_RESTRICT maskEmb,
 template <xl_i64 M, xl_i64 B, xl_i64 S, xl_i64 D, int BLOCK, typename T_mems, typename T_h, typename T_out>
 XL_DEVICE void xl_mem_concat(const T_mems *XL_RESTRICT mems,
                              const T_h *XL_RESTRICT h, T_out *XL_RESTRICT out,
-                             unsigned long long seed) {
-  (void)seed;
+                             XlStepRandom rnd) {
+  (void)rnd;
   constexpr xl_i64 kK = M + S, kN = B * kK * D;
   const xl_i64 step = static_cast<xl_i64>(gridDim.x) * BLOCK;
   for (xl_i64 i = static_cast<xl_i64>(blockIdx.x) * BLOCK + threadIdx.x; i < kN;
@@ -85,8 +85,8 @@ template <xl_i64 B, xl_i64 K, xl_i64 S, xl_i64 D, int BLOCK, typename T_dout,
 XL_DEVICE void xl_mem_concat_grad(const T_dout *XL_RESTRICT dout,
                                   const T_init *XL_RESTRICT init,
                                   T_out *XL_RESTRICT out,
-                                  unsigned long long seed) {
-  (void)seed;
+                                  XlStepRandom rnd) {
+  (void)rnd;
   static_assert(S <= K, "mem_concat_grad: S must not exceed K");
   constexpr xl_i64 kN = B * S * D;
   const xl_i64 step = static_cast<xl_i64>(gridDim.x) * BLOCK;
@@ -106,8 +106,8 @@ template <xl_i64 M, xl_i64 B, xl_i64 S, xl_i64 D, xl_i64 REUSE, xl_i64 L,
           int BLOCK, typename T_mems, typename T_h, typename T_out>
 XL_DEVICE void xl_mem_cache(const T_mems *XL_RESTRICT mems,
                             const T_h *XL_RESTRICT h, T_out *XL_RESTRICT out,
-                            unsigned long long seed) {
-  (void)seed;
+                            XlStepRandom rnd) {
+  (void)rnd;
   static_assert(L <= M + REUSE && REUSE <= S, "mem_cache: bad lengths");
   // Output row l is row FIRST + l of the concatenation.
   constexpr xl_i64 kFirst = M + REUSE - L, kN = L * B * D;
@@ -131,8 +131,8 @@ XL_DEVICE void xl_mem_cache(const T_mems *XL_RESTRICT mems,
 /// (as on the host).
 template <xl_i64 P, xl_i64 R, xl_i64 D, xl_i64 KLEN, xl_i64 CLAMP, int BLOCK, typename T_out>
 XL_DEVICE void xl_rel_pos_encoding(T_out *XL_RESTRICT out,
-                                   unsigned long long seed) {
-  (void)seed;
+                                   XlStepRandom rnd) {
+  (void)rnd;
   constexpr xl_i64 kHalf = D / 2, kN = P * R * D;
   const xl_i64 step = static_cast<xl_i64>(gridDim.x) * BLOCK;
   for (xl_i64 i = static_cast<xl_i64>(blockIdx.x) * BLOCK + threadIdx.x; i < kN;
@@ -164,8 +164,8 @@ XL_DEVICE void xl_rel_pos_encoding(T_out *XL_RESTRICT out,
 template <xl_i64 B, xl_i64 NP, xl_i64 S, int BLOCK, typename T_targetMapping>
 XL_DEVICE void xl_target_positions(const T_targetMapping *XL_RESTRICT targetMapping,
                                    xl_i64 *XL_RESTRICT out, int *status,
-                                   unsigned long long seed) {
-  (void)seed;
+                                   XlStepRandom rnd) {
+  (void)rnd;
   static_assert(S < 0x7fffffff, "target_positions: S must fit in int");
   XL_SHARED int scratch[BLOCK / 32];
   constexpr int kNone = 0x7fffffff;

@@ -106,8 +106,8 @@ XL_DEVICE void xl_lm_loss(const T_logits *XL_RESTRICT logits,
                           T_loss *XL_RESTRICT loss,
                           T_perTokenLoss *XL_RESTRICT perTokenLoss,
                           double *XL_RESTRICT workspace, int *status,
-                          unsigned long long seed) {
-  (void)seed;
+                          XlStepRandom rnd) {
+  (void)rnd;
   static_assert(PHASE == 0 || PHASE == 1, "PHASE is 0 or 1");
   constexpr xl_i64 kRows = B * NP;
   XL_SHARED double dscratch[BLOCK / 32];
@@ -163,8 +163,8 @@ XL_DEVICE void xl_lm_loss_grad(const T_logits *XL_RESTRICT logits,
                                const T_targetMask *XL_RESTRICT targetMask,
                                const float *XL_RESTRICT count,
                                T_dlogits *XL_RESTRICT dlogits, int *status,
-                               unsigned long long seed) {
-  (void)seed;
+                               XlStepRandom rnd) {
+  (void)rnd;
   constexpr xl_i64 kRows = B * NP;
   XL_SHARED double dscratch[BLOCK / 32];
   XL_SHARED float fscratch[BLOCK / 32];
@@ -221,8 +221,8 @@ XL_DEVICE void xl_embedding_grad(const xl_i64 *XL_RESTRICT ids,
                                  const T_dout *XL_RESTRICT dout,
                                  const T_init *XL_RESTRICT init,
                                  T_out *XL_RESTRICT out, int *workspace,
-                                 int *status, unsigned long long seed) {
-  (void)seed;
+                                 int *status, XlStepRandom rnd) {
+  (void)rnd;
   static_assert(PHASE == 0 || PHASE == 1, "PHASE is 0 or 1");
   constexpr xl_i64 kN = B * S;
   static_assert(kN < 0x7fffffff && V < 0x7fffffff,
@@ -324,8 +324,8 @@ XL_DEVICE void xl_embedding_grad(const xl_i64 *XL_RESTRICT ids,
 template <xl_i64 ROWS, xl_i64 D, int BLOCK, typename T_dout, typename T_out>
 XL_DEVICE void xl_mask_embedding_grad(const T_dout *XL_RESTRICT dout,
                                       T_out *XL_RESTRICT out,
-                                      unsigned long long seed) {
-  (void)seed;
+                                      XlStepRandom rnd) {
+  (void)rnd;
   const xl_i64 step = static_cast<xl_i64>(gridDim.x) * BLOCK;
   for (xl_i64 d = static_cast<xl_i64>(blockIdx.x) * BLOCK + threadIdx.x; d < D;
        d += step) {

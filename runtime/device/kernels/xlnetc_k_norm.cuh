@@ -39,12 +39,13 @@
 
 /// Where add_layer_norm(_grad) reads its operand x: straight from memory,
 /// or, when the emitter fused the dropout that made x (XDROP), recomputed
-/// from the dropout's input: dropout(x) by the same hash as xl_dropout,
+/// from the dropout's input: dropout(x) by the same hash and index as
+/// xl_dropout (`key`: xl_drop_key with x's elements a batch row),
 /// rounded to the dropout's output type (Y_BF16: xl_bf16, else float), so the
 /// value is bitwise what the dropout would have stored.
 template <int XDROP, unsigned XDROP_BITS, int Y_BF16> struct XlLnX {
   template <typename T_x>
-  XL_DEVICE static float at(const T_x *x, xl_i64 i, xl_u64 key) {
+  XL_DEVICE static float at(const T_x *x, xl_i64 i, const XlDropKey &key) {
     if constexpr (!XDROP) {
       (void)key;
       return static_cast<float>(x[i]);
@@ -52,7 +53,7 @@ template <int XDROP, unsigned XDROP_BITS, int Y_BF16> struct XlLnX {
       float y = static_cast<float>(x[i]);
       if constexpr (XDROP_BITS != 0u) {
         const float rate = __uint_as_float(XDROP_BITS);
-        y = xl_dropout_keep(key, static_cast<xl_u64>(i), rate)
+        y = xl_drop_keep(key, i, rate)
                 ? y * (1.0f / (1.0f - rate))
                 : 0.0f;
       }
@@ -70,7 +71,7 @@ template <int XDROP, unsigned XDROP_BITS, int Y_BF16> struct XlLnX {
 /// float as on the host, 0 past D; x read through X, row `row`), the mean
 /// and the biased variance as two passes in double over the block.
 template <int D, int BLOCK, int PER, class X, typename T_x, typename T_rr>
-XL_DEVICE void xl_ln_row_stats(const T_x *XL_RESTRICT x, xl_i64 row, xl_u64 key,
+XL_DEVICE void xl_ln_row_stats(const T_x *XL_RESTRICT x, xl_i64 row, const XlDropKey &key,
                                const T_rr *XL_RESTRICT rr, float (&v)[PER],
                                double *scratch, double &mean, double &var) {
   double sum = 0.0;
@@ -97,20 +98,21 @@ XL_DEVICE void xl_ln_row_stats(const T_x *XL_RESTRICT x, xl_i64 row, xl_u64 key,
 /// (biased variance, two passes in double like the host), x and residual
 /// [ROWS, D], gamma and beta [D]. EPS_BITS are the bits of the double eps.
 /// xl_dropout_add_layer_norm is the same with x the input of a dropout
-/// (rate XDROP_BITS, site `xsite`) that is never stored (XlLnX).
+/// (rate XDROP_BITS, site `xsite`, ROW_ELEMS elements of x a batch row)
+/// that is never stored (XlLnX).
 template <xl_i64 ROWS, int D, xl_u64 EPS_BITS, int BLOCK, int XDROP,
-          unsigned XDROP_BITS, int Y_BF16, typename T_x, typename T_residual,
+          unsigned XDROP_BITS, int Y_BF16, xl_i64 ROW_ELEMS, typename T_x, typename T_residual,
           typename T_gamma, typename T_beta, typename T_out>
 XL_DEVICE void
 xl_add_layer_norm_impl(const T_x *XL_RESTRICT x, const T_residual *XL_RESTRICT residual,
                        const T_gamma *XL_RESTRICT gamma, const T_beta *XL_RESTRICT beta,
-                       T_out *XL_RESTRICT out, xl_i64 xsite, unsigned long long seed) {
+                       T_out *XL_RESTRICT out, xl_i64 xsite, XlStepRandom rnd) {
   static_assert(D > 0, "add_layer_norm: D must be positive");
   using X = XlLnX<XDROP, XDROP_BITS, Y_BF16>;
   constexpr int kPer = (D + BLOCK - 1) / BLOCK;
   XL_SHARED double scratch[BLOCK / 32];
   const double eps = __longlong_as_double(static_cast<long long>(EPS_BITS));
-  const xl_u64 key = XDROP ? xl_dropout_key(seed, xsite) : 0;
+  const XlDropKey key = xl_drop_key(rnd, XDROP ? xsite : 0, ROW_ELEMS);
   for (xl_i64 row = blockIdx.x; row < ROWS; row += gridDim.x) {
     const auto *rr = residual + row * D;
     float v[kPer]; // x + residual, rounded to float as on the host
@@ -131,20 +133,20 @@ template <xl_i64 ROWS, int D, xl_u64 EPS_BITS, int BLOCK, typename T_x, typename
 XL_DEVICE void
 xl_add_layer_norm(const T_x *XL_RESTRICT x, const T_residual *XL_RESTRICT residual,
                   const T_gamma *XL_RESTRICT gamma, const T_beta *XL_RESTRICT beta,
-                  T_out *XL_RESTRICT out, unsigned long long seed) {
-  xl_add_layer_norm_impl<ROWS, D, EPS_BITS, BLOCK, 0, 0u, 0>(x, residual, gamma, beta,
-                                                             out, 0, seed);
+                  T_out *XL_RESTRICT out, XlStepRandom rnd) {
+  xl_add_layer_norm_impl<ROWS, D, EPS_BITS, BLOCK, 0, 0u, 0, 0>(x, residual, gamma, beta,
+                                                                out, 0, rnd);
 }
 
 template <xl_i64 ROWS, int D, xl_u64 EPS_BITS, int BLOCK, unsigned XDROP_BITS,
-          int Y_BF16, typename T_x, typename T_residual, typename T_gamma,
+          int Y_BF16, xl_i64 ROW_ELEMS, typename T_x, typename T_residual, typename T_gamma,
           typename T_beta, typename T_out>
 XL_DEVICE void xl_dropout_add_layer_norm(
     const T_x *XL_RESTRICT x, const T_residual *XL_RESTRICT residual,
     const T_gamma *XL_RESTRICT gamma, const T_beta *XL_RESTRICT beta,
-    T_out *XL_RESTRICT out, xl_i64 xsite, unsigned long long seed) {
-  xl_add_layer_norm_impl<ROWS, D, EPS_BITS, BLOCK, 1, XDROP_BITS, Y_BF16>(
-      x, residual, gamma, beta, out, xsite, seed);
+    T_out *XL_RESTRICT out, xl_i64 xsite, XlStepRandom rnd) {
+  xl_add_layer_norm_impl<ROWS, D, EPS_BITS, BLOCK, 1, XDROP_BITS, Y_BF16, ROW_ELEMS>(
+      x, residual, gamma, beta, out, xsite, rnd);
 }
 
 /// add_layer_norm_grad, the two phases (see the file comment):
@@ -156,14 +158,15 @@ XL_DEVICE void xl_dropout_add_layer_norm(
 /// xl_add_layer_norm_grad_fused is the same with the emitter's fusions: x
 /// read through XlLnX (XDROP: the forward's dropout, recomputed); with
 /// DDROP, PHASE 0 also writing ddrop = dropout(dsum) (rate DDROP_BITS, site
-/// `dsite`) from dsum as stored — the gradient through the forward's
+/// `dsite`; both dropouts' tensors ROW_ELEMS elements a batch row) from dsum
+/// as stored — the gradient through the forward's
 /// dropout, which the plan computes as a separate dropout step; and with
 /// dgamma_init / dbeta_init (not null) PHASE 1 writing init + the gain's
 /// gradient as stored — the other stream's gradient of the same LayerNorm,
 /// which the plan adds in an `add` step.
 template <xl_i64 ROWS, int D, xl_u64 EPS_BITS, int ROWS_PER_PART, int PHASE,
           int BLOCK, int XDROP, unsigned XDROP_BITS, int Y_BF16, int DDROP,
-          unsigned DDROP_BITS, typename T_dout, typename T_x, typename T_residual,
+          unsigned DDROP_BITS, xl_i64 ROW_ELEMS, typename T_dout, typename T_x, typename T_residual,
           typename T_gamma, typename T_dgInit, typename T_dbInit, typename T_dsum,
           typename T_ddrop, typename T_dgamma, typename T_dbeta>
 XL_DEVICE void xl_add_layer_norm_grad_fused(
@@ -173,14 +176,14 @@ XL_DEVICE void xl_add_layer_norm_grad_fused(
     T_dsum *XL_RESTRICT dsum, T_ddrop *XL_RESTRICT ddrop,
     T_dgamma *XL_RESTRICT dgamma, T_dbeta *XL_RESTRICT dbeta,
     double *XL_RESTRICT workspace, xl_i64 xsite, xl_i64 dsite,
-    unsigned long long seed) {
+    XlStepRandom rnd) {
   static_assert(PHASE == 0 || PHASE == 1, "PHASE is 0 or 1");
   static_assert(ROWS_PER_PART > 0, "ROWS_PER_PART must be positive");
   static_assert(D > 0, "add_layer_norm_grad: D must be positive");
   using X = XlLnX<XDROP, XDROP_BITS, Y_BF16>;
   constexpr xl_i64 kParts = (ROWS + ROWS_PER_PART - 1) / ROWS_PER_PART;
   if constexpr (PHASE == 1) {
-    (void)xsite, (void)dsite, (void)seed;
+    (void)xsite, (void)dsite, (void)rnd;
     // Column d sums its partials in part order; adjacent threads read
     // adjacent doubles of each part (coalesced).
     for (xl_i64 d = static_cast<xl_i64>(blockIdx.x) * BLOCK + threadIdx.x;
@@ -200,8 +203,8 @@ XL_DEVICE void xl_add_layer_norm_grad_fused(
     constexpr int kPer = (D + BLOCK - 1) / BLOCK;
     XL_SHARED double scratch[BLOCK / 32];
     const double eps = __longlong_as_double(static_cast<long long>(EPS_BITS));
-    const xl_u64 xkey = XDROP ? xl_dropout_key(seed, xsite) : 0;
-    const xl_u64 dkey = DDROP ? xl_dropout_key(seed, dsite) : 0;
+    const XlDropKey xkey = xl_drop_key(rnd, XDROP ? xsite : 0, ROW_ELEMS);
+    const XlDropKey dkey = xl_drop_key(rnd, DDROP ? dsite : 0, ROW_ELEMS);
     for (xl_i64 part = blockIdx.x; part < kParts; part += gridDim.x) {
       double pg[kPer], pb[kPer]; // this thread's columns of the partials
 #pragma unroll
@@ -255,7 +258,7 @@ XL_DEVICE void xl_add_layer_norm_grad_fused(
               } else {
                 const float rate = __uint_as_float(DDROP_BITS);
                 ddrop[row * D + d] =
-                    xl_dropout_keep(dkey, static_cast<xl_u64>(row * D + d), rate)
+                    xl_drop_keep(dkey, row * D + d, rate)
                         ? dv * (1.0f / (1.0f - rate))
                         : 0.0f;
               }
@@ -283,13 +286,13 @@ xl_add_layer_norm_grad(const T_dout *XL_RESTRICT dout,
                        const T_residual *XL_RESTRICT residual,
                        const T_gamma *XL_RESTRICT gamma, T_dsum *XL_RESTRICT dsum,
                        T_dgamma *XL_RESTRICT dgamma, T_dbeta *XL_RESTRICT dbeta,
-                       double *XL_RESTRICT workspace, unsigned long long seed) {
+                       double *XL_RESTRICT workspace, XlStepRandom rnd) {
   xl_add_layer_norm_grad_fused<ROWS, D, EPS_BITS, ROWS_PER_PART, PHASE, BLOCK, 0, 0u, 0,
-                               0, 0u>(dout, x, residual, gamma,
+                               0, 0u, 0>(dout, x, residual, gamma,
                                      static_cast<const float *>(nullptr),
                                      static_cast<const float *>(nullptr), dsum,
                                      static_cast<float *>(nullptr), dgamma, dbeta,
-                                     workspace, 0, 0, seed);
+                                     workspace, 0, 0, rnd);
 }
 
 /// bias_grad, the two phases (see the file comment): out[c] = sum over r of
@@ -303,8 +306,8 @@ XL_DEVICE void xl_bias_grad(const T_dy *XL_RESTRICT dy,
                             const T_init *XL_RESTRICT init,
                             T_out *XL_RESTRICT out,
                             double *XL_RESTRICT workspace,
-                            unsigned long long seed) {
-  (void)seed;
+                            XlStepRandom rnd) {
+  (void)rnd;
   static_assert(PHASE == 0 || PHASE == 1, "PHASE is 0 or 1");
   static_assert(ROWS_PER_PART > 0, "ROWS_PER_PART must be positive");
   constexpr xl_i64 kParts = (ROWS + ROWS_PER_PART - 1) / ROWS_PER_PART;

@@ -69,8 +69,8 @@ template <xl_u64 LR_BITS, xl_i64 WARMUP, xl_i64 TRAIN, xl_u64 MIN_RATIO_BITS,
           int DECAY, int BLOCK>
 XL_DEVICE void xl_lr_schedule(const xl_i64 *XL_RESTRICT step,
                               float *XL_RESTRICT lr, int *status,
-                              unsigned long long seed) {
-  (void)seed;
+                              XlStepRandom rnd) {
+  (void)rnd;
   static_assert(DECAY == XL_LR_DECAY_POLY || DECAY == XL_LR_DECAY_COS,
                 "unknown decay code");
   if (blockIdx.x != 0 || threadIdx.x != 0)
@@ -159,8 +159,8 @@ template <int NT, xl_i64 NCHUNKS, xl_i64 CHUNK, int PHASE, int BLOCK>
 XL_DEVICE void xl_global_norm(const XlNormEntry *XL_RESTRICT table,
                               float *XL_RESTRICT out,
                               double *XL_RESTRICT workspace,
-                              unsigned long long seed) {
-  (void)seed;
+                              XlStepRandom rnd) {
+  (void)rnd;
   static_assert(PHASE == 0 || PHASE == 1, "PHASE is 0 or 1");
   static_assert(CHUNK > 0 && NT >= 1, "bad global_norm parameters");
   XL_SHARED double scratch[BLOCK / 32 > 0 ? BLOCK / 32 : 1];
@@ -256,8 +256,8 @@ template <int NT, xl_i64 NCHUNKS, xl_i64 CHUNK, xl_u64 B1_BITS,
 XL_DEVICE void xl_adam_update_multi(const XlAdamEntry *XL_RESTRICT table,
                                     const float *lr, const float *gradNorm,
                                     const xl_i64 *step, int *status,
-                                    unsigned long long seed) {
-  (void)seed;
+                                    XlStepRandom rnd) {
+  (void)rnd;
   static_assert(CHUNK > 0 && NT >= 1, "bad adam_update parameters");
   const xl_i64 s = step[0];
   if (s < 0) {
