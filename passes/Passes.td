@@ -172,7 +172,8 @@ def FuseKernelsPass : Pass<"xlnet-fuse-kernels", "::mlir::func::FuncOp"> {
        `add_layer_norm` and `add_layer_norm_grad` => they read h with
        `x_dropout` (y is never stored); the first `dropout` of an
        `add_layer_norm_grad`'s dsum becomes its fourth result
-       (`dsum_dropout`).
+       (`dsum_dropout`). A `batch_shared` dropout is not fused (the fused
+       dropouts' index counts batch rows).
 
     Random ops without a `site` get theirs first (the numbers the plan
     emitter would give them), so every dropout keeps its mask.

@@ -216,7 +216,9 @@ private:
     for (auto grad : llvm::make_early_inc_range(body.getOps<AddLayerNormGradOp>())) {
       if (grad.getDsumDropped())
         continue;
-      auto drop = firstUser<DropoutOp>(grad.getDsum(), [](DropoutOp) { return true; });
+      // The fused dropout's index counts batch rows: not a batch_shared one.
+      auto drop = firstUser<DropoutOp>(grad.getDsum(),
+                                       [](DropoutOp d) { return !d.getBatchShared(); });
       if (!drop)
         continue;
       OpBuilder b(grad);

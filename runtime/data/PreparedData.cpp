@@ -698,6 +698,13 @@ public:
   void keepShare(int rank, int ranks);
   /// An error when units are left to do.
   Status checkAllDone() const;
+  /// A hash of the units left to do.
+  uint64_t todoHash() const {
+    uint64_t h = todo.size();
+    for (size_t u : todo)
+      h = h * 0x100000001b3ull ^ (uint64_t(u) + 1);
+    return h;
+  }
   /// 4. The units to do, on every core, with progress.
   Status runUnits();
   /// 5. The manifest, last; the plan and the units' files go.
@@ -980,12 +987,24 @@ Status agree(const PrepareOptions &o, Status st, const char *what) {
                                    o.outDir, what, o.rank));
 }
 
+/// With several ranks, whether every rank sees the same `value` (what it
+/// read of the directory): an error on every rank when not.
+Status sameOnEveryRank(const PrepareOptions &o, uint64_t value, const char *what) {
+  if (o.ranks <= 1 || o.allSame(value))
+    return Status::ok();
+  return Status::error(fmt::format("{}: the ranks see {} differently (a directory that is not "
+                                   "on one shared file system, or not yet in sync); rank {} "
+                                   "stops",
+                                   o.outDir, what, o.rank));
+}
+
 } // namespace
 
 Status prepareData(const PrepareOptions &o, PreparedCounts &counts) {
-  if (o.ranks > 1 && (!o.allOk || o.rank < 0 || o.rank >= o.ranks))
+  if (o.ranks > 1 && (!o.allOk || !o.allSame || o.rank < 0 || o.rank >= o.ranks))
     return Status::error("prepare-data: a rank without its world (an internal error)");
-  // Every rank calls agree() at the same four points, whatever failed.
+  // Every rank calls agree() at the same four points and sameOnEveryRank()
+  // at two, whatever failed.
   const bool lead = o.rank == 0;
   Preparation p(o);
   bool finished = false;
@@ -995,9 +1014,13 @@ Status prepareData(const PrepareOptions &o, PreparedCounts &counts) {
   XLNETC_RETURN_IF_ERROR(agree(o, std::move(st), "to plan its inputs or open the directory"));
   st = lead ? Status::ok() : p.openDirectory(/*join=*/true, finished, counts);
   XLNETC_RETURN_IF_ERROR(agree(o, std::move(st), "to join the directory rank 0 opened"));
-  if (finished) // every rank: rank 0 found the manifest before the others looked
+  XLNETC_RETURN_IF_ERROR(sameOnEveryRank(o, finished, "whether the preparation is finished"));
+  if (finished)
     return Status::ok();
+  // Every rank reads which units are done before any rank writes one, and
+  // all must have read the same.
   p.findUnitsDone(/*say=*/lead);
+  XLNETC_RETURN_IF_ERROR(sameOnEveryRank(o, p.todoHash(), "which units are left to do"));
   if (o.ranks > 1)
     p.keepShare(o.rank, o.ranks);
   XLNETC_RETURN_IF_ERROR(agree(o, p.runUnits(), "tokenizing its units"));

@@ -85,9 +85,11 @@ struct PrepareOptions {
   /// join it once the plan is there, and every rank tokenizes every
   /// ranks-th unit left to do. Progress counts this rank's share.
   int rank = 0, ranks = 1;
-  /// With ranks > 1: a collective every rank calls at the same points,
-  /// true on every rank when every rank passed true.
+  /// With ranks > 1: collectives every rank calls at the same points:
+  /// allOk is true on every rank when every rank passed true; allSame when
+  /// every rank passed the same value (the ranks' views of the directory).
   std::function<bool(bool ok)> allOk;
+  std::function<bool(uint64_t value)> allSame;
 };
 
 /// What a preparation made (the manifest's counts).

@@ -24,7 +24,7 @@ constexpr int attnTcBlock(int warps) { return 32 * warps; }
 /// (PHASE 2, 3): 16 per warp.
 constexpr int attnTcRows(int warps) { return 16 * warps; }
 /// Threads per block of the backward's PHASE 4 (the bias columns, any
-/// block size; no shared memory), whatever the configuration.
+/// block size; no dynamic shared memory), whatever the configuration.
 constexpr int kAttnTcColumnsBlock = 128;
 
 /// Whether the tensor-core kernels take head size H (the mma's k is 16;
@@ -52,15 +52,20 @@ static_assert(attnTcSmemBytes(64, 4, true) == 146944, "the figure the docs quote
 static_assert(attnTcSmemBytes(64, 2) == 63744, "the figure the docs quote");
 static_assert(attnTcSmemBytes(64, 2, true) == 83200, "the figure the docs quote");
 
+/// The static shared memory of the tensor-core kernels, as ptxas counts it:
+/// the dropatt key (XlDropKey, 32 bytes, in a 128-byte allocation).
+constexpr int64_t kAttnTcStaticSmem = 128;
+
 /// The configuration of the forward (GRAD false) or backward kernels for
 /// head size H on a GPU whose blocks may have `smemPerBlock` bytes of shared
-/// memory: the most warps, of 4, 2 and 1, whose dynamic shared memory fits
+/// memory: the most warps, of 4, 2 and 1, whose shared memory (dynamic and
+/// static) fits
 /// (more warps per block share each staged key tile among more query rows);
 /// 0 when none does. Results do not depend on it (the kernels' sums run in
 /// the same order for every configuration).
 constexpr int attnTcWarps(int64_t H, bool grad, int64_t smemPerBlock) {
   for (int warps = 4; warps >= 1; warps /= 2)
-    if (attnTcSmemBytes(H, warps, grad) <= smemPerBlock)
+    if (attnTcSmemBytes(H, warps, grad) + kAttnTcStaticSmem <= smemPerBlock)
       return warps;
   return 0;
 }

@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <filesystem>
 #include <mutex>
@@ -132,19 +133,29 @@ std::string awkwardText(int seed) {
   return text;
 }
 
-/// The allOk collective of `ranks` threads: each call waits for every
-/// rank's and returns whether all passed true.
+/// The collectives of `ranks` threads: each call waits for every rank's
+/// value; allOk is whether all passed true, allSame whether all passed one
+/// value.
 class ThreadRanks {
 public:
   explicit ThreadRanks(int ranks) : ranks_(ranks) {}
   bool allOk(bool ok) {
+    const std::vector<uint64_t> all = gather(ok);
+    return std::all_of(all.begin(), all.end(), [](uint64_t v) { return v != 0; });
+  }
+  bool allSame(uint64_t value) {
+    const std::vector<uint64_t> all = gather(value);
+    return std::all_of(all.begin(), all.end(), [&](uint64_t v) { return v == all[0]; });
+  }
+
+private:
+  std::vector<uint64_t> gather(uint64_t value) {
     std::unique_lock<std::mutex> lock(m_);
     const int64_t round = round_;
-    allOk_ = allOk_ && ok;
-    if (++arrived_ == ranks_) {
-      result_ = allOk_;
-      arrived_ = 0;
-      allOk_ = true;
+    values_.push_back(value);
+    if (int(values_.size()) == ranks_) {
+      result_ = std::move(values_);
+      values_.clear();
       ++round_;
       cv_.notify_all();
       return result_;
@@ -153,13 +164,11 @@ public:
     return result_;
   }
 
-private:
   const int ranks_;
   std::mutex m_;
   std::condition_variable cv_;
-  int arrived_ = 0;
   int64_t round_ = 0;
-  bool allOk_ = true, result_ = true;
+  std::vector<uint64_t> values_, result_;
 };
 
 } // namespace
@@ -273,6 +282,7 @@ TEST_F(PreparedDataTest, RanksShareTheUnitsAndStopTogether) {
         o.rank = r;
         o.ranks = 3;
         o.allOk = [&world](bool ok) { return world.allOk(ok); };
+        o.allSame = [&world](uint64_t v) { return world.allSame(v); };
         o.progress = [&, r](const PrepareProgress &p) { unitsRun[size_t(r)] = p.unitsDone; };
         status[size_t(r)] = prepareData(o, counts[size_t(r)]);
       });
@@ -292,6 +302,14 @@ TEST_F(PreparedDataTest, RanksShareTheUnitsAndStopTogether) {
   }
   EXPECT_EQ(readText(d.file("shared/manifest.json")), readText(d.file("whole/manifest.json")));
   expectSame(d.file("shared"), joined({text}));
+  // Again on the finished directory: nothing to do on every rank.
+  run(d.file("shared"), [&](int) { return std::vector<std::string>{text}; }, st, counts,
+      unitsRun);
+  for (int r = 0; r < 3; ++r) {
+    ASSERT_TRUE(st[size_t(r)]) << "rank " << r << ": " << st[size_t(r)].message();
+    EXPECT_EQ(counts[size_t(r)].tokens, whole.tokens) << "rank " << r;
+    EXPECT_EQ(unitsRun[size_t(r)], 0) << "rank " << r;
+  }
   // Rank 2 sees another input: it says how its plan differs, the others
   // name the stage, and no manifest is written.
   run(d.file("differ"),

@@ -232,17 +232,23 @@ func.func @layer_norm_dropout(%h: tensor<2x16x48xf32>, %r: tensor<2x16x48xf32>, 
 // -----
 
 // Not fused: a dropout also returned (it must be stored), one read as the
-// residual, one no add_layer_norm reads as x, and a batch_shared one (its
-// index is not a batch row's: the LayerNorm's fused dropout counts rows).
+// residual, one no add_layer_norm reads as x, and batch_shared ones, of x
+// and of a gradient's dsum (their index is not a batch row's: the
+// LayerNorm's fused dropouts count rows).
 // CHECK-LABEL: func.func @layer_norm_dropout_not(
 // CHECK-NOT:     x_dropout
-// CHECK-COUNT-4: xlnet.dropout
+// CHECK-NOT:     dsum_dropout
+// CHECK-COUNT-5: xlnet.dropout
 func.func @layer_norm_dropout_not(%h: tensor<2x16x48xf32>, %r: tensor<2x16x48xf32>, %gamma: tensor<48xf32>)
     -> (tensor<2x16x48xf32>, tensor<2x16x48xf32>, tensor<2x16x48xf32>, tensor<2x16x48xf32>,
-        tensor<2x16x48xf32>) {
+        tensor<2x16x48xf32>, tensor<2x16x48xf32>) {
   %y4 = xlnet.dropout %h rate = 1.000000e-01 {batch_shared} : tensor<2x16x48xf32>
   %ln4 = xlnet.add_layer_norm %y4, %r, %gamma, %gamma eps = 9.9999999999999998E-13
       : (tensor<2x16x48xf32>, tensor<2x16x48xf32>, tensor<48xf32>, tensor<48xf32>) -> tensor<2x16x48xf32>
+  %ds, %dg, %db = xlnet.add_layer_norm_grad %r, %r, %h, %gamma eps = 9.9999999999999998E-13
+      : (tensor<2x16x48xf32>, tensor<2x16x48xf32>, tensor<2x16x48xf32>, tensor<48xf32>)
+      -> (tensor<2x16x48xf32>, tensor<48xf32>, tensor<48xf32>)
+  %g4 = xlnet.dropout %ds rate = 1.000000e-01 {batch_shared} : tensor<2x16x48xf32>
   %y = xlnet.dropout %h rate = 1.000000e-01 : tensor<2x16x48xf32>
   %ln = xlnet.add_layer_norm %y, %r, %gamma, %gamma eps = 9.9999999999999998E-13
       : (tensor<2x16x48xf32>, tensor<2x16x48xf32>, tensor<48xf32>, tensor<48xf32>) -> tensor<2x16x48xf32>
@@ -250,6 +256,6 @@ func.func @layer_norm_dropout_not(%h: tensor<2x16x48xf32>, %r: tensor<2x16x48xf3
   %ln2 = xlnet.add_layer_norm %r, %y2, %gamma, %gamma eps = 9.9999999999999998E-13
       : (tensor<2x16x48xf32>, tensor<2x16x48xf32>, tensor<48xf32>, tensor<48xf32>) -> tensor<2x16x48xf32>
   %y3 = xlnet.dropout %h rate = 1.000000e-01 : tensor<2x16x48xf32>
-  return %y, %ln, %ln2, %y3, %ln4 : tensor<2x16x48xf32>, tensor<2x16x48xf32>, tensor<2x16x48xf32>,
-      tensor<2x16x48xf32>, tensor<2x16x48xf32>
+  return %y, %ln, %ln2, %y3, %ln4, %g4 : tensor<2x16x48xf32>, tensor<2x16x48xf32>,
+      tensor<2x16x48xf32>, tensor<2x16x48xf32>, tensor<2x16x48xf32>, tensor<2x16x48xf32>
 }

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <thread>
 #include <iostream>
 
 #include <unistd.h>
@@ -77,6 +78,8 @@ namespace {
 
 int prepareOnRank(const PrepareDataArgs &a, rt::dist::Transport &world) {
   if (a.verify) {
+    if (world.rank() != 0) // one reader is enough
+      return 0;
     if (rt::Status st = rt::data::verifyPreparedData(a.out); !st)
       return fail(st.message());
     std::cout << fmt::format("{}: every shard and the tokenizer match the manifest's SHA-256\n",
@@ -105,6 +108,10 @@ int prepareOnRank(const PrepareDataArgs &a, rt::dist::Transport &world) {
                             "got {} and {}",
                             a.unitMib, a.sampleMib));
   o.threads = a.threads;
+  // Every core of the node, shared by its ranks.
+  if (o.threads == 0 && world.size() > 1)
+    o.threads = std::max(1, int(std::thread::hardware_concurrency()) /
+                                std::max(1, rt::dist::launcherLocalSize()));
   const bool lead = world.rank() == 0;
   if (world.size() > 1) {
     o.rank = world.rank();
@@ -115,6 +122,12 @@ int prepareOnRank(const PrepareDataArgs &a, rt::dist::Transport &world) {
       if (!world.allGatherBytes(&mine, 1, all.data()))
         return false;
       return std::all_of(all.begin(), all.end(), [](char c) { return c != 0; });
+    };
+    o.allSame = [&world](uint64_t value) {
+      std::vector<uint64_t> all(size_t(world.size()));
+      if (!world.allGatherBytes(&value, sizeof value, all.data()))
+        return false;
+      return std::all_of(all.begin(), all.end(), [&](uint64_t v) { return v == all[0]; });
     };
     if (lead)
       std::cout << fmt::format("prepare-data: {}: the units dealt out in turn, each rank "

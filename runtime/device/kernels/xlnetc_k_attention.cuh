@@ -16,7 +16,7 @@
 //   the `rows` pointer is ignored, may be null);  SCALE_BITS: bits of the
 //   double scale;  DROP_BITS: bits of float(dropatt) (as xl_dropout's
 //   RATE_BITS; 0 = no dropatt);  BLOCK last. The dropout_site is the
-//   argument `site` before the seed (a run-time value, so the layers of a
+//   argument `site` before `rnd` (a run-time value, so the layers of a
 //   model share one kernel).
 //
 // rel_attention (forward): one block per query row (b, t, n), rows in a
@@ -29,7 +29,8 @@
 //   max (exact block max), e = exp(s - max) (0 below -746, as the host),
 //   sum in double (fixed per-thread order, then xl_block_sum's fixed tree),
 //   prob = e * (1 / sum); dropatt factor keep / (1 - rate) with element index
-//   ((b*T + t)*N + n)*K + j (bit-identical keep mask to the host);
+//   ((b*T + t)*N + n)*K + j, b the global batch row (xl_drop_key: the
+//   bit-identical keep mask of the host);
 //   A_j = float(prob_j * factor); out[h] = sum_j A_j v[b,j,n,h] in double,
 //   j in order (thread h, strided over H).
 // Padding rows (rows[b,t] == -1) write zeros. A rows entry outside [-1, S)
@@ -231,7 +232,7 @@ xl_attn_row_softmax(xl_i64 b, xl_i64 t, int n, xl_i64 i, const T_q *q,
 
 /// rel_attention (file comment). Arguments: q, k, v, k_r, seg_embed,
 /// r_w_bias, r_r_bias, r_s_bias, seg_mat, mask, rows (ignored without
-/// HAS_ROWS), out [B,T,N,H], status, site, seed. Dynamic smem: K * 8 bytes.
+/// HAS_ROWS), out [B,T,N,H], status, site, rnd. Dynamic smem: K * 8 bytes.
 template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int P,
           xl_i64 R, int HAS_ROWS, xl_u64 SCALE_BITS, unsigned DROP_BITS,
           int BLOCK, typename T_q, typename T_k, typename T_v, typename T_kR, typename T_segEmb, typename T_rw, typename T_rr, typename T_rs, typename T_out>
@@ -293,7 +294,7 @@ XL_DEVICE void xl_rel_attention(
 /// q, k, v, k_r, seg_embed, r_w_bias, r_r_bias, r_s_bias, seg_mat, mask,
 /// rows (ignored without HAS_ROWS); dq, dk, dv, dk_r, dseg_embed, dr_w_bias,
 /// dr_r_bias, dr_s_bias; workspace (8 * B*T*N * (2H + 2 + K) bytes), status,
-/// site, seed. Dynamic smem: PHASE 0 2 * K * 8 bytes, PHASE 1 none.
+/// site, rnd. Dynamic smem: PHASE 0 2 * K * 8 bytes, PHASE 1 none.
 template <xl_i64 B, xl_i64 T, int N, int H, xl_i64 K, xl_i64 S, int P,
           xl_i64 R, int HAS_ROWS, xl_u64 SCALE_BITS, unsigned DROP_BITS,
           int PHASE, int BLOCK, typename T_dout, typename T_q, typename T_k, typename T_v, typename T_kR, typename T_segEmb, typename T_rw, typename T_rr, typename T_rs, typename T_dq, typename T_dk, typename T_dv, typename T_dkR, typename T_dsegEmb, typename T_drw, typename T_drr, typename T_drs>

@@ -782,7 +782,7 @@ struct XlAttnFusedGrad {
 ///            d seg_embed from the row stats, rows in order.
 /// Arguments: dout, q, k, v, k_r, seg_embed, r_w_bias, r_r_bias, r_s_bias,
 /// seg_id, perm_rank (or perm_bits: MASK_BITS), rows, then dq, dk, dv, dk_r, dseg_embed, dr_w_bias,
-/// dr_r_bias, dr_s_bias, workspace, status, site, seed. Workspace:
+/// dr_r_bias, dr_s_bias, workspace, status, site, rnd. Workspace:
 /// 8 * B*T*N * (2*H + 4) bytes (row statistics; nothing of size S×K). Static
 /// shared memory: the staged rows (about 12·BQ·H + 48·BQ bytes), the
 /// entries of a tile (17·BQ·32 bytes) and, in PHASES 0-2, a key tile

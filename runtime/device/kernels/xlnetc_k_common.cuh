@@ -114,9 +114,12 @@ XL_DEVICE bool xl_dropout_keep(xl_u64 key, xl_u64 index, float rate) {
 struct XlStepRandom {
   xl_u64 seed;
   xl_i64 base0, base1, half;
+  // Implicit: a kernel given a bare seed (the tests' wrappers) draws the
+  // whole batch's masks.
   XL_DEVICE XlStepRandom(xl_u64 s = 0)
       : seed(s), base0(0), base1(0), half(0x7fffffffffffffffll) {}
 };
+static_assert(sizeof(XlStepRandom) == 32, "host StepRandomRecord: 4 words");
 
 /// A dropout site's key in one step, and its index map: flat index i of a
 /// tensor whose outer dimension is the batch (ROW_ELEMS a row) is hashed as
