@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "xlnetc/Driver/Commands.h"
+#include "xlnetc/Driver/Eval.h"
 #include "xlnetc/Driver/Export.h"
 #include "xlnetc/Driver/CompiledPlan.h"
 #include "xlnetc/Driver/Options.h"
@@ -150,6 +151,37 @@ CLI::App *addExportCommand(CLI::App &app, xlnetc::ExportArgs &exp) {
   return expCmd;
 }
 
+/// `xlnetc eval` and its options, read into `ev`.
+CLI::App *addEvalCommand(CLI::App &app, xlnetc::EvalArgs &ev) {
+  CLI::App *cmd = app.add_subcommand(
+      "eval", "The held-out loss of a model on text, dropout off (docs/Training.md "
+              "\"Held-out evaluation\")");
+  cmd->add_option("source", ev.source,
+                  "A run directory (its checkpoint, spec.toml and spiece.model), a HuggingFace "
+                  "model directory (config.json, weights, spiece.model) or weights (then "
+                  "--spec)")
+      ->required();
+  cmd->add_option("--data", ev.data,
+                  "Held-out text (a text file, ids corpus or prepare-data directory)")
+      ->required();
+  cmd->add_option("--spec", ev.spec,
+                  "The model's spec and its [data] settings (default: the run's spec.toml or "
+                  "the config.json beside the weights)");
+  cmd->add_option("--tokenizer", ev.tokenizer,
+                  "SentencePiece model (default: the spiece.model beside the weights)");
+  cmd->add_option("--batches", ev.batches, "Batches to evaluate, from the text's start")
+      ->check(CLI::PositiveNumber)
+      ->default_str("the text once, at most 100");
+  cmd->add_option("--batch-size", ev.batchSize, "Rows per batch (under mpirun: all ranks')")
+      ->check(CLI::PositiveNumber)
+      ->default_str("the spec's train_batch_size");
+  cmd->add_option("--threads", ev.threads, "Host threads (0: OpenMP's default)")
+      ->capture_default_str();
+  xlnetc::addDeviceOptions(cmd, ev.device, ev.noKernelCache, "the spec's [train] device");
+  xlnetc::addPrecisionOption(cmd, ev.precision);
+  return cmd;
+}
+
 /// `xlnetc tokenize` and its options, read into `tok`.
 CLI::App *addTokenizeCommand(CLI::App &app, xlnetc::TokenizeArgs &tok) {
   CLI::App *tokCmd = app.add_subcommand(
@@ -205,7 +237,12 @@ int runMain(int argc, char **argv) {
   xlnetc::TokenizeArgs tok;
   CLI::App *tokCmd = addTokenizeCommand(app, tok);
 
+  xlnetc::EvalArgs ev;
+  CLI::App *evalCmd = addEvalCommand(app, ev);
+
   CLI11_PARSE(app, argc, argv);
+  if (*evalCmd)
+    return xlnetc::runEval(ev, xlnetc::compilePlan);
   if (*expCmd)
     return xlnetc::runExport(exp);
   if (*tokCmd)

@@ -217,6 +217,10 @@ const char *exchangeName(Exchange what) {
     return "the stop's checkpoint exchange";
   case Exchange::ParameterCheck:
     return "the parameter check";
+  case Exchange::EvalLoss:
+    return "the held-out loss exchange";
+  case Exchange::EvalTokens:
+    return "the held-out token-count exchange";
   }
   return "an unknown exchange";
 }

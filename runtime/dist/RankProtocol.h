@@ -77,6 +77,8 @@ enum class Exchange : uint64_t {
   Stop,
   StopCheckpoint,
   ParameterCheck,
+  EvalLoss,
+  EvalTokens,
 };
 const char *exchangeName(Exchange what);
 

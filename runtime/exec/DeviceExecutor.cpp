@@ -1021,7 +1021,7 @@ Status DeviceExecutor::start(const Plan &plan, const DeviceProgram &program,
   for (const Buffer &b : plan.buffers)
     if (bound[b.id]) {
       XLNETC_RETURN_IF_ERROR(device_.upload(
-          p.addr[b.id], bound[b.id]->storage.data(),
+          p.addr[b.id], bound[b.id]->bytes(), // a view too
           static_cast<size_t>(numelOf(b.shape)) * dtypeSize(b.dtype)));
       p.kept.erase(b.id);
     }

@@ -52,6 +52,26 @@ std::string overrideJsonLine(const SettingOverride &o) {
   return j.dump();
 }
 
+std::string evalJsonLine(const EvalMetrics &m) {
+  nlohmann::ordered_json j;
+  j["step"] = m.step;
+  j["event"] = "eval";
+  j["eval_loss"] = m.loss;
+  j["eval_ppl"] = perplexity(m.loss);
+  j["eval_bits_per_token"] = bitsPerToken(m.loss);
+  j["eval_tokens"] = m.tokens;
+  j["eval_batches"] = m.batches;
+  j["eval_s"] = m.seconds;
+  return j.dump(); // non-finite numbers become null
+}
+
+std::string formatEval(const EvalMetrics &m) {
+  return fmt::format("eval after step {}: loss {:.4f}, ppl {:.2f}, {:.3f} bits/token ({} "
+                     "batch{}, {:.0f} predicted tokens, {:.1f} s)",
+                     m.step, m.loss, perplexity(m.loss), bitsPerToken(m.loss), m.batches,
+                     m.batches == 1 ? "" : "es", m.tokens, m.seconds);
+}
+
 MetricsWriter::~MetricsWriter() { close(); }
 
 void MetricsWriter::close() {
@@ -125,6 +145,8 @@ Status MetricsWriter::log(const StepMetrics &m) { return writeLine(metricsJsonLi
 Status MetricsWriter::logOverride(const SettingOverride &o) {
   return writeLine(overrideJsonLine(o));
 }
+
+Status MetricsWriter::logEval(const EvalMetrics &m) { return writeLine(evalJsonLine(m)); }
 
 Status MetricsWriter::writeLine(const std::string &json) {
   if (!file_)

@@ -57,6 +57,23 @@ struct SettingOverride {
 /// The JSON object of an override event, without the newline.
 std::string overrideJsonLine(const SettingOverride &o);
 
+/// A held-out evaluation after `step` updates (docs/Training.md "Held-out
+/// evaluation").
+struct EvalMetrics {
+  int64_t step = 0;
+  double loss = 0;   ///< nats per predicted token of the held-out batches
+  double tokens = 0; ///< predicted tokens counted
+  int64_t batches = 0;
+  double seconds = 0;
+};
+
+/// The JSON object of an evaluation event, without the newline:
+/// {"step", "event": "eval", "eval_loss", "eval_ppl", "eval_bits_per_token",
+/// "eval_tokens", "eval_batches", "eval_s"}.
+std::string evalJsonLine(const EvalMetrics &m);
+/// The progress line of an evaluation.
+std::string formatEval(const EvalMetrics &m);
+
 /// Appends metricsJsonLine()s to a file.
 class MetricsWriter {
 public:
@@ -76,6 +93,8 @@ public:
   Status log(const StepMetrics &m);
   /// Writes one override event line and flushes it.
   Status logOverride(const SettingOverride &o);
+  /// Writes one evaluation event line and flushes it.
+  Status logEval(const EvalMetrics &m);
   /// Closes the file (also done by the destructor).
   void close();
 

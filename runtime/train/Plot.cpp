@@ -48,7 +48,8 @@ struct FileCloser {
 using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
 
 /// The gnuplot script, with the data inline (no file names in it).
-std::string buildScript(const std::vector<std::pair<int64_t, double>> &points) {
+std::string buildScript(const std::vector<std::pair<int64_t, double>> &points,
+                        const std::vector<std::pair<int64_t, double>> &evals) {
   size_t n = points.size();
   bool average = n >= 10;
   size_t window = std::max<size_t>(2, n / 25);
@@ -75,6 +76,12 @@ std::string buildScript(const std::vector<std::pair<int64_t, double>> &points) {
                      avg);
   }
   s += "EOD\n";
+  if (!evals.empty()) {
+    s += "$eval << EOD\n";
+    for (const auto &[step, loss] : evals)
+      s += fmt::format("{} {:.9g}\n", step, loss);
+    s += "EOD\n";
+  }
   const char *style = n <= 50 ? "linespoints pt 7 ps 0.6" : "lines";
   s += fmt::format("plot $loss using 1:2 with {} lw 1 lc rgb \"{}\" title "
                    "\"loss\"",
@@ -83,6 +90,9 @@ std::string buildScript(const std::vector<std::pair<int64_t, double>> &points) {
     s += fmt::format(", $loss using 1:3 with lines lw 2 lc rgb \"#1f4e9a\" "
                      "title \"moving average ({} points)\"",
                      window);
+  if (!evals.empty())
+    s += ", $eval using 1:2 with linespoints pt 5 ps 0.8 lw 2 lc rgb \"#c0392b\" "
+         "title \"held-out loss\"";
   s += "\nunset output\n";
   return s;
 }
@@ -136,9 +146,10 @@ std::string findExecutable(const std::string &name) {
 /// 1. The points of `metricsJsonl`: the loss by step, the last line
 ///    winning (a resumed run that redid steps, or a hand-concatenated log,
 ///    still gives a curve that goes left to right); lines without a finite
-///    loss are skipped.
+///    loss are skipped. `evals`: the held-out losses (eval events) alike.
 static Status readLossPoints(const std::string &metricsJsonl,
-                             std::map<int64_t, double> &byStep) {
+                             std::map<int64_t, double> &byStep,
+                             std::map<int64_t, double> &evals) {
   std::ifstream in(metricsJsonl, std::ios::binary);
   if (!in)
     return Status::error(fmt::format("cannot read metrics file {}: {}",
@@ -148,13 +159,13 @@ static Status readLossPoints(const std::string &metricsJsonl,
     auto j = nlohmann::json::parse(line, nullptr, false);
     if (!j.is_object())
       continue;
-    auto step = j.find("step"), loss = j.find("loss");
-    if (step == j.end() || loss == j.end() || !step->is_number_integer() ||
-        !loss->is_number())
+    auto step = j.find("step"), loss = j.find("loss"), eval = j.find("eval_loss");
+    if (step == j.end() || !step->is_number_integer())
       continue;
-    double l = loss->get<double>();
-    if (std::isfinite(l))
-      byStep[step->get<int64_t>()] = l;
+    if (loss != j.end() && loss->is_number() && std::isfinite(loss->get<double>()))
+      byStep[step->get<int64_t>()] = loss->get<double>();
+    if (eval != j.end() && eval->is_number() && std::isfinite(eval->get<double>()))
+      evals[step->get<int64_t>()] = eval->get<double>();
   }
   return Status::ok();
 }
@@ -188,9 +199,10 @@ Status plotLossCurve(const std::string &metricsJsonl,
   warning.clear();
 
   // 1. The points.
-  std::map<int64_t, double> byStep;
-  XLNETC_RETURN_IF_ERROR(readLossPoints(metricsJsonl, byStep));
+  std::map<int64_t, double> byStep, byStepEval;
+  XLNETC_RETURN_IF_ERROR(readLossPoints(metricsJsonl, byStep, byStepEval));
   std::vector<std::pair<int64_t, double>> points(byStep.begin(), byStep.end());
+  std::vector<std::pair<int64_t, double>> evals(byStepEval.begin(), byStepEval.end());
   if (points.empty()) {
     warning = fmt::format("no loss values in {}; skipped the loss plot {}",
                           metricsJsonl, pngPath);
@@ -210,7 +222,7 @@ Status plotLossCurve(const std::string &metricsJsonl,
   if (!script || !errors)
     return Status::error(fmt::format(
         "cannot create a temporary file for gnuplot: {}", std::strerror(errno)));
-  std::string text = buildScript(points);
+  std::string text = buildScript(points, evals);
   if (std::fwrite(text.data(), 1, text.size(), script.get()) != text.size() ||
       std::fflush(script.get()) != 0)
     return Status::error(fmt::format(

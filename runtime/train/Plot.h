@@ -18,7 +18,8 @@
 namespace xlnetc::rt::train {
 
 /// Plots the "loss" of each line of `metricsJsonl` against its "step" into
-/// `pngPath` (raw loss and, from 10 points on, a moving average). Returns ok
+/// `pngPath` (raw loss and, from 10 points on, a moving average), and the
+/// held-out losses ("eval_loss" of the eval events) as a second curve. Returns ok
 /// with `warning` set (and no PNG written) when gnuplot is not installed or
 /// there is nothing to plot; `warning` is cleared otherwise. Errors: the
 /// metrics file cannot be read, gnuplot fails, the PNG cannot be written.

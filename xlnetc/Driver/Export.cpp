@@ -96,56 +96,18 @@ std::string hfTokenizerConfigJson(const ModelSpec &spec) {
   return t.dump(2) + "\n";
 }
 
-/// 1. What to export: a run directory (its checkpoint, spec.toml and
-///    spiece.model), or weights with --spec (or a config.json beside them).
-///    0 or the exit code.
-static int resolveExportSource(const ExportArgs &args, std::string &weights,
-                               std::string &specPath, std::string &tokenizer) {
-  weights = args.source;
-  specPath = args.spec;
-  tokenizer = args.tokenizer;
-  const fs::path source(args.source);
-  if (fs::is_directory(source) && fs::is_regular_file(source / "checkpoint.safetensors")) {
-    weights = (source / "checkpoint.safetensors").string();
-    if (specPath.empty()) {
-      specPath = (source / "spec.toml").string();
-      if (!fs::is_regular_file(specPath))
-        return fail(fmt::format("{} has no spec.toml (a run from before xlnetc recorded its "
-                                "spec): pass the spec it was trained with, --spec SPEC",
-                                args.source));
-    }
-    if (tokenizer.empty() && fs::is_regular_file(source / "spiece.model"))
-      tokenizer = (source / "spiece.model").string();
-  } else if (specPath.empty()) {
-    rt::train::WeightsSource src;
-    if (rt::Status st = rt::train::resolveWeightsSource(args.source, "export", src); !st)
-      return fail(st.message());
-    if (src.config.empty())
-      return fail(fmt::format("{} is not a run directory (no checkpoint.safetensors) and has "
-                              "no config.json beside it: pass the model's spec, --spec SPEC",
-                              args.source));
-    specPath = src.config;
-  }
-  return 0;
-}
-
 int runExport(const ExportArgs &args) {
   std::error_code ec;
   // 1. What to export: a run directory, or weights with --spec.
-  std::string weights, specPath, tokenizer;
-  if (int rc = resolveExportSource(args, weights, specPath, tokenizer))
-    return rc;
-  ModelSpec spec;
+  ModelSource source;
   std::string error;
-  if (!loadSpec(specPath, spec, error))
+  if (!resolveModelSource(args.source, args.spec, args.tokenizer, "export", source, error))
+    return fail(error);
+  const std::string &weights = source.weights;
+  std::string tokenizer = source.tokenizer;
+  ModelSpec spec;
+  if (!loadSpec(source.spec, spec, error))
     return failDiagnostics(error);
-  if (tokenizer.empty()) {
-    const fs::path beside = fs::path(weights).parent_path() / "spiece.model";
-    if (fs::is_regular_file(beside))
-      tokenizer = beside.string();
-  }
-  if (!tokenizer.empty() && !fs::is_regular_file(tokenizer))
-    return fail(fmt::format("tokenizer {} does not exist", tokenizer));
 
   // 2. The output directory: new, or empty; written beside it, then moved
   //    into place, so a failure leaves nothing half-written.

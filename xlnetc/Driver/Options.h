@@ -183,6 +183,18 @@ inline void addTrainOptions(CLI::App *cmd, TrainArgs &train, const std::string &
       ->type_name("KEY");
   cmd->add_option("--init-from", train.initFrom,
                        "Start from a HuggingFace XLNet safetensors checkpoint");
+  cmd->add_option("--eval-data", train.evalData,
+                  "Held-out text (a text file, ids corpus or prepare-data directory): its "
+                  "loss, dropout off, every --eval-every steps and after the last "
+                  "(metrics.jsonl eval events, the progress, loss.png)");
+  cmd->add_option("--eval-every", train.evalEvery,
+                  "Evaluate on --eval-data every K steps")
+      ->check(CLI::PositiveNumber)
+      ->default_str("about 10 evaluations a run");
+  cmd->add_option("--eval-batches", train.evalBatches,
+                  "Batches of --eval-data per evaluation, from its start each time")
+      ->check(CLI::PositiveNumber)
+      ->default_str("the held-out text once, at most 100");
   cmd->add_flag("--no-plot", train.noPlot, "Do not draw loss.png");
   cmd->add_option("--dump-batches", train.dumpBatches,
                        "Write each step's batch and incoming memory to "

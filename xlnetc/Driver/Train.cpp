@@ -4,6 +4,7 @@
 
 #include "runtime/io/InputFile.h"
 #include "runtime/device/Sha256.h"
+#include "xlnetc/Driver/Eval.h"
 #include "xlnetc/Driver/Guard.h"
 #include "xlnetc/Driver/MemoryFit.h"
 #include "xlnetc/Driver/ResumeSettings.h"
@@ -279,6 +280,9 @@ public:
   int mapPreparedData();
   /// The pipeline's settings of the global batch.
   void setPipeline();
+  /// 4d. --eval-data: the held-out text read and its forward step compiled
+  /// (Eval.h).
+  int openEval(const StepCompiler &compile);
   /// 5. The state: fresh or from the checkpoint; the ranks agree.
   int loadState();
   /// 6. The metrics log (and the resume's overrides recorded).
@@ -318,6 +322,8 @@ private:
   /// becomes the process's (the micro-batches' weighted by their tokens),
   /// and the gradient sum is zeroed for the next step.
   rt::Status endMicroBatches(double &loss);
+  /// After step `step`, when it is time: the held-out loss, logged.
+  int evaluateIfDue();
   /// Micro-batch k's dropout draws of step `step` + 1: the step's seed,
   /// the same for every rank and micro-batch, and the global rows of the
   /// micro-batch's rows, so the masks are the whole batch's however it is
@@ -373,6 +379,9 @@ private:
   int64_t step = 0;        // optimizer steps done
   uint64_t dropoutSeed = 0;
   rt::train::MetricsWriter metrics;
+  // Held-out evaluation (--eval-data), every evalEvery steps.
+  std::optional<Evaluator> evaluator;
+  int64_t evalEvery = 0;
   rt::ExecOptions exec;
   rt::dist::GradReducer reducer;
   std::unique_ptr<rt::dist::NcclComm> nccl; // outlives the steps, not the executor
@@ -861,6 +870,9 @@ int RankRun::prepareLoop() {
                              asideOnHost ? fmt::format(" (the memory waits in host RAM, {})",
                                                        rt::formatBytes(asideBytes))
                                          : "");
+  if (evaluator)
+    std::cout << fmt::format("  {}, every {} steps and after the last\n",
+                             evaluator->describe(), evalEvery);
   // The parameters, moments and memory go to the executor with the first
   // step and stay there (on the device for emu and cuda).
   executor.setCarry(state->carry());
@@ -1091,6 +1103,58 @@ rt::Status RankRun::endMicroBatches(double &loss) {
   return rt::Status::ok();
 }
 
+int RankRun::openEval(const StepCompiler &compile) {
+  if (args.evalData.empty())
+    return 0;
+  EvalSetup setup;
+  setup.spec = spec;
+  setup.shape = shape;
+  setup.shape.batch = micro.localBatch;
+  setup.shape.accumulate = false;
+  setup.rank = split;
+  setup.part = micro;
+  setup.data = args.evalData;
+  setup.tokenizer = tokenizer.get();
+  setup.batches = args.evalBatches;
+  setup.device = spec.device;
+  setup.threads = args.threads;
+  setup.noKernelCache = args.noKernelCache;
+  setup.localRank = parallel ? rt::dist::launcherLocalRank() : -1;
+  std::string error;
+  evaluator.emplace();
+  if (!evaluator->open(setup, compile, error))
+    return error.find('\n') != std::string::npos // the compiler's diagnostics
+               ? failDiagnostics(fmt::format("xlnetc: error: --eval-data {}: its forward "
+                                             "step (dropout off):\n{}",
+                                             args.evalData, error))
+               : fail(fmt::format("--eval-data {}: {}", args.evalData, error));
+  evalEvery = args.evalEvery > 0 ? args.evalEvery : std::max<int64_t>(1, totalSteps / 10);
+  return 0;
+}
+
+int RankRun::evaluateIfDue() {
+  if (!evaluator || (step % evalEvery != 0 && step != totalSteps))
+    return 0;
+  rt::TensorMap params;
+  if (rt::Status st = state->parameters(executor, params); !st)
+    return fail(st.message());
+  EvalResult r;
+  if (rt::Status st = evaluator->run(params, world, r); !st)
+    return fail(fmt::format("evaluation after step {}: {}", step, st.message()));
+  if (!lead)
+    return 0;
+  rt::train::EvalMetrics m;
+  m.step = step;
+  m.loss = r.loss;
+  m.tokens = r.tokens;
+  m.batches = r.batches;
+  m.seconds = r.seconds;
+  if (rt::Status st = metrics.logEval(m); !st)
+    return fail(st.message());
+  std::cout << rt::train::formatEval(m) << std::endl;
+  return 0;
+}
+
 void RankRun::setDraws(int k, rt::ExecOptions &o) const {
   o.seed = rt::train::stepSeed(dropoutSeed, step);
   rt::dist::RowSplit part = micro;
@@ -1258,6 +1322,8 @@ int RankRun::afterStep(double loss, double gnorm, double lr) {
     intervalStart = now;
     intervalSteps = 0;
   }
+  if (int rc = evaluateIfDue())
+    return rc;
   if (args.checkpointEvery > 0 && step % args.checkpointEvery == 0 && step < totalSteps) {
     if (rt::Status st = saveCheckpoint(); !st)
       return fail(st.message());
@@ -1370,6 +1436,8 @@ static int trainOnRank(const TrainArgs &args, const StepCompiler &compile,
     rc = run.openRunDirectory();
   if (rc == 0)
     rc = run.openData();
+  if (rc == 0)
+    rc = run.openEval(compile);
   if (rc == 0)
     rc = run.loadState();
   if (rc == 0)

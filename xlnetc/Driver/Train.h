@@ -69,6 +69,12 @@ struct TrainArgs {
   /// Data parallel: how long a rank waits for the others in one collective
   /// during training before it ends the job (a rank that hangs).
   double rankTimeout = 1800;
+  /// Held-out evaluation (Eval.h): the text, every K steps (0: about 10
+  /// evaluations a run) and after the last, M batches each (0: the text
+  /// once, at most Evaluator::kDefaultMaxBatches).
+  std::string evalData;
+  int64_t evalEvery = 0;
+  int64_t evalBatches = 0;
 };
 
 /// Runs `xlnetc train` with the training step's plan from `compile` (the

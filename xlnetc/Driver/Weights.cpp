@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <iostream>
 #include <vector>
 
@@ -79,6 +80,53 @@ bool loadModelWeights(const ModelSpec &spec, const rt::train::ParamShapes &expec
   }
   for (const std::string &w : warnings)
     std::cerr << "xlnetc: warning: " << option << " " << path << ": " << w << "\n";
+  return true;
+}
+
+bool resolveModelSource(const std::string &source, const std::string &spec,
+                        const std::string &tokenizer, const char *command, ModelSource &out,
+                        std::string &error) {
+  namespace fs = std::filesystem;
+  out = ModelSource{source, spec, tokenizer};
+  const fs::path dir(source);
+  if (fs::is_directory(dir) && fs::is_regular_file(dir / "checkpoint.safetensors")) {
+    out.weights = (dir / "checkpoint.safetensors").string();
+    if (out.spec.empty()) {
+      out.spec = (dir / "spec.toml").string();
+      if (!fs::is_regular_file(out.spec)) {
+        error = fmt::format("{} has no spec.toml (a run from before xlnetc recorded its "
+                            "spec): pass the spec it was trained with, --spec SPEC",
+                            source);
+        return false;
+      }
+    }
+  } else if (out.spec.empty() && fs::is_regular_file(dir) &&
+             fs::is_regular_file(dir.parent_path() / "spec.toml")) {
+    out.spec = (dir.parent_path() / "spec.toml").string(); // a checkpoint in its run
+  } else if (out.spec.empty()) {
+    rt::train::WeightsSource src;
+    if (rt::Status st = rt::train::resolveWeightsSource(source, command, src); !st) {
+      error = st.message();
+      return false;
+    }
+    if (src.config.empty()) {
+      error = fmt::format("{} is not a run directory (no checkpoint.safetensors) and has no "
+                          "config.json beside it: pass the model's spec, --spec SPEC",
+                          source);
+      return false;
+    }
+    out.spec = src.config;
+  }
+  if (out.tokenizer.empty()) {
+    const fs::path beside =
+        (fs::is_directory(dir) ? dir : fs::path(out.weights).parent_path()) / "spiece.model";
+    if (fs::is_regular_file(beside))
+      out.tokenizer = beside.string();
+  }
+  if (!out.tokenizer.empty() && !fs::is_regular_file(out.tokenizer)) {
+    error = fmt::format("tokenizer {} does not exist", out.tokenizer);
+    return false;
+  }
   return true;
 }
 

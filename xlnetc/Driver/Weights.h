@@ -38,6 +38,24 @@ bool loadModelWeights(const ModelSpec &spec, const rt::train::ParamShapes &expec
                       const std::string &path, const char *option, rt::TensorMap &params,
                       std::string &error);
 
+/// Where a model is read from (`export`, `eval`).
+struct ModelSource {
+  std::string weights;   ///< the weights (a checkpoint, safetensors, ...)
+  std::string spec;      ///< its spec: TOML or a HuggingFace config.json
+  std::string tokenizer; ///< its spiece.model; empty: none found
+};
+
+/// Resolves `source`: a run directory (its checkpoint.safetensors,
+/// spec.toml and spiece.model), a weights file with a spec.toml beside it
+/// (a run's checkpoint), or any weights source
+/// (runtime/train/WeightsSource.h: a HuggingFace directory, a safetensors
+/// file) with `spec` or a config.json beside it, and the spiece.model
+/// beside the weights. `spec` and `tokenizer`, when given, are taken as
+/// they are. `command` names the command in messages. False with one line.
+bool resolveModelSource(const std::string &source, const std::string &spec,
+                        const std::string &tokenizer, const char *command, ModelSource &out,
+                        std::string &error);
+
 /// Checks the HuggingFace config.json at `configPath` against `spec`: every
 /// dimension, ff_activation and untie_r agree. False with one line naming
 /// the file and the first difference.

@@ -11,8 +11,14 @@
                                        (XLNETC_FAULT_REDUCE_SCALE, F a power of two)
   metrics.py tail A B RTOL             the mean loss of A's last 10% of steps is within
                                        RTOL relative of B's (bf16 against fp32)
-Each check reads the step lines; event lines ({"event": "override", ...}: a
-setting a resumed run changed) are skipped.
+  metrics.py evals A STEPS             A's eval events are at exactly STEPS (comma-separated),
+                                       each with a finite eval_loss, eval_ppl = e^eval_loss,
+                                       eval_bits_per_token = eval_loss / ln 2, tokens > 0
+  metrics.py evalclose A B RTOL        A's and B's eval events are at the same steps with
+                                       eval_loss within RTOL relative
+Each check but evals/evalclose reads the step lines; event lines ({"event":
+"override", ...}: a setting a resumed run changed; {"event": "eval", ...}: a
+held-out evaluation) are skipped.
 Prints what it measured; exits 1 when the check fails.
 """
 import json
@@ -23,6 +29,12 @@ def load(path):
     with open(path) as f:
         rows = [json.loads(line) for line in f if line.strip()]
     return [r for r in rows if "event" not in r]
+
+
+def evals(path):
+    with open(path) as f:
+        rows = [json.loads(line) for line in f if line.strip()]
+    return {r["step"]: r for r in rows if r.get("event") == "eval"}
 
 
 def mean(xs):
@@ -89,6 +101,29 @@ def main(argv):
         print(f"close: {len(a)} steps, max relative loss difference {worst:.2e}, "
               f"gradient norm {worst_norm:.2e} (max {argv[4]})")
         return 0 if max(worst, worst_norm) <= float(argv[4]) else 1
+    if cmd == "evals":
+        import math
+        got = evals(argv[2])
+        want = [int(x) for x in argv[3].split(",")]
+        if sorted(got) != want:
+            print(f"evals: at steps {sorted(got)}, want {want}")
+            return 1
+        bad = [s for s, r in got.items()
+               if not (r["eval_loss"] is not None and math.isfinite(r["eval_loss"])
+                       and abs(r["eval_ppl"] - math.exp(r["eval_loss"])) <= 1e-9 * r["eval_ppl"]
+                       and abs(r["eval_bits_per_token"] - r["eval_loss"] / math.log(2)) <= 1e-12
+                       and r["eval_tokens"] > 0 and r["eval_batches"] > 0)]
+        print(f"evals: {len(got)} at steps {sorted(got)}, {len(bad)} inconsistent")
+        return 0 if not bad else 1
+    if cmd == "evalclose":
+        a, b = evals(argv[2]), evals(argv[3])
+        if sorted(a) != sorted(b) or not a:
+            print(f"evalclose: steps differ: {sorted(a)} vs {sorted(b)}")
+            return 1
+        worst = max(abs(a[s]["eval_loss"] - b[s]["eval_loss"]) / abs(b[s]["eval_loss"]) for s in a)
+        print(f"evalclose: {len(a)} evaluations, max relative eval_loss difference {worst:.2e} "
+              f"(max {argv[4]})")
+        return 0 if worst <= float(argv[4]) else 1
     print(__doc__)
     return 2
 
