@@ -21,6 +21,21 @@ namespace xlnetc {
 
 namespace names = rt::train::names;
 
+rt::data::PipelineConfig pipelineFor(const ModelSpec &spec, const StepShape &shape,
+                                     int64_t globalBatch, uint64_t seed) {
+  rt::data::PipelineConfig pipe;
+  pipe.batchSize = globalBatch;
+  pipe.seqLen = shape.seqLen;
+  pipe.reuseLen = shape.reuseLen;
+  pipe.numPredict = shape.numPredict;
+  pipe.permSize = spec.permSize > 0 ? spec.permSize : shape.reuseLen;
+  pipe.biData = spec.biData;
+  pipe.maskAlpha = int64_t(spec.maskAlpha);
+  pipe.maskBeta = int64_t(spec.maskBeta);
+  pipe.seed = seed;
+  return pipe;
+}
+
 bool Evaluator::open(const EvalSetup &setup, const StepCompiler &compile, std::string &error) {
   setup_ = setup;
   // Evaluation mode: no dropout, as transformers' model.eval().
@@ -33,17 +48,10 @@ bool Evaluator::open(const EvalSetup &setup, const StepCompiler &compile, std::s
   if (!compile(setup_.spec, setup_.shape, StepKind::Forward, plan_, error, nullptr,
                deviceTarget(executor_)))
     return false;
-  rt::data::PipelineConfig pipe;
-  pipe.batchSize = setup_.rank.globalBatch; // every rank draws the global batch
-  pipe.seqLen = setup_.shape.seqLen;
-  pipe.reuseLen = setup_.shape.reuseLen;
-  pipe.numPredict = setup_.shape.numPredict;
-  pipe.permSize = setup_.spec.permSize > 0 ? setup_.spec.permSize : setup_.shape.reuseLen;
-  pipe.biData = setup_.spec.biData;
-  pipe.maskAlpha = int64_t(setup_.spec.maskAlpha);
-  pipe.maskBeta = int64_t(setup_.spec.maskBeta);
-  pipe.seed = kEvalSeed;
-  if (rt::Status st = openStream(pipe); !st) {
+  // Every rank draws the global batch.
+  if (rt::Status st = openStream(
+          pipelineFor(setup_.spec, setup_.shape, setup_.rank.globalBatch, kEvalSeed));
+      !st) {
     error = st.message();
     return false;
   }

@@ -36,6 +36,12 @@ namespace xlnetc {
 /// so evaluations are comparable across steps and runs.
 inline constexpr uint64_t kEvalSeed = 0x6576616c; // "eval"
 
+/// The data pipeline of `spec`'s [data] for steps of `shape` (its seq_len,
+/// reuse_len, num_predict) over a global batch of `globalBatch` rows, every
+/// random choice from `seed`: what train and the evaluations draw.
+rt::data::PipelineConfig pipelineFor(const ModelSpec &spec, const StepShape &shape,
+                                     int64_t globalBatch, uint64_t seed);
+
 /// One evaluation.
 struct EvalResult {
   double loss = 0;    ///< nats per predicted token, over every batch

@@ -606,15 +606,8 @@ int RankRun::openData() {
 }
 
 void RankRun::setPipeline() {
-  pipe.batchSize = globalShape.batch; // every rank draws the global batch
-  pipe.seqLen = shape.seqLen;
-  pipe.reuseLen = shape.reuseLen;
-  pipe.numPredict = shape.numPredict;
-  pipe.permSize = spec.permSize > 0 ? spec.permSize : shape.reuseLen;
-  pipe.biData = spec.biData;
-  pipe.maskAlpha = int64_t(spec.maskAlpha);
-  pipe.maskBeta = int64_t(spec.maskBeta);
-  pipe.seed = uint64_t(spec.seed);
+  // Every rank draws the global batch.
+  pipe = pipelineFor(spec, shape, globalShape.batch, uint64_t(spec.seed));
 }
 
 std::string RankRun::tokenizerPath(const std::string &fallback) const {
