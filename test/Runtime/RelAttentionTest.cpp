@@ -57,11 +57,14 @@ struct Case {
     rows = Tensor::zeros(DType::I64, {B, T});
   }
 
-  Tensor run(double scale = 1.0) {
+  Tensor run(double scale = 1.0, double dropatt = 0.0, const DropoutRows &dropRows = {}) {
     RelAttentionArgs a{&q,  &k,  &v,      &kR,   &segEmbed,
                        &rw, &rr, &rs,     &segMat, &mask,
                        useRows ? &rows : nullptr};
     a.scale = scale;
+    a.dropatt = dropatt;
+    a.seed = 3;
+    a.dropRows = dropRows;
     Tensor out = Tensor::zeros(DType::F32, {B, T, 1, 3});
     Status s = relAttention(a, out);
     EXPECT_TRUE(s) << s.message();
@@ -156,6 +159,27 @@ TEST(RelAttentionTest, DropattScalesKeptProbabilities) {
     EXPECT_TRUE(got == 0.0f || std::abs(got - 2 * p[j]) < 1e-6)
         << "j=" << j << " got " << got;
   }
+}
+
+// A step over some rows of the batch (a rank's, a micro-batch's; with
+// bi_data a forward half and its backward copy) draws the dropatt masks its
+// rows have in the whole batch (DropoutRows): every row here has the same
+// operands, so the rows' outputs differ only by their masks.
+TEST(RelAttentionTest, DropattOfSomeRowsIsTheirMaskInTheWholeBatch) {
+  Case whole(4, 2);
+  const Tensor all = whole.run(1.0, 0.5);
+  Case part(2, 2); // global rows 1 (copy 0) and 3 (copy 1)
+  const Tensor mine = part.run(1.0, 0.5, DropoutRows{1, 3, 1});
+  for (int64_t t = 0; t < 2; ++t) {
+    EXPECT_EQ(row(mine, 0, t), row(all, 1, t)) << "t=" << t;
+    EXPECT_EQ(row(mine, 1, t), row(all, 3, t)) << "t=" << t;
+  }
+  // Indexed by the local rows instead, the masks are rows 0 and 1's.
+  const Tensor local = part.run(1.0, 0.5);
+  bool differs = false;
+  for (int64_t t = 0; t < 2; ++t)
+    differs = differs || row(local, 0, t) != row(all, 1, t) || row(local, 1, t) != row(all, 3, t);
+  EXPECT_TRUE(differs);
 }
 
 } // namespace
