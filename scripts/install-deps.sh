@@ -17,6 +17,8 @@ packages=(
   gnuplot-nox
   # data-parallel training under mpirun (libxlnetc-mpi.so, data-parallel.test)
   openmpi-bin libopenmpi-dev
+  # train --tensorboard (libxlnetc-tensorboard.so: protobuf messages, ISA-L's CRC32C)
+  libprotobuf-dev protobuf-compiler libisal-dev
   # pip download, for the SASS tools below
   python3-pip
 )

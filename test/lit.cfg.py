@@ -94,6 +94,24 @@ if _hf_ok:
     config.substitutions.append(("%hfpython", _hf_python))
 llvm_config.with_system_environment(["XLNETC_HF_PYTHON", "XLNETC_HF_VENV"])
 
+# TensorBoard's own event reader (tensorboard.test): the `tensorboard`
+# package in the virtualenv scripts/tb-venv.sh makes, and the plugin
+# libxlnetc-tensorboard.so (built when CMake finds protobuf and ISA-L).
+_tb_python = os.path.join(
+    os.environ.get("XLNETC_TB_VENV", os.path.join(os.path.expanduser("~"), ".cache",
+                                                  "xlnetc", "tb-venv")), "bin", "python")
+try:
+    _tb_ok = os.path.exists(_tb_python) and os.path.exists(
+        os.path.join(config.xlnetc_obj_root, "lib", "libxlnetc-tensorboard.so")) and \
+        subprocess.run([_tb_python, "-c", "import tensorboard"], capture_output=True,
+                       timeout=120).returncode == 0
+except Exception:
+    _tb_ok = False
+if _tb_ok:
+    config.available_features.add("tensorboard")
+    config.substitutions.append(("%tbpython", _tb_python))
+llvm_config.with_system_environment(["XLNETC_TB_VENV"])
+
 # Data-parallel runs (data-parallel.test): Open MPI's mpirun and the MPI
 # plugin (built when CMake found MPI). Root needs --allow-run-as-root;
 # --oversubscribe lets -np 2 run on a machine that reports one slot.

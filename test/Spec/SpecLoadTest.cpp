@@ -339,7 +339,7 @@ TEST(SpecChanges, EveryKeyHasItsResumeRule) {
   b.maskAlpha++, b.maskBeta++, b.keepAccents = !a.keepAccents;
   b.trainBatchSize++, b.microBatchSize++, b.learningRate *= 2, b.warmupSteps++, b.trainSteps++;
   b.adamEpsilon *= 2, b.weightDecay += 0.01, b.clip *= 2, b.decayMethod = "cos";
-  b.minLrRatio += 0.1, b.seed++, b.device = "emu", b.precision = "bf16";
+  b.minLrRatio += 0.1, b.seed++, b.device = "emu", b.tensorboard = "tb", b.precision = "bf16";
   std::vector<std::string> fixed, settings, free;
   for (const SpecChange &c : specChanges(a, b))
     (c.rule == ResumeRule::Fixed ? fixed : c.rule == ResumeRule::Override ? settings : free)
@@ -348,7 +348,7 @@ TEST(SpecChanges, EveryKeyHasItsResumeRule) {
                           "dropout", "dropatt", "learning_rate", "warmup_steps",
                           "train_steps", "adam_epsilon", "weight_decay", "clip",
                           "decay_method", "min_lr_ratio", "precision"}));
-  EXPECT_EQ(free, (std::vector<std::string>{"micro_batch_size", "device"}));
+  EXPECT_EQ(free, (std::vector<std::string>{"micro_batch_size", "device", "tensorboard"}));
   EXPECT_EQ(fixed, (std::vector<std::string>{
                        "n_layer", "d_model", "n_head", "d_head", "d_inner", "n_token",
                        "ff_activation", "untie_r", "attn_type", "mem_len", "clamp_len",

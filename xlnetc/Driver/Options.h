@@ -195,6 +195,10 @@ inline void addTrainOptions(CLI::App *cmd, TrainArgs &train, const std::string &
                   "Batches of --eval-data per evaluation, from its start each time")
       ->check(CLI::PositiveNumber)
       ->default_str("the held-out text once, at most 100");
+  cmd->add_option("--tensorboard", train.tensorboard,
+                  "Also write the scalars (loss, held-out loss, lr, gradient norm, tokens/s, "
+                  "memory) as a TensorBoard event file in DIR (the spec's [train] "
+                  "tensorboard)");
   cmd->add_flag("--no-plot", train.noPlot, "Do not draw loss.png");
   cmd->add_option("--dump-batches", train.dumpBatches,
                        "Write each step's batch and incoming memory to "

@@ -22,6 +22,7 @@
 #include "runtime/dist/NcclComm.h"
 #include "runtime/dist/RankProtocol.h"
 #include "runtime/dist/Transport.h"
+#include "runtime/train/TensorBoard.h"
 #include "runtime/train/Checkpoint.h"
 #include "runtime/train/Metrics.h"
 #include "runtime/train/Plot.h"
@@ -35,6 +36,7 @@
 #include <csignal>
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <cerrno>
 #include <cmath>
@@ -283,6 +285,8 @@ public:
   /// 4d. --eval-data: the held-out text read and its forward step compiled
   /// (Eval.h).
   int openEval(const StepCompiler &compile);
+  /// A step's TensorBoard scalars.
+  std::vector<std::pair<std::string, double>> stepScalars(const rt::train::StepMetrics &m) const;
   /// 5. The state: fresh or from the checkpoint; the ranks agree.
   int loadState();
   /// 6. The metrics log (and the resume's overrides recorded).
@@ -382,6 +386,8 @@ private:
   // Held-out evaluation (--eval-data), every evalEvery steps.
   std::optional<Evaluator> evaluator;
   int64_t evalEvery = 0;
+  // --tensorboard (rank 0): the scalars as TensorBoard events.
+  std::unique_ptr<rt::train::TensorBoardWriter> tensorboard;
   rt::ExecOptions exec;
   rt::dist::GradReducer reducer;
   std::unique_ptr<rt::dist::NcclComm> nccl; // outlives the steps, not the executor
@@ -866,6 +872,12 @@ int RankRun::prepareLoop() {
   if (evaluator)
     std::cout << fmt::format("  {}, every {} steps and after the last\n",
                              evaluator->describe(), evalEvery);
+  const std::string tbDir = args.tensorboard.empty() ? spec.tensorboard : args.tensorboard;
+  if (lead && !tbDir.empty()) {
+    if (rt::Status st = rt::train::TensorBoardWriter::open(tbDir, tensorboard); !st)
+      return fail(st.message());
+    std::cout << fmt::format("  TensorBoard events: {}\n", tensorboard->path());
+  }
   // The parameters, moments and memory go to the executor with the first
   // step and stay there (on the device for emu and cuda).
   executor.setCarry(state->carry());
@@ -1096,6 +1108,27 @@ rt::Status RankRun::endMicroBatches(double &loss) {
   return rt::Status::ok();
 }
 
+/// A step's TensorBoard scalars: the metrics line's, and the memory.
+std::vector<std::pair<std::string, double>> RankRun::stepScalars(
+    const rt::train::StepMetrics &m) const {
+  std::vector<std::pair<std::string, double>> s = {
+      {"train/loss", m.loss},
+      {"train/ppl", rt::train::perplexity(m.loss)},
+      {"train/bits_per_token", rt::train::bitsPerToken(m.loss)},
+      {"train/lr", m.lr},
+      {"train/grad_norm", m.gradNorm},
+      {"train/tokens_per_s", m.tokensPerSec}};
+  struct rusage usage {};
+  if (::getrusage(RUSAGE_SELF, &usage) == 0) // ru_maxrss: KiB
+    s.emplace_back("memory/host_peak_rss_mib", double(usage.ru_maxrss) / 1024.0);
+  if (rt::dev::Device *device = executor.device()) {
+    size_t used = 0;
+    if (device->memoryInUse(used))
+      s.emplace_back("memory/device_in_use_mib", double(used) / 1048576.0);
+  }
+  return s;
+}
+
 int RankRun::openEval(const StepCompiler &compile) {
   if (args.evalData.empty())
     return 0;
@@ -1144,6 +1177,13 @@ int RankRun::evaluateIfDue() {
   m.seconds = r.seconds;
   if (rt::Status st = metrics.logEval(m); !st)
     return fail(st.message());
+  if (tensorboard)
+    if (rt::Status st = tensorboard->write(
+            step, {{"eval/loss", m.loss},
+                   {"eval/ppl", rt::train::perplexity(m.loss)},
+                   {"eval/bits_per_token", rt::train::bitsPerToken(m.loss)}});
+        !st)
+      return fail(st.message());
   std::cout << rt::train::formatEval(m) << std::endl;
   return 0;
 }
@@ -1291,6 +1331,9 @@ int RankRun::afterStep(double loss, double gnorm, double lr) {
   m.elapsedSec = elapsed;
   if (lead)
     if (rt::Status st = metrics.log(m); !st)
+      return fail(st.message());
+  if (tensorboard)
+    if (rt::Status st = tensorboard->write(step, stepScalars(m)); !st)
       return fail(st.message());
   // The ranks must still train one model: their parameters, hashed.
   if (severalRanks && (step % args.checkRanksEvery == 0 || step == totalSteps)) {

@@ -75,6 +75,9 @@ struct TrainArgs {
   std::string evalData;
   int64_t evalEvery = 0;
   int64_t evalBatches = 0;
+  /// --tensorboard DIR: the scalars as a TensorBoard event file there;
+  /// empty: the spec's [train] tensorboard (empty: none).
+  std::string tensorboard;
 };
 
 /// Runs `xlnetc train` with the training step's plan from `compile` (the

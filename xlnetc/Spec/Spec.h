@@ -91,6 +91,9 @@ struct ModelSpec {
   /// device: where `xlnetc train` runs the step ("host", "emu", "cuda" or
   /// "auto"); --device overrides it.
   std::string device = "host";
+  /// [train] tensorboard: a directory for TensorBoard event files (empty:
+  /// none); --tensorboard overrides it.
+  std::string tensorboard;
   /// precision: "fp32" or "bf16" (mixed precision, on cuda or emu);
   /// --precision overrides it.
   std::string precision = "fp32";

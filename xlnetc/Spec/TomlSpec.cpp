@@ -129,6 +129,7 @@ const std::vector<KeyDesc> &keyTable() {
         floatKey("train", "min_lr_ratio", &S::minLrRatio, kSetting),
         intKey("train", "seed", &S::seed, kSeed),
         stringKey("train", "device", &S::device, kWhere),
+        stringKey("train", "tensorboard", &S::tensorboard, kWhere),
         stringKey("train", "precision", &S::precision, kSetting),
     };
   }();
