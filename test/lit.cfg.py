@@ -107,7 +107,8 @@ try:
                        timeout=120).returncode == 0
 except Exception:
     _tb_ok = False
-if _tb_ok:
+# Not under ASan: its runtime refuses the plugin's dlopen with RTLD_DEEPBIND.
+if _tb_ok and "asan" not in config.available_features:
     config.available_features.add("tensorboard")
     config.substitutions.append(("%tbpython", _tb_python))
 llvm_config.with_system_environment(["XLNETC_TB_VENV"])
