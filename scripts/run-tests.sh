@@ -14,7 +14,7 @@ else
   bash scripts/hf-venv.sh ||
     echo "run-tests: the HuggingFace virtualenv could not be made (above); hf-roundtrip.test will be reported unsupported"
 fi
-# The TensorBoard reader of tensorboard.test (about 60 MB, then reused).
+# The TensorBoard reader of tensorboard.test (178 MB, then reused).
 bash scripts/tb-venv.sh ||
   echo "run-tests: the TensorBoard virtualenv could not be made (above); tensorboard.test will be reported unsupported"
 # What scripts/install-deps.sh installs must be there: lit stops rather

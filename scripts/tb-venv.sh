@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes the virtualenv with the `tensorboard` package whose event reader
 # test/Training/tensorboard.test reads xlnetc's event files back with, at
-# ${XLNETC_TB_VENV:-~/.cache/xlnetc/tb-venv} (about 60 MB). scripts/run-tests.sh
+# ${XLNETC_TB_VENV:-~/.cache/xlnetc/tb-venv} (178 MB here). scripts/run-tests.sh
 # runs it before the suite. Idempotent; as scripts/hf-venv.sh: where pip
 # cannot install it, pip's message says why, the half-made venv is removed,
 # the script exits 0 and the test stays unsupported; only a venv this script

@@ -2,6 +2,8 @@
 
 #include "runtime/dist/Transport.h"
 
+#include "runtime/io/PluginPath.h"
+
 #include "runtime/dist/MpiPlugin.h"
 #include "runtime/dist/Watchdog.h"
 
@@ -142,22 +144,6 @@ private:
   Watchdog watchdog_;
 };
 
-/// Where the plugin is: $XLNETC_MPI_PLUGIN, else beside the executable,
-/// else ../lib from it, else the loader's search path.
-std::vector<std::string> pluginCandidates() {
-  if (const char *env = std::getenv("XLNETC_MPI_PLUGIN"); env && *env)
-    return {env};
-  std::vector<std::string> out;
-  std::error_code ec;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    out.push_back((exe.parent_path() / "libxlnetc-mpi.so").string());
-    out.push_back((exe.parent_path().parent_path() / "lib" / "libxlnetc-mpi.so").string());
-  }
-  out.push_back("libxlnetc-mpi.so");
-  return out;
-}
-
 int envInt(const char *name) {
   const char *v = std::getenv(name);
   return v && *v ? std::atoi(v) : 0;
@@ -232,7 +218,7 @@ Status openTransport(std::unique_ptr<Transport> &out) {
   }
   std::string tried;
   void *handle = nullptr;
-  for (const std::string &path : pluginCandidates()) {
+  for (const std::string &path : pluginCandidates("XLNETC_MPI_PLUGIN", "libxlnetc-mpi.so")) {
     handle = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL);
     if (handle)
       break;

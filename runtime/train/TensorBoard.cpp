@@ -2,6 +2,7 @@
 
 #include "runtime/train/TensorBoard.h"
 
+#include "runtime/io/PluginPath.h"
 #include "runtime/train/tensorboard/Plugin.h"
 
 #include <fmt/format.h>
@@ -33,20 +34,6 @@ namespace {
 
 constexpr const char *kPlugin = "libxlnetc-tensorboard.so";
 
-std::vector<std::string> pluginCandidates() {
-  if (const char *env = std::getenv("XLNETC_TENSORBOARD_PLUGIN"); env && *env)
-    return {env};
-  std::vector<std::string> out;
-  std::error_code ec;
-  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    out.push_back((exe.parent_path() / kPlugin).string());
-    out.push_back((exe.parent_path().parent_path() / "lib" / kPlugin).string());
-  }
-  out.push_back(kPlugin);
-  return out;
-}
-
 double wallTime() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
       .count();
@@ -57,7 +44,7 @@ double wallTime() {
 Status TensorBoardWriter::open(const std::string &dir, std::unique_ptr<TensorBoardWriter> &out) {
   auto api = std::make_unique<Api>();
   std::string tried;
-  for (const std::string &path : pluginCandidates()) {
+  for (const std::string &path : pluginCandidates("XLNETC_TENSORBOARD_PLUGIN", kPlugin)) {
     // DEEPBIND: libsentencepiece exports a protobuf-lite of its own, which
     // must not stand in for the plugin's libprotobuf.
     api->handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);

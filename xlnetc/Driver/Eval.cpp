@@ -256,16 +256,9 @@ int runEval(const EvalArgs &args, const StepCompiler &compile) {
     return fail(st.message());
   if (world->size() == 1)
     return evalOnRank(args, compile, *world);
-  // Rank 0 alone prints; a rank that fails ends the job (the others may be
-  // waiting in the loss exchange).
-  std::ostream null(nullptr);
-  std::streambuf *saved = world->rank() == 0 ? nullptr : std::cout.rdbuf(null.rdbuf());
-  const int rc = runGuarded("xlnetc", [&] { return evalOnRank(args, compile, *world); });
-  if (saved)
-    std::cout.rdbuf(saved);
-  if (rc != 0)
-    world->abort(rc);
-  return rc;
+  // A rank that fails ends the job (the others may wait in the loss exchange).
+  return runOnEveryRank(
+      *world, [&] { return evalOnRank(args, compile, *world); }, [](int) { return false; });
 }
 
 } // namespace xlnetc

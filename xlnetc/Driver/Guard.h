@@ -35,6 +35,24 @@ int runGuarded(const char *tool, Body &&body) {
   return 1;
 }
 
+/// Runs `body()` on one rank of a job of several processes (train, eval):
+/// rank 0 alone prints to stdout, every rank reports its errors, and a rank
+/// that fails — an exception included: unwinding past the transport would
+/// finalize MPI while the others wait — ends the job (`world.abort`), so no
+/// rank waits for it in a collective. `endedTogether(rc)`: a failure code
+/// every rank returns at the same point (no abort).
+template <typename World, typename Body, typename EndedTogether>
+int runOnEveryRank(World &world, Body &&body, EndedTogether &&endedTogether) {
+  std::ostream null(nullptr);
+  std::streambuf *saved = world.rank() == 0 ? nullptr : std::cout.rdbuf(null.rdbuf());
+  const int rc = runGuarded("xlnetc", body);
+  if (saved)
+    std::cout.rdbuf(saved);
+  if (rc != 0 && !endedTogether(rc))
+    world.abort(rc);
+  return rc;
+}
+
 } // namespace xlnetc
 
 #endif // XLNETC_XLNETC_DRIVER_GUARD_H

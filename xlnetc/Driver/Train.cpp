@@ -1492,21 +1492,10 @@ int runTrain(const TrainArgs &args, const StepCompiler &compile) {
     return fail(st.message());
   if (world->size() == 1)
     return trainOnRank(args, compile, *world);
-  // Rank 0 alone prints the progress; every rank reports its errors, and one
-  // that fails ends the job, so no rank waits for it in a collective.
-  // An exception ends the job here too: unwinding past the transport would
-  // finalize MPI while the other ranks wait in a collective.
-  std::ostream null(nullptr);
-  std::streambuf *saved = world->rank() == 0 ? nullptr : std::cout.rdbuf(null.rdbuf());
-  const int rc =
-      runGuarded("xlnetc", [&] { return trainOnRank(args, compile, *world); });
-  if (saved)
-    std::cout.rdbuf(saved);
   // A stop by SIGINT or SIGTERM is an end every rank reached together, after
   // rank 0's checkpoint: no abort (it would kill the others mid-exit).
-  if (rc != 0 && !isStopExit(rc))
-    world->abort(rc);
-  return rc;
+  return runOnEveryRank(
+      *world, [&] { return trainOnRank(args, compile, *world); }, isStopExit);
 }
 
 } // namespace xlnetc
